@@ -1,0 +1,1 @@
+# Admin registrations arrive with the game models.

@@ -1,0 +1,1 @@
+# Game, Seat, Move and the notification rows arrive with the game feature (see DESIGN.md).

@@ -1,0 +1,42 @@
+"""The Celery application.
+
+Workers and beat start with ``celery -A saboteur_site worker`` / ``beat``. Configuration
+comes from Django settings (``CELERY_*``). With no Redis configured, the broker is kombu's
+filesystem transport in ``.run/broker/`` so that ``make run`` needs no servers.
+"""
+
+import os
+
+from celery import Celery
+
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "saboteur_site.settings")
+
+app = Celery("saboteur_site")
+app.config_from_object("django.conf:settings", namespace="CELERY")
+
+
+def _filesystem_broker_options(broker_dir) -> dict:
+    queue_dir = broker_dir / "queue"
+    processed_dir = broker_dir / "processed"
+    for folder in (queue_dir, processed_dir):
+        folder.mkdir(parents=True, exist_ok=True)
+    # One folder for both directions: producers (web) and the worker share it.
+    return {
+        "data_folder_in": str(queue_dir),
+        "data_folder_out": str(queue_dir),
+        "processed_folder": str(processed_dir),
+        "store_processed": False,
+    }
+
+
+@app.on_configure.connect
+def _configure_filesystem_broker(sender, **kwargs):
+    from django.conf import settings
+
+    if settings.CELERY_BROKER_URL.startswith("filesystem://"):
+        sender.conf.broker_transport_options = _filesystem_broker_options(
+            settings.CELERY_BROKER_DIR
+        )
+
+
+app.autodiscover_tasks()

@@ -1,0 +1,51 @@
+# Shared helpers for scripts/run.sh and scripts/test.sh (sourced, not executed).
+# Finds a Python >= 3.12, makes .venv and installs the project into it when needed.
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+VENV="$ROOT/.venv"
+STAMP="$VENV/.installed-pyproject.sha256"
+
+say() { printf '\033[1m==> %s\033[0m\n' "$*"; }
+die() { printf 'error: %s\n' "$*" >&2; exit 1; }
+
+# Prints the path of a working Python >= 3.12, or fails with a clear message.
+find_python() {
+    local candidates=(python3.13 python3.12)
+    local p
+    for p in "$HOME"/.pyenv/versions/3.1[2-9]*/bin/python3; do
+        [ -x "$p" ] && candidates+=("$p")
+    done
+    candidates+=(python3)
+    for p in "${candidates[@]}"; do
+        # A pyenv shim may exist but refuse to run; actually run each candidate.
+        if command -v "$p" >/dev/null 2>&1 &&
+            "$p" -c 'import sys; sys.exit(0 if sys.version_info >= (3, 12) else 1)' >/dev/null 2>&1; then
+            command -v "$p"
+            return 0
+        fi
+    done
+    die "no Python >= 3.12 found (tried python3.13, python3.12, ~/.pyenv/versions/3.12+, python3). Install Python 3.12 or newer."
+}
+
+# Creates .venv if missing and installs the project with its dev extras, unless
+# pyproject.toml is unchanged since the last successful install.
+ensure_venv() {
+    if [ ! -x "$VENV/bin/python" ]; then
+        local py
+        py="$(find_python)"
+        say "Creating .venv with $py ($("$py" --version 2>&1))"
+        "$py" -m venv "$VENV"
+    fi
+    local want have=""
+    want="$(sha256sum "$ROOT/pyproject.toml" | cut -d' ' -f1)"
+    [ -f "$STAMP" ] && have="$(cat "$STAMP")"
+    if [ "$want" != "$have" ]; then
+        say "Installing the project and its dev tools into .venv"
+        "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check --upgrade pip
+        "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check -e "$ROOT[dev]"
+        echo "$want" >"$STAMP"
+    else
+        say "Dependencies unchanged since the last install; reusing .venv"
+    fi
+    export PATH="$VENV/bin:$PATH"
+}

@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# `make test`: lint, then the whole suite against PostgreSQL and Redis, then the
+# browser tests in their own pytest process. Exits non-zero if anything fails.
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+cd "$ROOT"
+
+export DJANGO_ENV=development
+export DATABASE_URL="${DATABASE_URL:-postgres://postgres@127.0.0.1:5432/saboteur}"
+export REDIS_URL="${REDIS_URL:-redis://127.0.0.1:6379/0}"
+export PYTHONUNBUFFERED=1
+
+ensure_venv
+
+say "ruff check"
+ruff check .
+say "ruff format --check"
+ruff format --check .
+
+say "Tests (PostgreSQL, Redis, Celery worker)"
+pytest --ignore=tests/e2e "$@"
+
+say "Browser tests (Chromium)"
+DJANGO_ALLOW_ASYNC_UNSAFE=true pytest tests/e2e "$@"
