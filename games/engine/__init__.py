@@ -1,0 +1,53 @@
+"""The Saboteur rules engine: pure Python, no Django, no I/O, no clock, no global randomness.
+
+Public API:
+
+- ``new_game(ruleset=, seats=, round_seeds=, variants=, rounds=, deals=)`` -> ``State``
+- ``apply(state, seat, move)`` -> ``(new_state, events)``; raises ``IllegalMove`` (``.code``)
+- ``legal_moves(state, seat)`` -> list of moves
+- ``view_for(state, seat)`` -> what that seat may know (``seat=None``: the public view)
+- ``replay(state_config_json, moves)`` rebuilds a state from its seeds and moves
+- ``State.to_json()`` / ``State.from_json()``: the stable snapshot form
+"""
+
+from .errors import REASONS, BadSetup, IllegalMove
+from .legal import legal_moves
+from .rules import apply, apply_in_place
+from .setup import new_game
+from .state import GAME_OVER, PICK_GOLD, STEAL, TURN, Config, State
+from .view import seed_hash, view_for
+
+
+def replay(config: Config, moves: list[tuple[str, dict]]) -> State:
+    """Rebuild a game from its configuration (seeds included) and its accepted moves."""
+    state = new_game(
+        ruleset=config.ruleset,
+        seats=config.seats,
+        variants=config.variants,
+        rounds=config.rounds,
+        round_seeds=config.round_seeds,
+        deals=config.deals,
+    )
+    for seat, move in moves:
+        apply_in_place(state, seat, move)
+    return state
+
+
+__all__ = [
+    "GAME_OVER",
+    "PICK_GOLD",
+    "REASONS",
+    "STEAL",
+    "TURN",
+    "BadSetup",
+    "Config",
+    "IllegalMove",
+    "State",
+    "apply",
+    "apply_in_place",
+    "legal_moves",
+    "new_game",
+    "replay",
+    "seed_hash",
+    "view_for",
+]

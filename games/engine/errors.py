@@ -1,0 +1,45 @@
+"""The one exception an illegal move raises, with the reason codes of SCENARIOS.md."""
+
+from __future__ import annotations
+
+REASONS = {
+    "not-your-decision": "It is not your decision now, or this move does not fit it.",
+    "malformed": "The move is incomplete or names something that does not exist.",
+    "not-in-hand": "That card is not in your hand.",
+    "wrong-card": "That card cannot be played this way.",
+    "occupied": "That position already holds a card.",
+    "no-neighbour": "A path card must be placed next to a card already on the table.",
+    "edge-mismatch": "The card's edges do not fit its neighbours.",
+    "not-joined": "The card's tunnels must be joined to the start.",
+    "tool-broken": "You cannot place path cards while one of your tools is broken.",
+    "trapped": "You cannot place path cards while you are trapped.",
+    "ladder-next-to-goal": "A ladder may not be placed next to a goal card.",
+    "bad-target": "That player cannot receive this card.",
+    "already-has": "That player already has a card of this kind in front of them.",
+    "nothing-to-repair": "There is nothing matching this card in front of that player.",
+    "bad-position": "A rockfall must remove a path card from the maze.",
+    "bad-goal": "That goal card is already face up.",
+    "wrong-count": "Wrong number of cards for this move.",
+    "not-in-front": "That card is not lying in front of you.",
+    "bad-pick": "That gold card is not among the cards offered to you.",
+    "bad-victim": "You cannot steal from that player.",
+}
+
+
+class IllegalMove(Exception):
+    """A refused move. ``code`` is a stable reason code; ``message`` is plain English."""
+
+    def __init__(self, code: str, detail: str | None = None):
+        assert code in REASONS, code
+        self.code = code
+        self.message = detail or REASONS[code]
+        super().__init__(f"{code}: {self.message}")
+
+
+class BadSetup(ValueError):
+    """A game cannot be set up as asked (wrong player count, impossible rigged deal)."""
+
+    def __init__(self, field: str, why: str):
+        self.field = field
+        self.why = why
+        super().__init__(f"{field}: {why}")

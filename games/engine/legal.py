@@ -1,0 +1,109 @@
+"""Every legal move of a seat, in canonical form (used by the UI, bots and property tests).
+
+Candidates are checked by the same code that ``apply`` runs, so the list is exact by construction;
+the property tests prove that nothing outside it is accepted.
+"""
+
+from __future__ import annotations
+
+from itertools import combinations
+
+from . import board as maze
+from .cards import ACTION, CATALOGUE, GOAL_NAMES, PATH
+from .errors import IllegalMove
+from .rules import PASS_COUNTS, broken_tools, check, is_trapped
+from .state import PICK_GOLD, STEAL, TURN, State
+
+
+def legal_moves(state: State, seat: str) -> list[dict]:
+    """The moves ``seat`` may make now; empty when it is not their decision."""
+    index = state.seat_index(seat)
+    if index is None or state.finished or state.to_move != index:
+        return []
+    if state.decision == PICK_GOLD:
+        return [{"move": "pick-gold", "value": v} for v in sorted(set(state.offer))]
+    if state.decision == STEAL:
+        return _steals(state, seat)
+    if state.decision != TURN:
+        return []
+    hand = sorted(set(state.hands[index]))
+    moves = _placements(state, index, [c for c in hand if CATALOGUE[c].kind == PATH])
+    for card in (c for c in hand if CATALOGUE[c].kind == ACTION):
+        moves += _valid(state, seat, _action_candidates(state, index, card))
+    moves += _valid(state, seat, _discard_candidates(state, index))
+    return moves
+
+
+def _valid(state: State, seat: str, candidates) -> list[dict]:
+    moves = []
+    for move in candidates:
+        try:
+            check(state, seat, move)
+        except IllegalMove:
+            continue
+        moves.append(move)
+    return moves
+
+
+def _placements(state: State, index: int, cards: list[str]) -> list[dict]:
+    if not cards or is_trapped(state, index) or broken_tools(state, index):
+        return []
+    joined = maze.joined_nodes(state.board)
+    spots = sorted(
+        {
+            maze.neighbour(pos, edge)
+            for pos in state.board
+            for edge in "NESW"
+            if maze.neighbour(pos, edge) not in state.board
+        }
+    )
+    moves = []
+    for card in cards:
+        for at in spots:
+            for turned in (False, True):
+                if maze.placement_error(state.board, card, at, turned, joined) is None:
+                    moves.append(
+                        {"move": "place", "card": card, "at": list(at), "turned": turned}
+                    )
+    return moves
+
+
+def _action_candidates(state: State, index: int, card_id: str):
+    card = CATALOGUE[card_id]
+    base = {"move": "action", "card": card_id}
+    if card.effect == "rockfall":
+        for at in sorted(state.board):
+            yield {**base, "at": list(at)}
+    elif card.effect == "map":
+        for goal in GOAL_NAMES:
+            yield {**base, "goal": goal}
+    elif card.effect == "theft":
+        yield {**base, "target": state.seats[index]}
+    elif card.effect == "repair" and len(card.tools) > 1:
+        for target in state.seats:
+            for tool in card.tools:
+                yield {**base, "target": target, "tool": tool}
+    else:
+        for target in state.seats:
+            yield {**base, "target": target}
+
+
+def _discard_candidates(state: State, index: int):
+    hand = sorted(state.hands[index])
+    low, high = PASS_COUNTS[state.ruleset]
+    for count in range(low, high + 1):
+        for cards in sorted(set(combinations(hand, count))):
+            yield {"move": "pass", "discard": list(cards)}
+    if state.ruleset != "base":
+        for cards in sorted(set(combinations(hand, 2))):
+            for remove in sorted(set(state.in_front[index])):
+                yield {"move": "clear", "discard": list(cards), "remove": remove}
+
+
+def _steals(state: State, seat: str) -> list[dict]:
+    return _valid(
+        state,
+        seat,
+        [{"move": "steal", "victim": None}]
+        + [{"move": "steal", "victim": other} for other in state.seats],
+    )

@@ -1,0 +1,263 @@
+"""Creating a game and dealing each round (RULES.md 4.1, 5 and 7.5).
+
+Shuffles use ``random.Random(round_seed)``: a private generator seeded by the round's seed, never
+the global one, so replaying from the seeds deals the same cards.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+
+from .cards import (
+    BASE,
+    BASE_GOLD,
+    BASE_SETUP,
+    CATALOGUE,
+    EXPANSION_HAND_SIZE,
+    EXPANSION_REMOVED,
+    EXPANSION_ROLES,
+    GOAL_CARDS,
+    GOAL_NAMES,
+    GOAL_POSITIONS,
+    GOLD_DIGGER,
+    OLD_MINE_GOLD,
+    PLAYERS,
+    RULESETS,
+    SABOTEUR,
+    START_POSITION,
+    TREASURE,
+    VARIANTS,
+    deck,
+)
+from .errors import BadSetup
+from .state import TURN, Config, Placed, State
+
+DEAL_KEYS = {"roles", "set_aside", "treasure", "goals", "first", "hands", "pile", "gold", "greedy"}
+
+
+def new_game(
+    *,
+    ruleset: str,
+    seats: list[str],
+    round_seeds: list[str],
+    variants: list[str] = (),
+    rounds: int = 3,
+    deals: list[dict | None] | None = None,
+) -> State:
+    """A new game, with round 1 dealt. ``round_seeds`` holds one secret seed per round."""
+    if ruleset not in RULESETS:
+        raise BadSetup("ruleset", f"unknown rule set {ruleset!r}")
+    if not isinstance(seats, (list, tuple)) or not all(isinstance(s, str) and s for s in seats):
+        raise BadSetup("seats", "must be a list of non-empty names")
+    if len(set(seats)) != len(seats):
+        raise BadSetup("seats", "names must be unique")
+    low, high = PLAYERS[ruleset]
+    if not low <= len(seats) <= high:
+        raise BadSetup("seats", f"{ruleset} is for {low} to {high} players")
+    variants = list(variants)
+    for variant in variants:
+        if variant not in VARIANTS:
+            raise BadSetup("variants", f"unknown variant {variant!r}")
+        if ruleset != BASE:
+            raise BadSetup("variants", "variants belong to the base game")
+    if type(rounds) is not int or rounds < 1:
+        raise BadSetup("rounds", "must be a whole number of at least 1")
+    if len(round_seeds) < rounds:
+        raise BadSetup("round_seeds", "one seed per round is needed")
+    deals = list(deals or [])
+    for index, deal in enumerate(deals):
+        if deal is not None and not isinstance(deal, dict):
+            raise BadSetup(f"deals[{index}]", "must be an object")
+    config = Config(
+        ruleset=ruleset,
+        seats=list(seats),
+        variants=variants,
+        rounds=rounds,
+        round_seeds=[str(seed) for seed in round_seeds],
+        deals=deals,
+    )
+    state = State(config=config, gold=[0] * len(seats))
+    deal_round(state, previous_first=None)
+    return state
+
+
+def role_cards(ruleset: str, players: int, variants: list[str]) -> list[str]:
+    if ruleset == BASE:
+        saboteurs, diggers, _ = BASE_SETUP[players]
+        if "max-saboteurs" in variants:
+            diggers -= 1
+        return [SABOTEUR] * saboteurs + [GOLD_DIGGER] * diggers
+    return [role for role, copies in EXPANSION_ROLES.items() for _ in range(copies)]
+
+
+def hand_size(ruleset: str, players: int) -> int:
+    return BASE_SETUP[players][2] if ruleset == BASE else EXPANSION_HAND_SIZE
+
+
+def _take(available: Counter, cards, field: str) -> None:
+    if not isinstance(cards, list) or not all(isinstance(c, str) for c in cards):
+        raise BadSetup(field, "must be a list of ids")
+    for card in cards:
+        if available[card] <= 0:
+            raise BadSetup(field, f"{card!r} is not in the rule set or has no copy left")
+        available[card] -= 1
+
+
+def _seat_map(state: State, deal: dict, key: str) -> dict[int, object]:
+    value = deal.get(key, {})
+    if not isinstance(value, dict):
+        raise BadSetup(f"deals.{key}", "must be an object keyed by seat")
+    result = {}
+    for name, item in value.items():
+        index = state.seat_index(name)
+        if index is None:
+            raise BadSetup(f"deals.{key}", f"{name!r} is not a seat")
+        result[index] = item
+    return result
+
+
+def deal_round(state: State, previous_first: int | None) -> None:
+    """Lay out the maze and deal roles and cards for ``state.round``."""
+    config = state.config
+    n = len(config.seats)
+    deal = config.deals[state.round - 1] if state.round <= len(config.deals) else None
+    deal = deal or {}
+    unknown = set(deal) - DEAL_KEYS - {"description", "comment"}
+    if unknown:
+        raise BadSetup("deals", f"unknown key {sorted(unknown)[0]!r}")
+    rng = random.Random(config.round_seeds[state.round - 1])
+    _deal_roles(state, deal, rng)
+    _lay_maze(state, deal, rng)
+    _deal_cards(state, deal, rng)
+    _choose_first(state, deal, rng, previous_first)
+    _choose_greedy(state, deal, rng)
+    _prepare_gold(state, deal, rng)
+    state.discard = []
+    state.in_front = [[] for _ in range(n)]
+    state.peeks = [{} for _ in range(n)]
+    state.inspections = [{} for _ in range(n)]
+    state.theft_laid = {}
+    state.role_discards = []
+    state.treasure_found = False
+    state.finisher = None
+    state.last_turn_seat = None
+    state.offer, state.pickers, state.thieves = [], [], []
+    state.result = None
+    state.decision = TURN
+
+
+def _deal_roles(state: State, deal: dict, rng: random.Random) -> None:
+    config = state.config
+    available = Counter(role_cards(config.ruleset, len(config.seats), config.variants))
+    fixed = _seat_map(state, deal, "roles")
+    _take(available, list(fixed.values()), "deals.roles")
+    aside = deal.get("set_aside", [])
+    _take(available, aside, "deals.set_aside")
+    rest = list(available.elements())
+    rng.shuffle(rest)
+    state.roles = [fixed[i] if i in fixed else rest.pop() for i in range(len(config.seats))]
+    state.set_aside = list(aside) + rest
+
+
+def _lay_maze(state: State, deal: dict, rng: random.Random) -> None:
+    if "goals" in deal:
+        goals = deal["goals"]
+        if not isinstance(goals, dict) or sorted(goals) != sorted(GOAL_NAMES):
+            raise BadSetup("deals.goals", "must name the cards at north, middle and south")
+        if sorted(goals.values()) != sorted(GOAL_CARDS):
+            raise BadSetup("deals.goals", f"must use each of {', '.join(GOAL_CARDS)} once")
+        cards = [goals[name] for name in GOAL_NAMES]
+    elif "treasure" in deal:
+        if deal["treasure"] not in GOAL_NAMES:
+            raise BadSetup("deals.treasure", "must be north, middle or south")
+        stones = [c for c in GOAL_CARDS if c != TREASURE]
+        rng.shuffle(stones)
+        cards = [TREASURE if name == deal["treasure"] else stones.pop() for name in GOAL_NAMES]
+    else:
+        cards = list(GOAL_CARDS)
+        rng.shuffle(cards)
+    state.board = {START_POSITION: Placed("start")}
+    state.goals = {}
+    for name, card in zip(GOAL_NAMES, cards, strict=True):
+        position = GOAL_POSITIONS[name]
+        state.board[position] = Placed(card, False, True)
+        state.goals[name] = position
+
+
+def _deal_cards(state: State, deal: dict, rng: random.Random) -> None:
+    config = state.config
+    available = Counter(deck(config.ruleset))
+    hands = _seat_map(state, deal, "hands")
+    for index, cards in hands.items():
+        _take(available, cards, f"deals.hands.{config.seats[index]}")
+    pile = deal.get("pile", [])
+    _take(available, pile, "deals.pile")
+    rest = list(available.elements())
+    rng.shuffle(rest)
+    if config.ruleset != BASE:
+        state.removed, rest = rest[:EXPANSION_REMOVED], rest[EXPANSION_REMOVED:]
+    else:
+        state.removed = []
+    size = hand_size(config.ruleset, len(config.seats))
+    state.hands = []
+    for index in range(len(config.seats)):
+        if index in hands:
+            state.hands.append(list(hands[index]))
+        else:
+            state.hands.append(rest[:size])
+            rest = rest[size:]
+    state.pile = list(pile) + rest
+
+
+def _choose_first(state: State, deal: dict, rng: random.Random, previous: int | None) -> None:
+    n = len(state.config.seats)
+    if "first" in deal:
+        first = state.seat_index(deal["first"])
+        if first is None:
+            raise BadSetup("deals.first", f"{deal['first']!r} is not a seat")
+    elif previous is None:
+        first = rng.randrange(n)  # Decision D4: a random first seat stands in for the youngest.
+    else:
+        first = previous
+    state.first_seat = first
+    state.to_move = first
+
+
+def _choose_greedy(state: State, deal: dict, rng: random.Random) -> None:
+    state.greedy = None
+    if "greedy" in deal:
+        greedy = state.seat_index(deal["greedy"])
+        if greedy is None or state.roles[greedy] != GOLD_DIGGER:
+            raise BadSetup("deals.greedy", "must name a gold digger")
+        if "greedy-dwarf" not in state.config.variants:
+            raise BadSetup("deals.greedy", "needs the greedy-dwarf variant")
+        state.greedy = greedy
+    elif "greedy-dwarf" in state.config.variants:
+        diggers = [i for i, role in enumerate(state.roles) if role == GOLD_DIGGER]
+        state.greedy = rng.choice(diggers) if diggers else None
+
+
+def _prepare_gold(state: State, deal: dict, rng: random.Random) -> None:
+    if state.config.ruleset != BASE:
+        if "gold" in deal:
+            raise BadSetup("deals.gold", "saboteur2 has no gold cards")
+        return
+    if state.round == 1:
+        supply = list(OLD_MINE_GOLD if "old-mine" in state.config.variants else BASE_GOLD)
+        rng.shuffle(supply)
+        state.gold_supply = supply
+    top = deal.get("gold", [])
+    if not isinstance(top, list) or not all(type(v) is int for v in top):
+        raise BadSetup("deals.gold", "must be a list of gold values")
+    rest = list(state.gold_supply)
+    for value in top:
+        if value not in rest:
+            raise BadSetup("deals.gold", f"no gold card of value {value} left in the supply")
+        rest.remove(value)
+    state.gold_supply = list(top) + rest
+
+
+def card_known(ruleset: str, card_id) -> bool:
+    """Whether ``card_id`` names a card of the rule set's deck."""
+    return isinstance(card_id, str) and card_id in CATALOGUE and CATALOGUE[card_id].copies(ruleset)

@@ -1,0 +1,107 @@
+"""What one seat may know (RULES.md 8): the only road from a state to pages, JSON and emails."""
+
+from __future__ import annotations
+
+import hashlib
+
+from .cards import BASE
+from .state import PICK_GOLD, State
+
+
+def seed_hash(seed: str) -> str:
+    """The SHA-256 of a round's seed, public from the round's start."""
+    return hashlib.sha256(seed.encode()).hexdigest()
+
+
+def view_for(state: State, seat: str | None = None) -> dict:
+    """The game as ``seat`` may see it; ``seat=None`` is the public (spectator) view.
+
+    The result is plain JSON-ready data. It never holds another seat's hand, role, peeks or gold,
+    a face-down goal, the pile order, the set-aside cards, face-down discards or the round seed
+    before these become public.
+    """
+    me = None
+    if seat is not None:
+        me = state.seat_index(seat)
+        if me is None:
+            raise ValueError(f"{seat!r} is not a seat of this game")
+    names = state.seats
+    board = sorted(
+        ((x, y, p) for (x, y), p in state.board.items() if not p.face_down),
+        key=lambda item: (item[0], item[1]),
+    )
+    view = {
+        "ruleset": state.ruleset,
+        "variants": list(state.config.variants),
+        "seats": list(names),
+        "rounds": state.config.rounds,
+        "round": state.round,
+        "version": state.version,
+        "decision": state.decision,
+        "to_move": names[state.to_move] if state.to_move is not None else None,
+        "finished": state.finished,
+        "board": [{"x": x, "y": y, "card": p.card, "turned": p.turned} for x, y, p in board],
+        "goals": [
+            {
+                "name": name,
+                "x": pos[0],
+                "y": pos[1],
+                "face_down": state.board[pos].face_down,
+                "card": None if state.board[pos].face_down else state.board[pos].card,
+            }
+            for name, pos in state.goals.items()
+        ],
+        "pile_count": len(state.pile),
+        "discard_count": len(state.discard),
+        "players": [_player(state, i) for i in range(len(names))],
+        "offer_count": len(state.offer) if state.decision == PICK_GOLD else 0,
+        "seed_hash": seed_hash(state.config.round_seeds[state.round - 1]),
+        "rounds_done": [_round_done(state, result, me) for result in state.rounds_done],
+        "me": _mine(state, me) if me is not None else None,
+    }
+    return view
+
+
+def _player(state: State, index: int) -> dict:
+    player = {
+        "seat": state.seats[index],
+        "hand_size": len(state.hands[index]),
+        "in_front": sorted(state.in_front[index]),
+    }
+    if state.ruleset != BASE:
+        # Who has gold is public in saboteur2; how much is not (7.4).
+        player["has_gold"] = state.gold[index] > 0
+    if state.finished:
+        player["gold"] = state.gold[index]
+    return player
+
+
+def _mine(state: State, me: int) -> dict:
+    return {
+        "seat": state.seats[me],
+        "hand": list(state.hands[me]),
+        "role": state.roles[me],
+        "greedy": state.greedy == me,
+        "peeks": dict(state.peeks[me]),
+        "inspections": dict(state.inspections[me]),
+        "gold": state.gold[me],
+        "offer": sorted(state.offer) if state.decision == PICK_GOLD and state.to_move == me else [],
+    }
+
+
+def _round_done(state: State, result: dict, me: int | None) -> dict:
+    """A finished round: roles, goals and seed are public; gold gained only to its owner until
+    the game ends."""
+    done = {
+        key: result[key]
+        for key in ("treasure_found", "finisher", "winners", "thefts", "roles", "goals", "seed")
+    }
+    done["set_aside"] = list(result["set_aside"])
+    done["seed_hash"] = seed_hash(result["seed"])
+    if state.finished:
+        done["gained"] = dict(result["gained"])
+    elif me is not None and state.seats[me] in result["gained"]:
+        done["gained"] = {state.seats[me]: result["gained"][state.seats[me]]}
+    else:
+        done["gained"] = {}
+    return done
