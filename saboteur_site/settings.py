@@ -233,20 +233,30 @@ ACCOUNT_RATE_LIMITS = {
 
 DEFAULT_FROM_EMAIL = env_str("DEFAULT_FROM_EMAIL", "Saboteur <noreply@localhost>")
 SERVER_EMAIL = env_str("SERVER_EMAIL", DEFAULT_FROM_EMAIL)
-EMAIL_BACKEND = env_str(
+
+# Django 6.1's MAILERS (the EMAIL_* settings are deprecated); the environment variables keep
+# the familiar EMAIL_* names. Tests replace every mailer with the in-memory one.
+_email_backend = env_str(
     "EMAIL_BACKEND",
     "django.core.mail.backends.smtp.EmailBackend"
     if PRODUCTION
     else "django.core.mail.backends.filebased.EmailBackend",
 )
-EMAIL_FILE_PATH = env_str("EMAIL_FILE_PATH", str(RUN_DIR / "mail"))
-EMAIL_HOST = env_str("EMAIL_HOST", "localhost")
-EMAIL_PORT = env_int("EMAIL_PORT", 25)
-EMAIL_HOST_USER = env_str("EMAIL_HOST_USER")
-EMAIL_HOST_PASSWORD = env_str("EMAIL_HOST_PASSWORD")
-EMAIL_USE_TLS = env_bool("EMAIL_USE_TLS", False)
-EMAIL_USE_SSL = env_bool("EMAIL_USE_SSL", False)
-EMAIL_TIMEOUT = env_int("EMAIL_TIMEOUT", 30)
+if _email_backend.endswith("smtp.EmailBackend"):
+    _email_options = {
+        "host": env_str("EMAIL_HOST", "localhost"),
+        "port": env_int("EMAIL_PORT", 25),
+        "username": env_str("EMAIL_HOST_USER"),
+        "password": env_str("EMAIL_HOST_PASSWORD"),
+        "use_tls": env_bool("EMAIL_USE_TLS", False),
+        "use_ssl": env_bool("EMAIL_USE_SSL", False),
+        "timeout": env_int("EMAIL_TIMEOUT", 30),
+    }
+elif _email_backend.endswith("filebased.EmailBackend"):
+    _email_options = {"file_path": env_str("EMAIL_FILE_PATH", str(RUN_DIR / "mail"))}
+else:
+    _email_options = {}
+MAILERS = {"default": {"BACKEND": _email_backend, "OPTIONS": _email_options}}
 
 # --- Celery ---------------------------------------------------------------------------------
 
@@ -284,7 +294,8 @@ USE_TZ = True
 # --- Static files ---------------------------------------------------------------------------
 
 STATIC_URL = "static/"
-STATIC_ROOT = BASE_DIR / "staticfiles"
+# collectstatic is a production step; elsewhere files are served from their source folders.
+STATIC_ROOT = BASE_DIR / "staticfiles" if PRODUCTION else None
 STATICFILES_DIRS = [BASE_DIR / "static"]
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
@@ -296,7 +307,6 @@ STORAGES = {
         )
     },
 }
-# Outside production there is no collectstatic step: serve straight from the app folders.
 WHITENOISE_USE_FINDERS = not PRODUCTION
 
 # --- Security -------------------------------------------------------------------------------

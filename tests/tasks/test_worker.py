@@ -1,0 +1,105 @@
+"""A real Celery worker process runs our tasks: over Redis, and over the run mode's filesystem
+broker. Bounded timeouts everywhere; the worker is always stopped."""
+
+import os
+import signal
+import subprocess
+import sys
+import time
+import uuid
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+import redis
+from celery import Celery
+
+from saboteur_site.celery import _filesystem_broker_options
+
+ROOT = Path(__file__).resolve().parents[2]
+TEST_REDIS_DB = 15
+
+
+def redis_url_for_db(db: int) -> str:
+    base = os.environ["REDIS_URL"].rsplit("/", 1)[0]
+    return f"{base}/{db}"
+
+
+@contextmanager
+def celery_worker(log_path: Path, **env_overrides):
+    env = {**os.environ, "DJANGO_ENV": "development", **env_overrides}
+    env = {k: v for k, v in env.items() if v is not None}
+    name = f"pytest-{uuid.uuid4().hex[:8]}@%h"
+    with log_path.open("w") as log:
+        worker = subprocess.Popen(
+            [
+                *(sys.executable, "-m", "celery", "-A", "saboteur_site", "worker"),
+                *("--pool=solo", "--loglevel=info", "-n", name),
+                *("--without-gossip", "--without-mingle", "--without-heartbeat"),
+            ],
+            cwd=ROOT,
+            env=env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+        )
+        try:
+            yield worker
+        finally:
+            if worker.poll() is None:
+                worker.send_signal(signal.SIGTERM)  # warm shutdown
+                try:
+                    worker.wait(timeout=30)
+                except subprocess.TimeoutExpired:
+                    worker.kill()
+                    worker.wait(timeout=10)
+
+
+def wait_for_log(log_path: Path, text: str, timeout: float = 60) -> str:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        content = log_path.read_text()
+        if text in content:
+            return content
+        time.sleep(0.2)
+    pytest.fail(f"{text!r} not in the worker log within {timeout}s:\n{log_path.read_text()}")
+
+
+def test_worker_process_runs_ping_over_redis(tmp_path):
+    url = redis_url_for_db(TEST_REDIS_DB)
+    redis.Redis.from_url(url).flushdb()  # no stale messages or results from earlier runs
+    log_path = tmp_path / "worker.log"
+    with celery_worker(log_path, REDIS_URL=url) as worker:
+        client = Celery("pytest-client", broker=url, backend=url)
+        result = client.send_task("games.tasks.ping")
+        assert result.get(timeout=60) == "pong"
+        log = wait_for_log(log_path, f"Task games.tasks.ping[{result.id}] succeeded")
+        assert "redis://" in log
+        client.close()
+        worker.send_signal(signal.SIGTERM)
+        assert worker.wait(timeout=30) == 0
+
+
+def test_worker_process_runs_ping_over_the_filesystem_broker(tmp_path):
+    """What `make run` uses: no Redis at all."""
+    broker_dir = tmp_path / "broker"
+    log_path = tmp_path / "worker.log"
+    with celery_worker(
+        log_path,
+        REDIS_URL=None,
+        CELERY_BROKER_URL=None,
+        CELERY_RESULT_BACKEND=None,
+        CELERY_BROKER_DIR=str(broker_dir),
+        DATABASE_URL=f"sqlite:///{tmp_path / 'db.sqlite3'}",
+    ) as worker:
+        client = Celery(
+            "pytest-client",
+            broker="filesystem://",
+            broker_transport_options=_filesystem_broker_options(broker_dir),
+        )
+        result = client.send_task("games.tasks.ping")
+        log = wait_for_log(log_path, f"Task games.tasks.ping[{result.id}] succeeded")
+        assert "filesystem://" in log
+        assert "'pong'" in log
+        client.close()
+        worker.send_signal(signal.SIGTERM)
+        assert worker.wait(timeout=30) == 0
