@@ -62,9 +62,7 @@ def _placements(state: State, index: int, cards: list[str]) -> list[dict]:
         for at in spots:
             for turned in (False, True):
                 if maze.placement_error(state.board, card, at, turned, joined) is None:
-                    moves.append(
-                        {"move": "place", "card": card, "at": list(at), "turned": turned}
-                    )
+                    moves.append({"move": "place", "card": card, "at": list(at), "turned": turned})
     return moves
 
 

@@ -102,11 +102,7 @@ def _in_hand(state: State, index: int, cards: list[str]) -> None:
 
 def _position(move: dict, key: str = "at") -> tuple[int, int]:
     at = move.get(key)
-    if (
-        not isinstance(at, (list, tuple))
-        or len(at) != 2
-        or not all(type(v) is int for v in at)
-    ):
+    if not isinstance(at, (list, tuple)) or len(at) != 2 or not all(type(v) is int for v in at):
         raise IllegalMove("malformed", "A position is two whole numbers.")
     return at[0], at[1]
 
@@ -528,9 +524,7 @@ def _settle_base(state: State, events: list[dict]) -> None:
     diggers = [i for i in range(n) if state.roles[i] == GOLD_DIGGER]
     winners = [i for i in diggers if not (i == state.greedy and i != finisher)]
     state.result["winners"] = [state.seats[i] for i in winners]
-    eligible = [
-        i for i in winners if not ("rivalry" in variants and broken_tools(state, i))
-    ]
+    eligible = [i for i in winners if not ("rivalry" in variants and broken_tools(state, i))]
     count = len(diggers) if "new-mine" in variants else n
     count = min(count, MAX_GOLD_DRAWN) if eligible else 0
     state.offer = state.gold_supply[:count]

@@ -55,9 +55,7 @@ def summary(state: State) -> dict:
         "to_move": names[state.to_move] if state.to_move is not None else None,
         "decision": state.decision,
         "board": board,
-        "hidden_goals": [
-            name for name in GOAL_NAMES if state.board[state.goals[name]].face_down
-        ],
+        "hidden_goals": [name for name in GOAL_NAMES if state.board[state.goals[name]].face_down],
         "hands": {name: sorted(state.hands[i]) for i, name in enumerate(names)},
         "pile": len(state.pile),
         "in_front": {name: sorted(state.in_front[i]) for i, name in enumerate(names)},
@@ -97,11 +95,7 @@ def _differences(expected, actual, path: str = "expect") -> list[str]:
             else:
                 found += _differences(value, actual[key], f"{path}.{key}")
         return found
-    if (
-        isinstance(expected, list)
-        and isinstance(actual, list)
-        and len(expected) == len(actual)
-    ):
+    if isinstance(expected, list) and isinstance(actual, list) and len(expected) == len(actual):
         found = []
         for i, (e, a) in enumerate(zip(expected, actual, strict=True)):
             found += _differences(e, a, f"{path}[{i}]")
@@ -194,7 +188,8 @@ def run_file(path: str) -> Outcome:
     except OSError as error:
         raise Malformed("(file)", f"cannot be read: {error.strerror}") from None
     except json.JSONDecodeError as error:
-        raise Malformed("(file)", f"is not valid JSON: {error.msg} at line {error.lineno}") from None
+        why = f"is not valid JSON: {error.msg} at line {error.lineno}"
+        raise Malformed("(file)", why) from None
     return run(data)
 
 

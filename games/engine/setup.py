@@ -79,6 +79,11 @@ def new_game(
     )
     state = State(config=config, gold=[0] * len(seats))
     deal_round(state, previous_first=None)
+    # Refuse an impossible rigged deal of a later round now rather than mid-game.
+    for later in range(2, min(len(deals), rounds) + 1):
+        scratch = state.clone()
+        scratch.round = later
+        deal_round(scratch, previous_first=0)
     return state
 
 
@@ -126,7 +131,8 @@ def deal_round(state: State, previous_first: int | None) -> None:
     unknown = set(deal) - DEAL_KEYS - {"description", "comment"}
     if unknown:
         raise BadSetup("deals", f"unknown key {sorted(unknown)[0]!r}")
-    rng = random.Random(config.round_seeds[state.round - 1])
+    # A private generator seeded by the round's secret seed: reproducible, never the global one.
+    rng = random.Random(config.round_seeds[state.round - 1])  # noqa: S311
     _deal_roles(state, deal, rng)
     _lay_maze(state, deal, rng)
     _deal_cards(state, deal, rng)
