@@ -322,7 +322,8 @@ def _do_place(state: State, index: int, move: dict, events: list[dict]) -> None:
 
 def _reveal_goals(state: State, index: int, choices: dict, events: list[dict]) -> None:
     """Turn every reached face-down goal face up, repeating through revealed stone goals (1.3)."""
-    while True:
+    # Reveals repeat through revealed stone goals only: once the treasure shows, the round is over.
+    while not state.treasure_found:
         joined = maze.joined_nodes(state.board)
         reached = []
         for name, position in state.goals.items():
