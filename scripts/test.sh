@@ -17,8 +17,15 @@ ruff check .
 say "ruff format --check"
 ruff format --check .
 
+# Both runs always happen, so one failure does not hide the other's results.
+status=0
 say "Tests (PostgreSQL, Redis, Celery worker)"
-pytest --ignore=tests/e2e "$@"
+pytest --ignore=tests/e2e "$@" || status=1
 
 say "Browser tests (Chromium)"
-DJANGO_ALLOW_ASYNC_UNSAFE=true pytest tests/e2e "$@"
+DJANGO_ALLOW_ASYNC_UNSAFE=true pytest tests/e2e "$@" || status=1
+
+if [ "$status" -ne 0 ]; then
+    say "FAILED: see the pytest output above"
+fi
+exit "$status"
