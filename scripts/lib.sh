@@ -12,9 +12,10 @@ die() { printf 'error: %s\n' "$*" >&2; exit 1; }
 find_python() {
     local candidates=(python3.13 python3.12)
     local p
-    for p in "$HOME"/.pyenv/versions/3.1[2-9]*/bin/python3; do
+    # Newest first.
+    while IFS= read -r p; do
         [ -x "$p" ] && candidates+=("$p")
-    done
+    done < <(ls -d "$HOME"/.pyenv/versions/3.1[2-9]*/bin/python3 2>/dev/null | sort -rV)
     candidates+=(python3)
     for p in "${candidates[@]}"; do
         # A pyenv shim may exist but refuse to run; actually run each candidate.
