@@ -1,1 +1,188 @@
-# Game, Seat, Move and the notification rows arrive with the game feature (see DESIGN.md).
+"""A game is an append-only log of moves plus a cached engine snapshot (DESIGN.md, persistence).
+
+The snapshot holds every secret of the game; nothing renders it directly. Pages, JSON and emails
+go through ``games.selectors`` and the engine's ``view_for``.
+"""
+
+from __future__ import annotations
+
+import secrets
+from datetime import timedelta
+
+from django.conf import settings
+from django.core.validators import MaxValueValidator, MinValueValidator
+from django.db import models
+from django.db.models import Q
+from django.utils.translation import gettext_lazy as _
+
+from games.engine.cards import BASE, SABOTEUR2
+
+MIN_TURN_LIMIT = timedelta(hours=1)
+MAX_TURN_LIMIT = timedelta(days=7)
+
+
+def new_invite_token() -> str:
+    return secrets.token_urlsafe(16)
+
+
+class Game(models.Model):
+    class Ruleset(models.TextChoices):
+        BASE = BASE, _("Saboteur")
+        SABOTEUR2 = SABOTEUR2, _("Saboteur 2")
+
+    class Visibility(models.TextChoices):
+        OPEN = "open", _("Open to everyone")
+        INVITE = "invite", _("By invite link only")
+
+    class Status(models.TextChoices):
+        LOBBY = "lobby", _("Waiting for players")
+        RUNNING = "running", _("Running")
+        FINISHED = "finished", _("Finished")
+        ABORTED = "aborted", _("Aborted")
+
+    name = models.CharField(_("name"), max_length=80)
+    ruleset = models.CharField(_("rule set"), max_length=16, choices=Ruleset)
+    variants = models.JSONField(_("variants"), default=list, blank=True)
+    rounds = models.PositiveSmallIntegerField(
+        _("rounds"), default=3, validators=[MinValueValidator(1), MaxValueValidator(5)]
+    )
+    max_seats = models.PositiveSmallIntegerField(_("seats"))
+    visibility = models.CharField(
+        _("who may join"), max_length=8, choices=Visibility, default=Visibility.OPEN
+    )
+    invite_token = models.CharField(max_length=32, unique=True, default=new_invite_token)
+    turn_limit = models.DurationField(
+        _("time per turn"),
+        default=timedelta(days=2),
+        validators=[MinValueValidator(MIN_TURN_LIMIT), MaxValueValidator(MAX_TURN_LIMIT)],
+    )
+    creator = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        related_name="created_games",
+        verbose_name=_("creator"),
+    )
+    status = models.CharField(
+        _("status"), max_length=10, choices=Status, default=Status.LOBBY, db_index=True
+    )
+    # The number of accepted moves; the client sends the version it saw with every move.
+    version = models.PositiveIntegerField(default=0)
+    # The engine state (secret). Null until the game starts.
+    snapshot = models.JSONField(null=True, blank=True, editable=False)
+    # Whose decision it is (the seat position) and since when; the deadline follows from it.
+    to_move = models.PositiveSmallIntegerField(null=True, blank=True)
+    decision_since = models.DateTimeField(null=True, blank=True)
+    deadline = models.DateTimeField(null=True, blank=True, db_index=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        verbose_name = _("game")
+        verbose_name_plural = _("games")
+        ordering = ["-created_at"]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class Seat(models.Model):
+    class State(models.TextChoices):
+        ACTIVE = "active", _("Playing")
+        ABSENT = "absent", _("Absent")
+        REPLACED = "replaced", _("Replaced")
+
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="seats")
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        related_name="seats",
+    )
+    # Clockwise order at the table; assigned at random when the game starts.
+    position = models.PositiveSmallIntegerField(null=True, blank=True)
+    state = models.CharField(max_length=10, choices=State, default=State.ACTIVE)
+    joined_at = models.DateTimeField(auto_now_add=True)
+    timeouts_in_a_row = models.PositiveSmallIntegerField(default=0)
+
+    class Meta:
+        verbose_name = _("seat")
+        verbose_name_plural = _("seats")
+        ordering = ["position", "joined_at"]
+        constraints = [
+            models.UniqueConstraint(fields=["game", "position"], name="games_seat_unique_position"),
+            models.UniqueConstraint(
+                fields=["game", "user"],
+                condition=~Q(state="replaced"),
+                name="games_seat_one_live_seat_per_user",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.game} #{self.position}"
+
+    @property
+    def engine_name(self) -> str:
+        """The seat's name inside the engine state."""
+        return str(self.position)
+
+
+class Move(models.Model):
+    """One accepted move. Never updated or deleted: the game's history."""
+
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="moves")
+    sequence = models.PositiveIntegerField()
+    seat = models.ForeignKey(Seat, on_delete=models.PROTECT, related_name="moves")
+    payload = models.JSONField()
+    # What the engine said happened; events with a "to" are private to that seat.
+    events = models.JSONField(default=list)
+    idempotency_key = models.CharField(max_length=64, blank=True, default="")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        verbose_name = _("move")
+        verbose_name_plural = _("moves")
+        ordering = ["game", "sequence"]
+        constraints = [
+            models.UniqueConstraint(fields=["game", "sequence"], name="games_move_unique_seq"),
+            models.UniqueConstraint(
+                fields=["game", "seat", "idempotency_key"],
+                condition=~Q(idempotency_key=""),
+                name="games_move_unique_idempotency_key",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.game} move {self.sequence}"
+
+
+class ChatMessage(models.Model):
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="chat")
+    seat = models.ForeignKey(Seat, on_delete=models.PROTECT, related_name="chat")
+    text = models.CharField(_("message"), max_length=500)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        verbose_name = _("chat message")
+        verbose_name_plural = _("chat messages")
+        ordering = ["created_at", "pk"]
+
+    def __str__(self) -> str:
+        return self.text[:40]
+
+
+class Invitation(models.Model):
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="invitations")
+    email = models.EmailField(_("email address"))
+    invited_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        verbose_name = _("invitation")
+        verbose_name_plural = _("invitations")
+
+    def __str__(self) -> str:
+        return self.email

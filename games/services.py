@@ -1,0 +1,241 @@
+"""Services: the only code that changes games. Plain keyword-only functions named noun_verb.
+
+Lock contract: every writer that touches a running game locks its ``Game`` row first
+(``select_for_update``) and does all its work inside that one transaction.
+"""
+
+from __future__ import annotations
+
+import secrets
+from dataclasses import dataclass
+
+from django.db import transaction
+from django.utils import timezone
+from django.utils.translation import gettext as _
+
+from games import engine
+from games.engine.cards import PLAYERS, VARIANTS
+
+from .models import MAX_TURN_LIMIT, MIN_TURN_LIMIT, ChatMessage, Game, Move, Seat
+
+
+class ServiceError(Exception):
+    """A request the service refuses; ``message`` is translated and safe to show."""
+
+    def __init__(self, message: str, *, code: str = "refused"):
+        self.message = message
+        self.code = code
+        super().__init__(message)
+
+
+class StaleVersion(ServiceError):
+    """The player acted on an old page: someone moved first."""
+
+
+class MoveRefused(ServiceError):
+    """The engine refused the move; ``code`` is its reason code."""
+
+
+@dataclass(frozen=True)
+class MoveResult:
+    move: Move
+    repeated: bool  # True when an idempotency key matched an earlier, identical submission
+
+
+def _locked(game_id: int) -> Game:
+    return Game.objects.select_for_update().get(pk=game_id)
+
+
+def game_create(
+    *,
+    creator,
+    name: str,
+    ruleset: str,
+    max_seats: int,
+    variants: list[str] = (),
+    visibility: str = Game.Visibility.OPEN,
+    turn_limit=None,
+    rounds: int = 3,
+) -> Game:
+    """Create a game in its lobby with the creator seated."""
+    if ruleset not in PLAYERS:
+        raise ServiceError(_("Unknown rule set."))
+    low, high = PLAYERS[ruleset]
+    if not low <= max_seats <= high:
+        raise ServiceError(_("This rule set is for %(low)d to %(high)d players.") % locals())
+    variants = list(variants)
+    if any(v not in VARIANTS for v in variants) or (variants and ruleset != Game.Ruleset.BASE):
+        raise ServiceError(_("Variants belong to the base game."))
+    if turn_limit is not None and not MIN_TURN_LIMIT <= turn_limit <= MAX_TURN_LIMIT:
+        raise ServiceError(_("The time per turn must be between one hour and seven days."))
+    with transaction.atomic():
+        game = Game.objects.create(
+            name=name.strip() or _("Saboteur game"),
+            ruleset=ruleset,
+            variants=variants,
+            max_seats=max_seats,
+            visibility=visibility,
+            rounds=rounds,
+            creator=creator,
+            **({"turn_limit": turn_limit} if turn_limit is not None else {}),
+        )
+        Seat.objects.create(game=game, user=creator)
+    return game
+
+
+def seat_join(*, game_id: int, user) -> Seat:
+    with transaction.atomic():
+        game = _locked(game_id)
+        if game.status != Game.Status.LOBBY:
+            raise ServiceError(_("This game has already started."))
+        existing = game.seats.filter(user=user).exclude(state=Seat.State.REPLACED).first()
+        if existing:
+            return existing
+        if game.seats.count() >= game.max_seats:
+            raise ServiceError(_("This game is full."))
+        return Seat.objects.create(game=game, user=user)
+
+
+def seat_leave(*, game_id: int, user) -> None:
+    with transaction.atomic():
+        game = _locked(game_id)
+        if game.status != Game.Status.LOBBY:
+            raise ServiceError(_("You can only leave a game before it starts."))
+        if game.creator_id == user.pk:
+            raise ServiceError(_("The creator cannot leave; delete the game instead."))
+        game.seats.filter(user=user).delete()
+
+
+def game_start(*, game_id: int, user) -> Game:
+    """Seat the players in random order, draw the round seeds and deal round 1."""
+    with transaction.atomic():
+        game = _locked(game_id)
+        if game.creator_id != user.pk:
+            raise ServiceError(_("Only the game's creator can start it."))
+        if game.status != Game.Status.LOBBY:
+            raise ServiceError(_("This game has already started."))
+        seats = list(game.seats.all())
+        low, _high = PLAYERS[game.ruleset]
+        if len(seats) < low:
+            raise ServiceError(_("At least %(low)d players are needed.") % {"low": low})
+        secrets.SystemRandom().shuffle(seats)
+        for position, seat in enumerate(seats):
+            seat.position = position
+            seat.save(update_fields=["position"])
+        state = engine.new_game(
+            ruleset=game.ruleset,
+            seats=[seat.engine_name for seat in seats],
+            variants=game.variants,
+            rounds=game.rounds,
+            round_seeds=[secrets.token_hex(16) for _ in range(game.rounds)],
+        )
+        game.status = Game.Status.RUNNING
+        game.started_at = timezone.now()
+        _store(game, state)
+        game.save()
+    return game
+
+
+def _store(game: Game, state: engine.State) -> None:
+    """Copy the engine state into the game row (the caller saves it)."""
+    now = timezone.now()
+    game.snapshot = state.to_json()
+    game.version = state.version
+    if state.finished:
+        game.status = Game.Status.FINISHED
+        game.finished_at = now
+        game.to_move = game.decision_since = game.deadline = None
+        return
+    if state.to_move != game.to_move or game.decision_since is None or state.version == 0:
+        game.decision_since = now
+        game.deadline = now + game.turn_limit
+    game.to_move = state.to_move
+
+
+def move_submit(
+    *, game_id: int, user, move: dict, expected_version: int, idempotency_key: str | None = None
+) -> MoveResult:
+    """The only way a move enters a game.
+
+    Locks the game row, answers a repeated idempotency key with the first result, refuses a stale
+    version, asks the engine, appends the move and saves the new snapshot, in one transaction.
+    Concurrent submissions queue on the row lock, so the second one sees the first one's move.
+    """
+    with transaction.atomic():
+        game = _locked(game_id)
+        seat = _live_seat(game, user)
+        if idempotency_key:
+            earlier = game.moves.filter(seat=seat, idempotency_key=idempotency_key).first()
+            if earlier:
+                return MoveResult(earlier, repeated=True)
+        if game.status != Game.Status.RUNNING:
+            raise MoveRefused(_("This game is not running."), code="not-your-decision")
+        if expected_version != game.version:
+            raise StaleVersion(_("Someone moved first: here is the game as it is now."))
+        state = engine.State.from_json(game.snapshot)
+        try:
+            new_state, events = engine.apply(state, seat.engine_name, move)
+        except engine.IllegalMove as refusal:
+            raise MoveRefused(reason_message(refusal.code), code=refusal.code) from None
+        record = Move.objects.create(
+            game=game,
+            sequence=new_state.version,
+            seat=seat,
+            payload=move,
+            events=events,
+            idempotency_key=idempotency_key or "",
+        )
+        if seat.state == Seat.State.ABSENT or seat.timeouts_in_a_row:
+            # Making a move takes an absent player's seat back.
+            seat.state = Seat.State.ACTIVE
+            seat.timeouts_in_a_row = 0
+            seat.save(update_fields=["state", "timeouts_in_a_row"])
+        _store(game, new_state)
+        game.save()
+        return MoveResult(record, repeated=False)
+
+
+def _live_seat(game: Game, user) -> Seat:
+    seat = game.seats.filter(user=user).exclude(state=Seat.State.REPLACED).first()
+    if seat is None:
+        raise ServiceError(_("You do not play in this game."), code="not-seated")
+    return seat
+
+
+def chat_post(*, game_id: int, user, text: str) -> ChatMessage:
+    text = text.strip()
+    if not text:
+        raise ServiceError(_("A message cannot be empty."))
+    with transaction.atomic():
+        game = _locked(game_id)
+        seat = _live_seat(game, user)
+        return ChatMessage.objects.create(game=game, seat=seat, text=text[:500])
+
+
+def reason_message(code: str) -> str:
+    """The engine's reason code as a translated sentence for players."""
+    return str(REASON_MESSAGES.get(code, REASON_MESSAGES["malformed"]))
+
+
+REASON_MESSAGES = {
+    "not-your-decision": _("It is not your decision now, or this move does not fit it."),
+    "malformed": _("The move is incomplete or names something that does not exist."),
+    "not-in-hand": _("That card is not in your hand."),
+    "wrong-card": _("That card cannot be played this way."),
+    "occupied": _("That position already holds a card."),
+    "no-neighbour": _("A path card must be placed next to a card already on the table."),
+    "edge-mismatch": _("The card's edges do not fit its neighbours."),
+    "not-joined": _("The card's tunnels must be joined to the start."),
+    "tool-broken": _("You cannot place path cards while one of your tools is broken."),
+    "trapped": _("You cannot place path cards while you are trapped."),
+    "ladder-next-to-goal": _("A ladder may not be placed next to a goal card."),
+    "bad-target": _("That player cannot receive this card."),
+    "already-has": _("That player already has a card of this kind in front of them."),
+    "nothing-to-repair": _("There is nothing matching this card in front of that player."),
+    "bad-position": _("A rockfall must remove a path card from the maze."),
+    "bad-goal": _("That goal card is already face up."),
+    "wrong-count": _("Wrong number of cards for this move."),
+    "not-in-front": _("That card is not lying in front of you."),
+    "bad-pick": _("That gold card is not among the cards offered to you."),
+    "bad-victim": _("You cannot steal from that player."),
+}
