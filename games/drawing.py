@@ -370,17 +370,17 @@ def _door(card_id: str, turned: bool) -> str:
     # Halfway between the edge and the centre, across the tunnel.
     x, y = (mx + CX) / 2, (my + CY) / 2
     across_x = edge in ("N", "S")
-    length, thick = TUNNEL + 2 * OUTLINE + 4, 7
+    length, thick = TUNNEL + 2 * OUTLINE + 6, 9
     w, h = (length, thick) if across_x else (thick, length)
     blue = card.door == "blue"
     color = BLUE_DOOR if blue else GREEN_DOOR
     # Colour-blind cue: the blue door is rounded with a round knob, the green one square with a
     # square knob.
-    bar = _rect(x - w / 2, y - h / 2, w, h, color, INK, 1.5, rx=3.5 if blue else 0)
+    bar = _rect(x - w / 2, y - h / 2, w, h, color, INK, 1.5, rx=4.5 if blue else 0)
     if blue:
-        knob = _circle(x, y, 2.6, "#ffffff", INK, 1)
+        knob = _circle(x, y, 3.2, "#ffffff", INK, 1)
     else:
-        knob = _rect(x - 2.5, y - 2.5, 5, 5, "#ffffff", INK, 1)
+        knob = _rect(x - 3, y - 3, 6, 6, "#ffffff", INK, 1)
     return bar + knob
 
 
@@ -411,9 +411,23 @@ def _gold_pile() -> str:
 
 
 def _stone_lump() -> str:
-    pts = [(-9, -3), (-4, -9), (4, -8), (9, -2), (7, 6), (-1, 9), (-8, 5)]
-    lump = _poly([(CX + x, CY + y) for x, y in pts], STONE, STONE_DARK, 1.5)
-    return lump + _path(f"M{_n(CX - 4)} {_n(CY - 2)} l4 3 l3 -2", "none", STONE_DARK, 1)
+    """A big worthless boulder in a ring (bigger than the rubble that closes a dead end)."""
+    pts = [(-12, -4), (-6, -12), (5, -11), (12, -3), (10, 8), (-1, 12), (-10, 7)]
+    ring = _circle(CX, CY, 15, SAND_SHADE, STONE_DARK, 1.5)
+    lump = _poly([(CX + x, CY + y) for x, y in pts], "#7f7a73", INK, 1.5)
+    cracks = _path(
+        f"M{_n(CX - 6)} {_n(CY - 3)} l5 4 l4 -3 M{_n(CX + 2)} {_n(CY + 1)} l-1 6",
+        "none",
+        INK,
+        1,
+    )
+    shine = _path(f"M{_n(CX - 5)} {_n(CY - 8)} l5 -1", "none", "#c9c4bc", 1.5)
+    return ring + lump + cracks + shine
+
+
+def _goal_frame(color: str) -> str:
+    """Revealed goals get an inner frame, so they stand out in the maze."""
+    return _rect(2.5, 2.5, CARD_W - 5, CARD_H - 5, "none", color, 2, rx=2)
 
 
 # --- action icons (drawn around 0, 0 in a -20..20 box) ----------------------------------------
@@ -622,8 +636,8 @@ def _face(card_id: str, turned: bool) -> str:
         return _rock("#646b73", "#757d86") + _tunnels(card_id, turned) + _shaft()
     if card.kind == GOAL:
         if card_id == TREASURE:
-            return _rock() + _tunnels(card_id, turned) + _gold_pile()
-        return _rock() + _tunnels(card_id, turned) + _stone_lump()
+            return _rock() + _goal_frame(GOLD) + _tunnels(card_id, turned) + _gold_pile()
+        return _rock() + _goal_frame(STONE) + _tunnels(card_id, turned) + _stone_lump()
     parts = [_rock()]
     if card.ladder:
         parts.append(_tunnels(card_id, turned))

@@ -68,6 +68,8 @@ class Game(models.Model):
     )
     # The number of accepted moves; the client sends the version it saw with every move.
     version = models.PositiveIntegerField(default=0)
+    # Grows with every change anyone can see (moves, chat, seats): open pages poll it.
+    revision = models.PositiveIntegerField(default=0)
     # The engine state (secret). Null until the game starts.
     snapshot = models.JSONField(null=True, blank=True, editable=False)
     # Whose decision it is (the seat position) and since when; the deadline follows from it.

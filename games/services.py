@@ -93,6 +93,7 @@ def seat_join(*, game_id: int, user) -> Seat:
             return existing
         if game.seats.count() >= game.max_seats:
             raise ServiceError(_("This game is full."))
+        _touch(game)
         return Seat.objects.create(game=game, user=user)
 
 
@@ -104,6 +105,7 @@ def seat_leave(*, game_id: int, user) -> None:
         if game.creator_id == user.pk:
             raise ServiceError(_("The creator cannot leave; delete the game instead."))
         game.seats.filter(user=user).delete()
+        _touch(game)
 
 
 def game_start(*, game_id: int, user) -> Game:
@@ -136,9 +138,16 @@ def game_start(*, game_id: int, user) -> Game:
     return game
 
 
+def _touch(game: Game) -> None:
+    """Tell polling pages that something changed (the caller holds the row lock)."""
+    game.revision += 1
+    game.save(update_fields=["revision"])
+
+
 def _store(game: Game, state: engine.State) -> None:
     """Copy the engine state into the game row (the caller saves it)."""
     now = timezone.now()
+    game.revision += 1
     game.snapshot = state.to_json()
     game.version = state.version
     if state.finished:
@@ -209,6 +218,7 @@ def chat_post(*, game_id: int, user, text: str) -> ChatMessage:
     with transaction.atomic():
         game = _locked(game_id)
         seat = _live_seat(game, user)
+        _touch(game)
         return ChatMessage.objects.create(game=game, seat=seat, text=text[:500])
 
 

@@ -4,4 +4,15 @@ from . import views
 
 urlpatterns = [
     path("", views.home, name="home"),
+    path("games/", views.lobby, name="lobby"),
+    path("games/new/", views.game_create, name="game_create"),
+    path("games/<int:pk>/", views.game_detail, name="game"),
+    path("games/<int:pk>/poll/", views.game_poll, name="game_poll"),
+    path("games/<int:pk>/move/", views.move_create, name="move"),
+    path("games/<int:pk>/chat/", views.chat_create, name="chat"),
+    path("games/<int:pk>/join/", views.seat_join, name="join"),
+    path("games/<int:pk>/leave/", views.seat_leave, name="leave"),
+    path("games/<int:pk>/start/", views.game_start, name="start"),
+    path("invite/<str:token>/", views.invite, name="invite"),
+    path("invite/<str:token>/join/", views.invite_accept, name="invite_accept"),
 ]

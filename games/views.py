@@ -1,7 +1,212 @@
-from django.shortcuts import render
-from django.views.decorators.http import require_safe
+"""Views: thin. They read the request, call a selector or a service, and render.
+
+The acting seat always comes from ``request.user``, never from a request parameter.
+"""
+
+from __future__ import annotations
+
+import secrets
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.http import Http404, HttpResponse
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.utils.translation import gettext as _
+from django.views.decorators.cache import never_cache
+from django.views.decorators.http import require_POST, require_safe
+
+from . import selectors, services
+from .forms import GameCreateForm, MoveForm
+
+# The parts of the game page a client may ask for (django-template-partials names).
+PARTIALS = {"play": "games/game.html#play", "chat": "games/game.html#chat"}
+CHAT_SENT = "games/chat_sent.html"  # a fresh chat form, and the play area out of band
 
 
 @require_safe
 def home(request):
+    if request.user.is_authenticated:
+        dashboard = selectors.dashboard_for(request.user)
+        return render(request, "games/dashboard.html", {"dashboard": dashboard})
     return render(request, "games/home.html")
+
+
+@require_safe
+@login_required
+def lobby(request):
+    return render(
+        request,
+        "games/lobby.html",
+        {"games": selectors.open_lobbies(request.user), "form": GameCreateForm()},
+    )
+
+
+@require_POST
+@login_required
+def game_create(request):
+    form = GameCreateForm(request.POST)
+    if not form.is_valid():
+        games = selectors.open_lobbies(request.user)
+        return render(request, "games/lobby.html", {"games": games, "form": form}, status=422)
+    try:
+        game = services.game_create(creator=request.user, **form.cleaned_data)
+    except services.ServiceError as error:
+        form.add_error(None, error.message)
+        games = selectors.open_lobbies(request.user)
+        return render(request, "games/lobby.html", {"games": games, "form": form}, status=422)
+    return redirect("game", pk=game.pk)
+
+
+def _visible_game(request, pk):
+    game = selectors.game_for(pk, request.user)
+    if game is None:
+        raise Http404
+    return game
+
+
+def _selection(request) -> dict:
+    card = request.GET.get("card") or None
+    return {"selected": card, "turned": request.GET.get("turned") == "1"}
+
+
+def _render_game(
+    request, game, *, partial=None, template=None, status=200, notice=None, error=None
+):
+    page = selectors.game_page(game, request.user, **_selection(request))
+    # A fresh idempotency key per rendered page: a double click or a retry sends the same one.
+    key = secrets.token_urlsafe(12)
+    context = {"page": page, "notice": notice, "error": error, "move_key": key}
+    template = template or (PARTIALS[partial] if partial else "games/game.html")
+    return render(request, template, context, status=status)
+
+
+@require_safe
+@login_required
+@never_cache
+def game_detail(request, pk):
+    game = _visible_game(request, pk)
+    partial = request.GET.get("part") if request.htmx else None
+    if partial is not None and partial not in PARTIALS:
+        raise Http404
+    return _render_game(request, game, partial=partial)
+
+
+@require_safe
+@login_required
+@never_cache
+def game_poll(request, pk):
+    """Other players' pages poll here: 204 while nothing changed (one query), else the new part."""
+    try:
+        revision = int(request.GET.get("v", ""))
+    except ValueError:
+        revision = -1
+    if selectors.revision_unchanged(pk, request.user, revision):
+        return HttpResponse(status=204)
+    return _render_game(request, _visible_game(request, pk), partial="play")
+
+
+@require_POST
+@login_required
+def move_create(request, pk):
+    game = _visible_game(request, pk)
+    page_hand = selectors.my_hand(game, request.user)
+    form = MoveForm(request.POST, hand=page_hand)
+    if not form.is_valid():
+        return _answer(request, game, error=_("That move is incomplete."), status=422)
+    try:
+        services.move_submit(
+            game_id=game.pk,
+            user=request.user,
+            move=form.move(),
+            expected_version=form.cleaned_data["version"],
+            idempotency_key=form.cleaned_data["key"] or None,
+        )
+    except services.StaleVersion as stale:
+        return _answer(request, game, error=stale.message, status=409)
+    except services.ServiceError as refused:
+        status = 403 if refused.code == "not-seated" else 422
+        return _answer(request, game, error=refused.message, status=status)
+    return _answer(request, game, notice=_("Your move is made."))
+
+
+def _answer(request, game, *, notice=None, error=None, status=200):
+    """htmx gets the fresh part of the page; a plain form post is redirected (POST/redirect/GET)."""
+    if request.htmx:
+        game = selectors.game_for(game.pk, request.user)
+        return _render_game(
+            request, game, partial="play", status=status, notice=notice, error=error
+        )
+    if error:
+        messages.error(request, error)
+    elif notice:
+        messages.success(request, notice)
+    return redirect("game", pk=game.pk)
+
+
+@require_POST
+@login_required
+def chat_create(request, pk):
+    game = _visible_game(request, pk)
+    try:
+        services.chat_post(game_id=game.pk, user=request.user, text=request.POST.get("text", ""))
+    except services.ServiceError as refused:
+        return _answer(request, game, error=refused.message, status=422)
+    if request.htmx:
+        return _render_game(request, selectors.game_for(pk, request.user), template=CHAT_SENT)
+    return redirect("game", pk=game.pk)
+
+
+@require_POST
+@login_required
+def seat_join(request, pk):
+    game = _visible_game(request, pk)
+    return _lobby_action(request, game, services.seat_join)
+
+
+@require_POST
+@login_required
+def seat_leave(request, pk):
+    game = _visible_game(request, pk)
+    return _lobby_action(request, game, services.seat_leave)
+
+
+@require_POST
+@login_required
+def game_start(request, pk):
+    game = _visible_game(request, pk)
+    return _lobby_action(request, game, services.game_start)
+
+
+def _lobby_action(request, game, service):
+    try:
+        service(game_id=game.pk, user=request.user)
+    except services.ServiceError as refused:
+        messages.error(request, refused.message)
+    return redirect("game", pk=game.pk)
+
+
+@require_safe
+@login_required
+@never_cache
+def invite(request, token):
+    """An invite link shows the game and a join button; only the POST joins (link scanners)."""
+    game = selectors.game_by_invite(token)
+    if game is None:
+        raise Http404
+    if request.user.is_authenticated and selectors.live_seat(game, request.user):
+        return redirect("game", pk=game.pk)
+    return render(request, "games/invite.html", {"game": selectors.invite_page(game)})
+
+
+@require_POST
+@login_required
+def invite_accept(request, token):
+    game = selectors.game_by_invite(token)
+    if game is None:
+        raise Http404
+    try:
+        services.seat_join(game_id=game.pk, user=request.user)
+    except services.ServiceError as refused:
+        messages.error(request, refused.message)
+    return redirect(reverse("game", kwargs={"pk": game.pk}))

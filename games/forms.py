@@ -1,0 +1,125 @@
+"""Forms: turn posted fields into an engine move, or into lobby settings."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from django import forms
+from django.utils.translation import gettext_lazy as _
+
+from games.engine.cards import PLAYERS
+
+from .models import Game
+
+MOVE_KINDS = ("place", "action", "pass", "clear", "pick-gold", "steal")
+
+
+class MoveForm(forms.Form):
+    """The posted fields of any move. Only shapes are checked here; the rules are the engine's."""
+
+    version = forms.IntegerField(min_value=0)
+    key = forms.CharField(max_length=64, required=False)
+    kind = forms.ChoiceField(choices=[(k, k) for k in MOVE_KINDS])
+    card = forms.CharField(max_length=40, required=False)
+    at = forms.RegexField(r"^-?\d{1,3},-?\d{1,3}$", required=False)
+    turned = forms.BooleanField(required=False)
+    target = forms.CharField(max_length=10, required=False)
+    tool = forms.CharField(max_length=10, required=False)
+    goal = forms.CharField(max_length=10, required=False)
+    discard = forms.MultipleChoiceField(required=False)
+    remove = forms.CharField(max_length=40, required=False)
+    value = forms.IntegerField(required=False, min_value=0, max_value=9)
+    victim = forms.CharField(max_length=10, required=False)
+
+    def __init__(self, *args, hand: list[str] = (), **kwargs):
+        super().__init__(*args, **kwargs)
+        # Discards are posted as positions in the sorted hand, so two copies of a card can be told
+        # apart; anything else is refused by the form.
+        self.hand = sorted(hand)
+        self.fields["discard"].choices = [(str(i), str(i)) for i in range(len(self.hand))]
+
+    def move(self) -> dict:
+        """The engine move these fields describe (call after ``is_valid``)."""
+        data = self.cleaned_data
+        kind = data["kind"]
+        move: dict = {"move": kind}
+        if kind == "place":
+            move.update(card=data["card"], at=_position(data["at"]), turned=data["turned"])
+        elif kind == "action":
+            move["card"] = data["card"]
+            for key in ("target", "tool", "goal"):
+                if data[key]:
+                    move[key] = data[key]
+            if data["at"]:
+                move["at"] = _position(data["at"])
+        elif kind in ("pass", "clear"):
+            move["discard"] = [self.hand[int(i)] for i in data["discard"]]
+            if kind == "clear":
+                move["remove"] = data["remove"]
+        elif kind == "pick-gold":
+            move["value"] = data["value"]
+        elif kind == "steal":
+            move["victim"] = data["victim"] or None
+        return move
+
+
+def _position(text: str | None) -> list[int] | None:
+    if not text:
+        return None
+    x, y = text.split(",")
+    return [int(x), int(y)]
+
+
+TURN_LIMITS = [
+    (timedelta(hours=1), _("1 hour")),
+    (timedelta(hours=6), _("6 hours")),
+    (timedelta(hours=12), _("12 hours")),
+    (timedelta(days=1), _("1 day")),
+    (timedelta(days=2), _("2 days")),
+    (timedelta(days=3), _("3 days")),
+    (timedelta(days=7), _("7 days")),
+]
+
+
+class GameCreateForm(forms.Form):
+    name = forms.CharField(label=_("Name"), max_length=80)
+    ruleset = forms.ChoiceField(label=_("Rule set"), choices=Game.Ruleset.choices)
+    max_seats = forms.IntegerField(
+        label=_("Number of players"), min_value=2, max_value=12, initial=4
+    )
+    variants = forms.MultipleChoiceField(
+        label=_("Variants (base game only)"),
+        required=False,
+        widget=forms.CheckboxSelectMultiple,
+        choices=[
+            ("old-mine", _("Old mine: gold cards 4×3, 8×2, 10×1, 6×0")),
+            ("new-mine", _("New mine: as many gold cards as gold diggers")),
+            ("rivalry", _("Rivalry: a broken tool at round end means no gold")),
+            ("greedy-dwarf", _("Greedy dwarf: one gold digger wins only by finding the gold")),
+            ("max-saboteurs", _("Every saboteur in play")),
+        ],
+    )
+    visibility = forms.ChoiceField(
+        label=_("Who may join"), choices=Game.Visibility.choices, initial="open"
+    )
+    turn_limit = forms.TypedChoiceField(
+        label=_("Time per turn"),
+        choices=[(str(int(d.total_seconds())), label) for d, label in TURN_LIMITS],
+        coerce=lambda seconds: timedelta(seconds=int(seconds)),
+        initial=str(int(timedelta(days=2).total_seconds())),
+    )
+
+    def clean(self):
+        data = super().clean()
+        ruleset, seats = data.get("ruleset"), data.get("max_seats")
+        if ruleset and seats:
+            low, high = PLAYERS[ruleset]
+            if not low <= seats <= high:
+                self.add_error(
+                    "max_seats",
+                    _("This rule set is for %(low)d to %(high)d players.")
+                    % {"low": low, "high": high},
+                )
+        if ruleset != Game.Ruleset.BASE and data.get("variants"):
+            self.add_error("variants", _("Variants belong to the base game."))
+        return data

@@ -1,0 +1,152 @@
+"""The move log in plain words: public events for everyone, private details for their owner."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from django.utils.translation import gettext as _
+
+from .drawing import card_name, role_name
+
+
+def goal_label(goal: str) -> str:
+    return {"north": _("north"), "middle": _("middle"), "south": _("south")}.get(goal, goal)
+
+
+def tool_label(tool: str) -> str:
+    return {"pickaxe": _("pickaxe"), "lantern": _("lantern"), "cart": _("cart")}.get(tool, tool)
+
+
+@dataclass(frozen=True)
+class Entry:
+    sequence: int
+    text: str
+    private: bool
+
+
+def entries_for(moves, names: dict[str, str], me: str | None) -> list[Entry]:
+    """Log lines for the viewer ``me`` (an engine seat name, or None for a spectator).
+
+    ``moves`` yields (sequence, events); ``names`` maps engine seat names to display names.
+    """
+    entries = []
+    for sequence, events in moves:
+        for event in events:
+            to = event.get("to")
+            if to is not None and to != me:
+                continue
+            text = describe(event, names, me)
+            if text:
+                entries.append(Entry(sequence, text, private=to is not None))
+    return entries
+
+
+def describe(event: dict, names: dict[str, str], me: str | None) -> str | None:
+    """One event as a sentence, or None for events not worth a line."""
+    kind = event["kind"]
+    who = names.get(event.get("seat"), "?")
+    if kind == "placed":
+        return _("%(who)s placed %(card)s at %(x)d, %(y)d.") % {
+            "who": who,
+            "card": card_name(event["card"]),
+            "x": event["at"][0],
+            "y": event["at"][1],
+        }
+    if kind == "goal-revealed":
+        return _("The %(goal)s goal is revealed: %(card)s.") % {
+            "goal": goal_label(event["goal"]),
+            "card": card_name(event["card"]),
+        }
+    if kind == "action":
+        return _action(event, who, names)
+    if kind == "repaired":
+        return _("%(target)s's %(tool)s is repaired.") % {
+            "target": names.get(event["target"], "?"),
+            "tool": tool_label(event["tool"]),
+        }
+    if kind == "passed":
+        return _("%(who)s passed and discarded %(count)d card(s) face down.") % {
+            "who": who,
+            "count": event["count"],
+        }
+    if kind == "cleared":
+        return _("%(who)s discarded two cards to remove %(card)s.") % {
+            "who": who,
+            "card": card_name(event["removed"]),
+        }
+    if kind == "gold-taken":
+        return _("%(who)s took a gold card.") % {"who": who}
+    if kind == "stole":
+        if event["victim"] is None:
+            return _("%(who)s stole nothing.") % {"who": who}
+        return _("%(who)s stole one gold from %(victim)s.") % {
+            "who": who,
+            "victim": names.get(event["victim"], "?"),
+        }
+    if kind == "round-ended":
+        found = event["treasure_found"]
+        return (
+            _("Round %(round)d is over: the treasure was found.")
+            if found
+            else _("Round %(round)d is over: the treasure was not found.")
+        ) % {"round": event["round"]}
+    if kind == "round-started":
+        return _("Round %(round)d begins; %(who)s starts.") % {
+            "round": event["round"],
+            "who": names.get(event["first"], "?"),
+        }
+    if kind == "game-ended":
+        return _("The game is over.")
+    return _private(event, names)
+
+
+def _action(event: dict, who: str, names: dict[str, str]) -> str:
+    card = card_name(event["card"])
+    if "goal" in event:
+        return _("%(who)s used a map on the %(goal)s goal.") % {
+            "who": who,
+            "goal": goal_label(event["goal"]),
+        }
+    if "at" in event:
+        return _("%(who)s played %(card)s at %(x)d, %(y)d.") % {
+            "who": who,
+            "card": card,
+            "x": event["at"][0],
+            "y": event["at"][1],
+        }
+    if "target" in event:
+        return _("%(who)s played %(card)s on %(target)s.") % {
+            "who": who,
+            "card": card,
+            "target": names.get(event["target"], "?"),
+        }
+    return _("%(who)s played %(card)s.") % {"who": who, "card": card}
+
+
+def _private(event: dict, names: dict[str, str]) -> str | None:
+    kind = event["kind"]
+    if kind == "drew":
+        return _("You drew %(cards)s.") % {"cards": _cards(event["cards"])}
+    if kind == "discarded":
+        return _("You discarded %(cards)s.") % {"cards": _cards(event["cards"])}
+    if kind == "peeked":
+        return _("You saw: the %(goal)s goal is %(card)s.") % {
+            "goal": goal_label(event["goal"]),
+            "card": card_name(event["card"]),
+        }
+    if kind == "inspected":
+        return _("You saw: %(target)s is %(role)s.") % {
+            "target": names.get(event["target"], "?"),
+            "role": role_name(event["role"]),
+        }
+    if kind == "new-role":
+        return _("Your new role: %(role)s.") % {"role": role_name(event["role"])}
+    if kind == "hand-received":
+        return _("Your hand is now: %(cards)s.") % {"cards": _cards(event["cards"])}
+    if kind == "gold-picked":
+        return _("You kept a gold card worth %(value)d.") % {"value": event["value"]}
+    return None
+
+
+def _cards(cards: list[str]) -> str:
+    return ", ".join(str(card_name(card)) for card in cards) or _("nothing")

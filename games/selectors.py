@@ -1,0 +1,427 @@
+"""Selectors: read the database and build what one viewer may see.
+
+Templates get a ``GamePage`` built from the engine's ``view_for`` for the viewer's own seat; they
+never see a ``Game`` row, its snapshot or the engine state.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+
+from django.db.models import F, Q
+from django.utils.translation import gettext as _
+
+from games import engine
+from games.engine.cards import CATALOGUE, PATH
+
+from .drawing import card_name, card_svg, goal_back_svg, role_name
+from .log import Entry, entries_for, goal_label, tool_label
+from .models import ChatMessage, Game, Seat
+
+LOG_LENGTH = 80
+CHAT_LENGTH = 50
+
+
+def display_name(seat: Seat) -> str:
+    return seat.user.display_name if seat.user else _("deleted player")
+
+
+def live_seat(game: Game, user) -> Seat | None:
+    if not user.is_authenticated:
+        return None
+    for seat in game.seats.all():
+        if seat.user_id == user.pk and seat.state != Seat.State.REPLACED:
+            return seat
+    return None
+
+
+def game_for(game_id: int, user) -> Game | None:
+    """The game if ``user`` may see it: open games for everyone, private ones for their players
+    (replaced players included, since they sat at the table). None means "no such game"."""
+    game = Game.objects.filter(pk=game_id).prefetch_related("seats__user").first()
+    if game is None or game.visibility == Game.Visibility.OPEN:
+        return game
+    if user.is_authenticated and any(s.user_id == user.pk for s in game.seats.all()):
+        return game
+    return None
+
+
+def game_by_invite(token: str) -> Game | None:
+    return Game.objects.filter(invite_token=token).prefetch_related("seats__user").first()
+
+
+def revision_unchanged(game_id: int, user, revision: int) -> bool:
+    """One indexed query: is the game still at ``revision`` for this viewer?"""
+    visible = Q(visibility=Game.Visibility.OPEN)
+    if user.is_authenticated:
+        visible |= Q(seats__user=user)
+    return Game.objects.filter(visible, pk=game_id, revision=revision).exists()
+
+
+def awaiting_count(user) -> int:
+    """How many running games wait for this user's decision."""
+    return (
+        Game.objects.filter(
+            status=Game.Status.RUNNING,
+            seats__user=user,
+            seats__position=F("to_move"),
+        )
+        .exclude(seats__state=Seat.State.REPLACED)
+        .count()
+    )
+
+
+@dataclass
+class Dashboard:
+    awaiting: list[Game]
+    running: list[Game]
+    lobby: list[Game]
+    finished: list[Game]
+
+
+def dashboard_for(user) -> Dashboard:
+    """My games: awaiting my decision (longest waiting first), other running, lobbies, finished."""
+    mine = (
+        Game.objects.filter(seats__user=user)
+        .exclude(seats__state=Seat.State.REPLACED)
+        .annotate(my_position=F("seats__position"))
+        .distinct()
+    )
+    running = list(mine.filter(status=Game.Status.RUNNING).order_by("decision_since"))
+    return Dashboard(
+        awaiting=[g for g in running if g.to_move == g.my_position],
+        running=[g for g in running if g.to_move != g.my_position],
+        lobby=list(mine.filter(status=Game.Status.LOBBY)),
+        finished=list(mine.filter(status=Game.Status.FINISHED).order_by("-finished_at")[:30]),
+    )
+
+
+def open_lobbies(user) -> list[Game]:
+    return list(
+        Game.objects.filter(status=Game.Status.LOBBY, visibility=Game.Visibility.OPEN)
+        .prefetch_related("seats__user")
+        .order_by("-created_at")[:50]
+    )
+
+
+# -- The game page ---------------------------------------------------------------------------
+
+
+@dataclass
+class Cell:
+    x: int
+    y: int
+    svg: str = ""
+    label: str = ""
+    legal: bool = False
+    face_down: bool = False
+
+
+@dataclass
+class Choice:
+    """One button: a complete move as form fields."""
+
+    label: str
+    fields: dict
+
+
+@dataclass
+class GamePage:
+    id: int
+    name: str
+    ruleset_label: str
+    status: str
+    status_label: str
+    revision: int
+    version: int
+    deadline: datetime | None
+    turn_limit: timedelta
+    invite_path: str | None
+    seated: bool
+    is_creator: bool
+    lobby_names: list[str]
+    max_seats: int
+    view: dict | None = None
+    me: str | None = None
+    my_turn: bool = False
+    to_move_name: str | None = None
+    players: list[dict] = field(default_factory=list)
+    rows: list[list[Cell]] = field(default_factory=list)
+    hand: list[dict] = field(default_factory=list)
+    role: str | None = None
+    knowledge: list[str] = field(default_factory=list)
+    selected: str | None = None
+    selected_name: str = ""
+    turned: bool = False
+    place_kind: str | None = None  # "place" or "rockfall" when board cells are buttons
+    choices: list[Choice] = field(default_factory=list)
+    discard_options: list[dict] = field(default_factory=list)
+    pass_range: tuple[int, int] = (1, 1)
+    clear_removable: list[dict] = field(default_factory=list)
+    gold_choices: list[Choice] = field(default_factory=list)
+    steal_choices: list[Choice] = field(default_factory=list)
+    rounds: list[dict] = field(default_factory=list)
+    standings: list[dict] = field(default_factory=list)
+    log: list[Entry] = field(default_factory=list)
+    chat: list[dict] = field(default_factory=list)
+
+
+def game_page(game: Game, user, *, selected: str | None = None, turned: bool = False) -> GamePage:
+    seats = list(game.seats.all())
+    me_seat = live_seat(game, user)
+    page = GamePage(
+        id=game.pk,
+        name=game.name,
+        ruleset_label=game.get_ruleset_display(),
+        status=game.status,
+        status_label=game.get_status_display(),
+        revision=game.revision,
+        version=game.version,
+        deadline=game.deadline,
+        turn_limit=game.turn_limit,
+        invite_path=None,
+        seated=me_seat is not None,
+        is_creator=user.is_authenticated and game.creator_id == user.pk,
+        lobby_names=[display_name(s) for s in seats],
+        max_seats=game.max_seats,
+    )
+    if me_seat is not None:
+        page.invite_path = game.invite_token
+    page.chat = _chat(game, me_seat)
+    if game.snapshot is None:
+        return page
+    names = {s.engine_name: display_name(s) for s in seats if s.state != Seat.State.REPLACED}
+    state = engine.State.from_json(game.snapshot)
+    me = me_seat.engine_name if me_seat else None
+    view = engine.view_for(state, me)
+    page.view, page.me = view, me
+    page.my_turn = me is not None and view["to_move"] == me
+    page.to_move_name = names.get(view["to_move"]) if view["to_move"] else None
+    page.players = _players(view, names, me)
+    legal = engine.legal_moves(state, me) if page.my_turn else []
+    _mine(page, view, legal, selected, turned, names)
+    page.rows = _board(view, legal, page)
+    page.rounds = _rounds(view, names)
+    if view["finished"]:
+        page.standings = sorted(
+            ({"name": p["name"], "gold": p["gold"]} for p in page.players),
+            key=lambda row: -row["gold"],
+        )
+    moves = game.moves.order_by("sequence").values_list("sequence", "events")
+    page.log = entries_for(moves, names, me)[-LOG_LENGTH:][::-1]
+    return page
+
+
+def _chat(game: Game, me_seat: Seat | None) -> list[dict]:
+    if me_seat is None:
+        return []
+    messages = (
+        ChatMessage.objects.filter(game=game)
+        .select_related("seat__user")
+        .order_by("-created_at", "-pk")[:CHAT_LENGTH]
+    )
+    return [
+        {"author": display_name(m.seat), "text": m.text, "at": m.created_at}
+        for m in reversed(messages)
+    ]
+
+
+def _players(view: dict, names: dict[str, str], me: str | None) -> list[dict]:
+    rows = []
+    for player in view["players"]:
+        seat = player["seat"]
+        rows.append(
+            {
+                "seat": seat,
+                "name": names.get(seat, _("deleted player")),
+                "hand_size": player["hand_size"],
+                "in_front": [card_name(c) for c in player["in_front"]],
+                "to_move": view["to_move"] == seat,
+                "is_me": seat == me,
+                "has_gold": player.get("has_gold"),
+                "gold": player.get("gold"),
+            }
+        )
+    return rows
+
+
+def _mine(page: GamePage, view: dict, legal: list[dict], selected, turned: bool, names) -> None:
+    mine = view["me"]
+    if mine is None:
+        return
+    page.role = role_name(mine["role"])
+    if mine["greedy"]:
+        page.knowledge.append(_("You are the greedy dwarf this round."))
+    for goal, card in sorted(mine["peeks"].items()):
+        page.knowledge.append(
+            _("You saw: the %(goal)s goal is %(card)s.")
+            % {"goal": goal_label(goal), "card": card_name(card)}
+        )
+    for target, role in sorted(mine["inspections"].items()):
+        page.knowledge.append(
+            _("You saw: %(target)s is %(role)s.")
+            % {"target": names.get(target, "?"), "role": role_name(role)}
+        )
+    playable = {m["card"] for m in legal if m["move"] in ("place", "action")}
+    if selected not in playable:
+        selected = None
+    page.selected, page.turned = selected, turned and selected is not None
+    if selected:
+        page.selected_name = card_name(selected)
+    page.hand = [
+        {
+            "id": card,
+            "name": card_name(card),
+            "svg": card_svg(card),
+            "playable": card in playable,
+            "selected": card == selected,
+        }
+        for card in sorted(mine["hand"])
+    ]
+    if selected and CATALOGUE[selected].kind == PATH:
+        page.place_kind = "place"
+    elif selected:
+        page.place_kind = "rockfall" if CATALOGUE[selected].effect == "rockfall" else None
+        page.choices = [
+            Choice(_choice_label(m, page), _fields(m))
+            for m in legal
+            if m.get("card") == selected and m["move"] == "action" and "at" not in m
+        ]
+    passes = [m for m in legal if m["move"] == "pass"]
+    if passes:
+        page.discard_options = [
+            {"id": c["id"], "name": c["name"], "index": i} for i, c in enumerate(page.hand)
+        ]
+        counts = [len(m["discard"]) for m in passes]
+        page.pass_range = (min(counts), max(counts))
+    page.clear_removable = [
+        {"id": card, "name": card_name(card)}
+        for card in sorted({m["remove"] for m in legal if m["move"] == "clear"})
+    ]
+    page.gold_choices = [
+        Choice(_("Keep %(value)d gold") % {"value": m["value"]}, _fields(m))
+        for m in legal
+        if m["move"] == "pick-gold"
+    ]
+    page.steal_choices = [
+        Choice(
+            _("Steal from %(name)s") % {"name": _player_name(page, m["victim"])}
+            if m["victim"]
+            else _("Steal nothing"),
+            _fields(m),
+        )
+        for m in legal
+        if m["move"] == "steal"
+    ]
+
+
+def _player_name(page: GamePage, seat: str) -> str:
+    return next((p["name"] for p in page.players if p["seat"] == seat), "?")
+
+
+def _choice_label(move: dict, page: GamePage) -> str:
+    if "goal" in move:
+        return _("Look at the %(goal)s goal") % {"goal": goal_label(move["goal"])}
+    target = _player_name(page, move["target"])
+    if "tool" in move:
+        return _("Repair %(name)s's %(tool)s") % {"name": target, "tool": tool_label(move["tool"])}
+    return _("Play on %(name)s") % {"name": target}
+
+
+def _fields(move: dict) -> dict:
+    """A move as the flat form fields the move view reads."""
+    fields = {"kind": move["move"]}
+    for key in ("card", "target", "tool", "goal", "value", "victim"):
+        if key in move and move[key] is not None:
+            fields[key] = move[key]
+    return fields
+
+
+def _board(view: dict, legal: list[dict], page: GamePage) -> list[list[Cell]]:
+    cards = {(c["x"], c["y"]): c for c in view["board"]}
+    backs = {(g["x"], g["y"]) for g in view["goals"] if g["face_down"]}
+    spots = set()
+    if page.place_kind == "place":
+        spots = {
+            tuple(m["at"])
+            for m in legal
+            if m["move"] == "place" and m["card"] == page.selected and m["turned"] == page.turned
+        }
+    elif page.place_kind == "rockfall":
+        spots = {tuple(m["at"]) for m in legal if m.get("card") == page.selected and "at" in m}
+    taken = set(cards) | backs
+    xs = [x for x, _ in taken | spots]
+    ys = [y for _, y in taken | spots]
+    rows = []
+    for y in range(min(ys) - 1, max(ys) + 2):
+        row = []
+        for x in range(min(xs) - 1, max(xs) + 2):
+            cell = Cell(x, y, legal=(x, y) in spots)
+            if (x, y) in cards:
+                card = cards[(x, y)]
+                cell.svg = card_svg(card["card"], card["turned"])
+                cell.label = card_name(card["card"])
+            elif (x, y) in backs:
+                cell.svg = goal_back_svg()
+                cell.face_down = True
+                cell.label = _("Face-down goal")
+            row.append(cell)
+        rows.append(row)
+    return rows
+
+
+def _rounds(view: dict, names: dict[str, str]) -> list[dict]:
+    rounds = []
+    for number, done in enumerate(view["rounds_done"], start=1):
+        rounds.append(
+            {
+                "number": number,
+                "treasure_found": done["treasure_found"],
+                "finisher": names.get(done["finisher"]) if done["finisher"] else None,
+                "winners": [names.get(s, "?") for s in done["winners"]],
+                "roles": [
+                    {"name": names.get(s, "?"), "role": role_name(r)}
+                    for s, r in done["roles"].items()
+                ],
+                "goals": [
+                    {"goal": goal_label(g), "card": card_name(c)} for g, c in done["goals"].items()
+                ],
+                "gained": [
+                    {"name": names.get(s, "?"), "gold": v} for s, v in done["gained"].items()
+                ],
+                "seed": done["seed"],
+                "seed_hash": done["seed_hash"],
+            }
+        )
+    return rounds
+
+
+def my_hand(game: Game, user) -> list[str]:
+    """The viewer's own hand (for reading posted discards), or nothing."""
+    seat = live_seat(game, user)
+    if seat is None or game.snapshot is None:
+        return []
+    state = engine.State.from_json(game.snapshot)
+    return engine.view_for(state, seat.engine_name)["me"]["hand"]
+
+
+@dataclass
+class InvitePage:
+    token: str
+    name: str
+    ruleset_label: str
+    status: str
+    players: list[str]
+    max_seats: int
+
+
+def invite_page(game: Game) -> InvitePage:
+    return InvitePage(
+        token=game.invite_token,
+        name=game.name,
+        ruleset_label=game.get_ruleset_display(),
+        status=game.status,
+        players=[display_name(s) for s in game.seats.all()],
+        max_seats=game.max_seats,
+    )
