@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from django.utils.html import escape, format_html
 from django.utils.safestring import SafeString, mark_safe
@@ -627,6 +628,7 @@ def _goal_back_face() -> str:
     return "".join(parts)
 
 
+@lru_cache(maxsize=256)
 def _face(card_id: str, turned: bool) -> str:
     """The inner drawing (no title) of a card face, in a 60 x 90 box."""
     card = CATALOGUE[card_id]
@@ -783,13 +785,15 @@ def board_layout(
     parts = [
         format_html(
             '<svg xmlns="http://www.w3.org/2000/svg" viewBox="{} {} {} {}" width="{}" height="{}" '
-            'class="board__svg" role="img" aria-label="{}">',
+            'class="board__svg" role="{}" aria-label="{}">',
             vx,
             vy,
             vw,
             vh,
             _n(vw * scale),
             _n(vh * scale),
+            # A picture, unless it holds links (role="img" would hide them from screen readers).
+            "img" if link is None else "group",
             _("Maze"),
         ),
         _rect(vx, vy, vw, vh, "#241d17"),
