@@ -366,6 +366,8 @@ def _board(view: dict, legal: list[dict], page: GamePage) -> list[list[Cell]]:
                 cell.svg = goal_back_svg()
                 cell.face_down = True
                 cell.label = _("Face-down goal")
+            elif cell.legal:
+                cell.svg = card_svg(page.selected, page.turned)  # a preview of the card there
             row.append(cell)
         rows.append(row)
     return rows

@@ -24,6 +24,7 @@ python manage.py createcachetable
 
 say "Demo players (log in with these):"
 python manage.py seed_demo
+python manage.py seed_demo_game
 
 # Each child runs in its own process group (setsid), so stopping the group also stops
 # what it spawned: runserver's autoreloader child, Celery's pool and beat processes.
