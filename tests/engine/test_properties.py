@@ -10,10 +10,12 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import random
 from collections import Counter
 
+import hypothesis
 import pytest
 from hypothesis import Phase, given, settings
 from hypothesis import strategies as st
@@ -30,6 +32,8 @@ from games.engine import (
     apply_in_place,
     legal_moves,
     replay,
+    seed_hash,
+    view_for,
 )
 from games.engine.cards import (
     BASE_GOLD,
@@ -198,6 +202,7 @@ def check_exactness(state: State, rng: random.Random, candidates: int = 60) -> N
         return
     seat = mover(state)
     listed = legal_moves(state, seat)
+    hypothesis.event(f"exactness checked at a {state.decision} decision")
     assert listed, "the seat to move always has a legal move"
     keys = {key(m) for m in listed}
     assert len(keys) == len(listed), "legal_moves lists a move twice"
@@ -396,6 +401,13 @@ def test_invariants_hold_after_every_move(ruleset, data):
         log.append((seat, move))
         for event in events:
             assert event["to"] is None or event["to"] in after.seats, event
+            if event["to"] is None:
+                # Public events name no drawn, discarded or peeked card, role or gold value
+                # (roles and gold only once public: at round end and game end).
+                assert not {"cards", "role", "value"} & set(event), event
+                if "card" in event:
+                    assert event["kind"] in ("placed", "action", "goal-revealed"), event
+            hypothesis.event(f"event {event['kind']} to {'all' if event['to'] is None else 'one'}")
         json.dumps(events)
         check_invariants(after, history["previous"], len(log))
         if move["move"] == "steal" and move["victim"] is not None:
@@ -420,3 +432,335 @@ def test_invariants_hold_after_every_move(ruleset, data):
     if history["midpoint"] is not None:
         snapshot, prefix = history["midpoint"]
         assert replay(state.config, prefix) == snapshot
+
+
+# -- 3. Views leak nothing -----------------------------------------------------------------------
+#
+# Each edit changes, on a clone, only something ``me`` may not know (RULES.md 8); ``me`` None is a
+# spectator, for whom every seat is "another seat". An edit returns False when it does not apply.
+
+
+def others(state: State, me: int | None) -> list[int]:
+    return [i for i in range(len(state.seats)) if i != me]
+
+
+def running(state: State) -> bool:
+    """The round is under way: its roles, goals and seed are still secret."""
+    return not state.finished and state.decision == TURN
+
+
+def edit_hand_with_pile(state, me, rng):
+    """Swap a card of another hand with a card of the pile (hand sizes and deck kept)."""
+    holders = [i for i in others(state, me) if state.hands[i]]
+    if not holders or not state.pile:
+        return False
+    i = rng.choice(holders)
+    a, b = rng.randrange(len(state.hands[i])), rng.randrange(len(state.pile))
+    state.hands[i][a], state.pile[b] = state.pile[b], state.hands[i][a]
+    rng.shuffle(state.hands[i])
+    return True
+
+
+def edit_hands_between_others(state, me, rng):
+    holders = [i for i in others(state, me) if state.hands[i]]
+    if len(holders) < 2:
+        return False
+    i, j = rng.sample(holders, 2)
+    a, b = rng.randrange(len(state.hands[i])), rng.randrange(len(state.hands[j]))
+    state.hands[i][a], state.hands[j][b] = state.hands[j][b], state.hands[i][a]
+    return True
+
+
+def edit_pile_order(state, me, rng):
+    if len(set(state.pile)) < 2:
+        return False
+    rng.shuffle(state.pile)
+    return True
+
+
+def edit_discard_and_removed(state, me, rng):
+    """Face-down discards and the 10 removed cards: swap one with a pile card."""
+    if not state.pile or not (state.discard or state.removed):
+        return False
+    lst = rng.choice([x for x in (state.discard, state.removed) if x])
+    a, b = rng.randrange(len(lst)), rng.randrange(len(state.pile))
+    lst[a], state.pile[b] = state.pile[b], lst[a]
+    return True
+
+
+def edit_roles(state, me, rng):
+    """Permute the roles of the other seats (and move the greedy dwarf among them)."""
+    if not running(state):
+        return False
+    seats = others(state, me)
+    roles = [state.roles[i] for i in seats]
+    rng.shuffle(roles)
+    for i, role in zip(seats, roles, strict=True):
+        state.roles[i] = role
+    if state.greedy is not None and state.greedy != me:
+        diggers = [i for i in seats if state.roles[i] == GOLD_DIGGER]
+        state.greedy = rng.choice(diggers) if diggers else None
+    return True
+
+
+def edit_set_aside(state, me, rng):
+    """Exchange a set-aside (or swapped-away) dwarf card with another seat's role, or reorder."""
+    if not running(state) or not (state.set_aside or state.role_discards):
+        return False
+    pool = rng.choice([x for x in (state.set_aside, state.role_discards) if x])
+    if rng.random() < 0.5 and len(set(pool)) > 1:
+        rng.shuffle(pool)
+        return True
+    i = rng.choice(others(state, me))
+    a = rng.randrange(len(pool))
+    pool[a], state.roles[i] = state.roles[i], pool[a]
+    if state.greedy == i and state.roles[i] != GOLD_DIGGER:
+        state.greedy = None
+    return True
+
+
+def edit_goals(state, me, rng):
+    """Swap the cards of two face-down goals that ``me`` has not peeked."""
+    if not running(state):
+        return False
+    seen = state.peeks[me] if me is not None else {}
+    names = [
+        name for name, pos in state.goals.items() if state.board[pos].face_down and name not in seen
+    ]
+    if len(names) < 2:
+        return False
+    a, b = rng.sample(names, 2)
+    pa, pb = state.board[state.goals[a]], state.board[state.goals[b]]
+    pa.card, pb.card = pb.card, pa.card
+    for peeks in state.peeks:  # keep the other seats' maps truthful
+        for name in (a, b):
+            if name in peeks:
+                peeks[name] = state.board[state.goals[name]].card
+    return True
+
+
+def edit_gold(state, me, rng):
+    """Other seats' gold totals: secret in base; in saboteur2 only "has gold" is public."""
+    if state.finished:
+        return False
+    for i in others(state, me):
+        if state.ruleset == "base":
+            state.gold[i] = rng.randint(0, 30)
+        elif state.gold[i] > 0:
+            state.gold[i] = rng.randint(1, 30)
+    return True
+
+
+def edit_knowledge(state, me, rng):
+    """Other seats' map peeks and inspections."""
+    for i in others(state, me):
+        state.peeks[i] = {name: rng.choice(GOAL_CARDS) for name in GOAL_NAMES if rng.random() < 0.5}
+        state.inspections[i] = {
+            state.seats[j]: rng.choice(sorted(role_deck(state)))
+            for j in range(len(state.seats))
+            if j != i and rng.random() < 0.3
+        }
+    return True
+
+
+def edit_offer(state, me, rng):
+    """The gold cards offered to another picker (only their count is public)."""
+    if state.decision != PICK_GOLD or state.to_move == me:
+        return False
+    state.offer = [rng.choice((1, 2, 3)) for _ in state.offer]
+    return True
+
+
+def edit_future_seeds(state, me, rng):
+    """Seeds of later rounds: nobody knows them yet."""
+    seeds = list(state.config.round_seeds)
+    if len(seeds) <= state.round:
+        return False
+    for r in range(state.round, len(seeds)):
+        seeds[r] = f"{rng.getrandbits(64):016x}"
+    state.config = dataclasses.replace(state.config, round_seeds=seeds)
+    return True
+
+
+SECRET_EDITS = (
+    edit_hand_with_pile,
+    edit_hands_between_others,
+    edit_pile_order,
+    edit_discard_and_removed,
+    edit_roles,
+    edit_set_aside,
+    edit_goals,
+    edit_gold,
+    edit_knowledge,
+    edit_offer,
+    edit_future_seeds,
+)
+
+
+def check_views(state: State, rng: random.Random) -> None:
+    seats = state.seats
+    viewers = [None, *rng.sample(range(len(seats)), min(3, len(seats)))]
+    if state.to_move is not None and state.to_move not in viewers:
+        viewers.append(state.to_move)
+    for me in viewers:
+        name = seats[me] if me is not None else None
+        view = view_for(state, name)
+        json.dumps(view)
+        if me is None:
+            assert view["me"] is None
+        else:
+            assert view["me"]["seat"] == name
+            assert Counter(view["me"]["hand"]) == Counter(state.hands[me])
+            assert view["me"]["role"] == state.roles[me]
+        # Each edit alone (to name the leak), then all of them at once.
+        twin_all = state.clone()
+        for edit in SECRET_EDITS:
+            twin = state.clone()
+            if edit(twin, me, rng):
+                assert view_for(twin, name) == view, f"{edit.__name__} shows to {name}"
+                edit(twin_all, me, rng)
+        assert view_for(twin_all, name) == view
+        # The round's seed: only its hash is public while the round runs.
+        if not state.finished:
+            twin = state.clone()
+            seeds = list(state.config.round_seeds)
+            seeds[state.round - 1] = f"{rng.getrandbits(64):016x}"
+            twin.config = dataclasses.replace(state.config, round_seeds=seeds)
+            other = view_for(twin, name)
+            assert other["seed_hash"] == seed_hash(seeds[state.round - 1]) != view["seed_hash"]
+            assert {**other, "seed_hash": None} == {**view, "seed_hash": None}
+    # A seat's view is the public view plus its own "me" part and its own gains.
+    public = strip_private(view_for(state, None))
+    for name in seats:
+        assert strip_private(view_for(state, name)) == public
+
+
+def strip_private(view: dict) -> dict:
+    view = {**view, "me": None}
+    view["rounds_done"] = [{**r, "gained": None} for r in view["rounds_done"]]
+    return view
+
+
+def check_tokens(state: State) -> None:
+    """No role, face-down goal card or round seed that a viewer may not know appears in the text
+    of their view (round 1 only: finished rounds publish their roles and goals)."""
+    if state.rounds_done or state.round != 1:
+        return
+    hidden_goals = {
+        state.board[pos].card for pos in state.goals.values() if state.board[pos].face_down
+    }
+    shown_goals = {
+        state.board[pos].card for pos in state.goals.values() if not state.board[pos].face_down
+    }
+    seed = state.config.round_seeds[0]
+    for me in [None, *range(len(state.seats))]:
+        text = json.dumps(view_for(state, state.seats[me] if me is not None else None))
+        known_roles = set()
+        known_goals = set(shown_goals)
+        if me is not None:
+            known_roles = {state.roles[me], *state.inspections[me].values()}
+            known_goals |= set(state.peeks[me].values())
+        for role in role_deck(state):
+            if role not in known_roles:
+                assert f'"{role}"' not in text, (role, me)
+        for card in hidden_goals - known_goals:
+            assert f'"{card}"' not in text, (card, me)
+        assert seed not in text
+
+
+@pytest.mark.parametrize("ruleset", RULESETS)
+@settings(max_examples=25, deadline=None, phases=NO_SHRINK)
+@given(data=st.data())
+def test_views_leak_nothing(ruleset, data):
+    spec = data.draw(game_specs(ruleset=ruleset, rounds=data.draw(st.sampled_from((1, 2)))))
+    rng = random.Random(data.draw(rng_seeds))
+    state = spec.build()
+    eager = rng.random() < 0.6
+    check_views(state, rng)
+    check_tokens(state)
+    while not state.finished:
+        apply_in_place(state, *choose_move(state, rng, eager))
+        if state.decision != TURN or rng.random() < 0.08:
+            check_views(state, rng)
+        check_tokens(state)
+    check_views(state, rng)
+
+
+# -- Saboteur 2's private effects ----------------------------------------------------------------
+
+PRIVATE_CARDS = ("swap-hats", "inspection", "swap-hand")
+
+
+def check_private_effect(before: State, seat: str, move: dict, after: State, events) -> None:
+    names = before.seats
+    m = before.seat_index(seat)
+    t = before.seat_index(move["target"])
+    card = move["card"]
+    views = {name: view_for(after, name) for name in names}
+    if card == "swap-hats":
+        new_role = before.set_aside[0] if before.set_aside else before.roles[t]
+        assert after.roles[t] == new_role
+        assert views[names[t]]["me"]["role"] == new_role
+        # Nobody else can tell which role the target took: put the old one back, same views.
+        twin = after.clone()
+        twin.roles[t] = before.roles[t]
+        twin.set_aside, twin.role_discards = list(before.set_aside), list(before.role_discards)
+        for i, name in enumerate(names):
+            if i != t:
+                assert view_for(twin, name) == views[name], name
+                assert views[name]["me"]["role"] == before.roles[i]
+    elif card == "inspection":
+        assert views[seat]["me"]["inspections"][names[t]] == before.roles[t]
+        twin = after.clone()
+        twin.inspections[m] = dict(before.inspections[m])
+        for name in names:
+            if name != seat:
+                assert view_for(twin, name) == views[name], name
+    elif card == "swap-hand":
+        old_mover_hand = list(before.hands[m])
+        old_mover_hand.remove("swap-hand")
+        drawn = before.pile[:1]
+        assert Counter(views[seat]["me"]["hand"]) == Counter(before.hands[t])
+        assert Counter(views[names[t]]["me"]["hand"]) == Counter(old_mover_hand + drawn)
+        # Anyone else sees sizes only: another content of the same sizes gives the same view.
+        twin = after.clone()
+        pool = twin.hands[m] + twin.hands[t] + twin.pile
+        random.Random(len(pool)).shuffle(pool)
+        sizes = len(twin.hands[m]), len(twin.hands[t])
+        twin.hands[m], twin.hands[t] = pool[: sizes[0]], pool[sizes[0] : sum(sizes)]
+        twin.pile = pool[sum(sizes) :]
+        for i, name in enumerate(names):
+            if i not in (m, t):
+                assert view_for(twin, name) == views[name], name
+                players = views[name]["players"]
+                assert players[m]["hand_size"] == len(after.hands[m])
+                assert players[t]["hand_size"] == len(after.hands[t])
+    # Events: the private detail goes to its one seat; the public ones carry no role or hand.
+    private = {"swap-hats": "new-role", "inspection": "inspected", "swap-hand": "hand-received"}
+    details = [e for e in events if e["kind"] == private[card]]
+    assert details
+    for event in events:
+        if event["to"] is None:
+            assert "role" not in event and "cards" not in event, event
+    for event in details:
+        expected = {"new-role": names[t], "inspected": seat}.get(event["kind"])
+        assert event["to"] in ((expected,) if expected else (seat, names[t])), event
+
+
+@settings(max_examples=25, deadline=None, phases=NO_SHRINK)
+@given(spec=game_specs(ruleset="saboteur2", rounds=1), seed=rng_seeds)
+def test_saboteur2_private_effects(spec, seed):
+    rng = random.Random(seed)
+    state = spec.build()
+    while not state.finished:
+        seat = mover(state)
+        moves = legal_moves(state, seat)
+        private = [m for m in moves if m.get("card") in PRIVATE_CARDS]
+        if private and rng.random() < 0.8:
+            move = rng.choice(private)
+            after, events = apply(state, seat, move)
+            check_private_effect(state, seat, move, after, events)
+            hypothesis.event(move["card"])
+            state = after
+        else:
+            apply_in_place(state, *choose_move(state, rng, eager=rng.random() < 0.5))
