@@ -250,3 +250,19 @@ def test_dashboard_lists_games_awaiting_me_first(players):
     body = logged_in(other.user).get(reverse("home")).content.decode()
     awaiting = re.search(r'data-testid="awaiting">(.*?)</ul>', body, re.S).group(1)
     assert "Deep mine" not in awaiting
+
+
+def test_every_page_shows_how_many_games_await_me(players):
+    game = start_game(players)
+    seat, _ = to_move(game)
+    body = logged_in(seat.user).get(reverse("lobby")).content.decode()
+    assert re.search(r'class="badge"[^>]*>1</span>', body)
+    other = game.seats.exclude(pk=seat.pk).first()
+    body = logged_in(other.user).get(reverse("lobby")).content.decode()
+    assert 'class="badge"' not in body
+
+
+def test_htmx_swaps_refusals_so_the_player_sees_the_reason(client):
+    """409 and 422 answers carry the fresh page part: htmx must be told to swap them."""
+    body = client.get(reverse("home")).content.decode()
+    assert '"code": "(409|422)", "swap": true' in body
