@@ -26,22 +26,28 @@ say "Demo players (log in with these):"
 python manage.py seed_demo
 python manage.py seed_demo_game
 
-# Each child runs in its own process group (setsid), so stopping the group also stops
-# what it spawned: runserver's autoreloader child, Celery's pool and beat processes.
+# Each child runs in its own process group (setsid). Stopping: first TERM to the group leader
+# only (Celery's main process then shuts its pool and beat down in order; signalling them all
+# at once can hang it), then TERM/KILL to whatever is left in the group (runserver's
+# autoreloader child survives its parent otherwise).
 pids=()
 cleanup() {
     trap - INT TERM EXIT
     say "Stopping"
     local pid killer
     for pid in "${pids[@]}"; do
-        kill -TERM -- "-$pid" 2>/dev/null || true
+        kill -TERM "$pid" 2>/dev/null || true
     done
-    # Whatever has not stopped within 15 seconds is killed.
-    setsid bash -c "sleep 15; kill -KILL -- ${pids[*]/#/-} 2>/dev/null" &
+    # Whatever has not stopped within 20 seconds is killed.
+    setsid bash -c "sleep 20; kill -KILL -- ${pids[*]/#/-} 2>/dev/null" &
     killer=$!
     for pid in "${pids[@]}"; do
         wait "$pid" 2>/dev/null || true
-        kill -KILL -- "-$pid" 2>/dev/null || true # leftovers of that group, if any
+        kill -TERM -- "-$pid" 2>/dev/null || true
+    done
+    sleep 1
+    for pid in "${pids[@]}"; do
+        kill -KILL -- "-$pid" 2>/dev/null || true
     done
     kill -- "-$killer" 2>/dev/null || true
     wait "$killer" 2>/dev/null || true
