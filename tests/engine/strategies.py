@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from hypothesis import strategies as st
 
 from games.engine import State, apply_in_place, legal_moves, new_game
-from games.engine.cards import VARIANTS
+from games.engine.cards import CATALOGUE, GOAL_NAMES, ROLES, VARIANTS
 
 SEAT_NAMES = ("ann", "bob", "cid", "dan", "eve", "fay", "gus", "hal", "ivy", "jon", "kim", "lee")
 PLAYERS = {"base": (3, 10), "saboteur2": (2, 12)}
@@ -20,6 +20,9 @@ PLAYERS = {"base": (3, 10), "saboteur2": (2, 12)}
 # game that never ends (an engine bug), it is far above any real game length.
 MOVE_CAP = 2000
 
+# Names that are not also the project's vocabulary (so that token checks stay meaningful).
+_VOCABULARY = set(CATALOGUE) | {r for roles in ROLES.values() for r in roles} | set(GOAL_NAMES)
+free_names = st.text(min_size=1, max_size=8).filter(lambda name: name not in _VOCABULARY)
 seeds = st.binary(min_size=8, max_size=16).map(bytes.hex)
 
 
@@ -49,9 +52,13 @@ def game_specs(draw, ruleset: str | None = None, rounds=None) -> GameSpec:
         ruleset = draw(st.sampled_from(("base", "saboteur2")))
     low, high = PLAYERS[ruleset]
     players = draw(st.integers(low, high))
-    seats = list(SEAT_NAMES[:players])
-    if draw(st.booleans()):
-        seats = draw(st.permutations(seats))
+    if draw(st.integers(0, 3)) == 0:
+        # Seat names are free strings (SCENARIOS.md): any non-empty text, numbers and JSON-ish too.
+        seats = draw(st.lists(free_names, min_size=players, max_size=players, unique=True))
+    else:
+        seats = list(SEAT_NAMES[:players])
+        if draw(st.booleans()):
+            seats = draw(st.permutations(seats))
     variants = []
     if ruleset == "base":
         variants = sorted(draw(st.sets(st.sampled_from(VARIANTS))))
