@@ -1,3 +1,4 @@
+from django.conf import settings
 from django.contrib.auth.models import AbstractUser
 from django.db import models
 from django.db.models.functions import Lower
@@ -16,6 +17,23 @@ class User(AbstractUser):
         unique=True,
         help_text=_("The name other players see."),
     )
+
+    # Preferences (the profile page edits them).
+    language = models.CharField(
+        _("language"), max_length=8, blank=True, choices=settings.LANGUAGES,
+        help_text=_("The language of the site and of your emails."),
+    )  # fmt: skip
+    time_zone = models.CharField(_("time zone"), max_length=64, default="UTC")
+    email_turns = models.BooleanField(_("email me when it is my turn"), default=True)
+    email_reminders = models.BooleanField(
+        _("remind me before my time runs out"), default=True
+    )
+    email_digest = models.BooleanField(
+        _("one daily summary instead of an email per game"), default=False
+    )
+    email_mentions = models.BooleanField(_("email me when I am mentioned in chat"), default=True)
+    quiet_from = models.TimeField(_("quiet hours from"), null=True, blank=True)
+    quiet_until = models.TimeField(_("quiet hours until"), null=True, blank=True)
 
     REQUIRED_FIELDS = ["email", "display_name"]
 

@@ -123,3 +123,7 @@ class GameCreateForm(forms.Form):
         if ruleset != Game.Ruleset.BASE and data.get("variants"):
             self.add_error("variants", _("Variants belong to the base game."))
         return data
+
+
+class InvitationForm(forms.Form):
+    email = forms.EmailField(label=_("Friend's email address"))

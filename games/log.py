@@ -27,10 +27,15 @@ class Entry:
 def entries_for(moves, names: dict[str, str], me: str | None) -> list[Entry]:
     """Log lines for the viewer ``me`` (an engine seat name, or None for a spectator).
 
-    ``moves`` yields (sequence, events); ``names`` maps engine seat names to display names.
+    ``moves`` yields (sequence, events, automatic, seat position); ``names`` maps engine seat
+    names to display names.
     """
     entries = []
-    for sequence, events in moves:
+    for sequence, events, automatic, position in moves:
+        if automatic:
+            who = names.get(str(position), "?")
+            text = _("Time ran out for %(who)s: the site decided for them.") % {"who": who}
+            entries.append(Entry(sequence, text, private=False))
         for event in events:
             to = event.get("to")
             if to is not None and to != me:

@@ -106,6 +106,8 @@ class Seat(models.Model):
     position = models.PositiveSmallIntegerField(null=True, blank=True)
     state = models.CharField(max_length=10, choices=State, default=State.ACTIVE)
     joined_at = models.DateTimeField(auto_now_add=True)
+    # When the player last opened the game page: no "your turn" email to someone looking at it.
+    last_seen_at = models.DateTimeField(null=True, blank=True)
     timeouts_in_a_row = models.PositiveSmallIntegerField(default=0)
 
     class Meta:
@@ -140,6 +142,8 @@ class Move(models.Model):
     # What the engine said happened; events with a "to" are private to that seat.
     events = models.JSONField(default=list)
     idempotency_key = models.CharField(max_length=64, blank=True, default="")
+    # Made by the site for a player whose time ran out.
+    automatic = models.BooleanField(default=False)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -188,3 +192,54 @@ class Invitation(models.Model):
 
     def __str__(self) -> str:
         return self.email
+
+
+class Notice(models.Model):
+    """The email outbox: what must be told to whom, written in the transaction that caused it.
+
+    ``key`` is unique per seat, turn and kind, so retries, redeliveries and two sweepers can never
+    send one notice twice. Celery sends pending rows whose ``due_at`` has come.
+    """
+
+    class Kind(models.TextChoices):
+        TURN = "turn", _("Your turn")
+        REMINDER = "reminder", _("Reminder")
+        DIGEST = "digest", _("Daily digest")
+        TIMEOUT = "timeout", _("Time ran out")
+        ABSENT = "absent", _("Player absent")
+        INVITATION = "invitation", _("Invitation")
+        MENTION = "mention", _("Chat mention")
+
+    class Status(models.TextChoices):
+        PENDING = "pending", _("Pending")
+        SENT = "sent", _("Sent")
+        SKIPPED = "skipped", _("Skipped")
+        FAILED = "failed", _("Failed")
+
+    key = models.CharField(max_length=120, unique=True)
+    kind = models.CharField(max_length=12, choices=Kind)
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, null=True, related_name="notices"
+    )
+    email = models.EmailField(blank=True)  # invitations to people without an account
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, null=True, related_name="notices")
+    seat = models.ForeignKey(Seat, on_delete=models.CASCADE, null=True, related_name="notices")
+    # The game version the notice is about: a turn notice for an older version is stale.
+    version = models.PositiveIntegerField(null=True, blank=True)
+    data = models.JSONField(default=dict, blank=True)
+    status = models.CharField(max_length=8, choices=Status, default=Status.PENDING, db_index=True)
+    due_at = models.DateTimeField(db_index=True)
+    attempts = models.PositiveSmallIntegerField(default=0)
+    last_error = models.CharField(max_length=300, blank=True)
+    reason = models.CharField(max_length=120, blank=True)  # why it was skipped
+    created_at = models.DateTimeField(auto_now_add=True)
+    sent_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        verbose_name = _("email notice")
+        verbose_name_plural = _("email outbox")
+        ordering = ["-created_at"]
+        indexes = [models.Index(fields=["status", "due_at"], name="games_notice_due")]
+
+    def __str__(self) -> str:
+        return self.key

@@ -59,17 +59,26 @@ def revision_unchanged(game_id: int, user, revision: int) -> bool:
     return Game.objects.filter(visible, pk=game_id, revision=revision).exists()
 
 
+LIVE_SEAT = [Seat.State.ACTIVE, Seat.State.ABSENT]
+
+
+def _awaiting(user):
+    # One filter() call, so the three seat conditions apply to the same seat.
+    return Game.objects.filter(
+        status=Game.Status.RUNNING,
+        seats__user=user,
+        seats__state__in=LIVE_SEAT,
+        seats__position=F("to_move"),
+    )
+
+
 def awaiting_count(user) -> int:
     """How many running games wait for this user's decision."""
-    return (
-        Game.objects.filter(
-            status=Game.Status.RUNNING,
-            seats__user=user,
-            seats__position=F("to_move"),
-        )
-        .exclude(seats__state=Seat.State.REPLACED)
-        .count()
-    )
+    return _awaiting(user).count()
+
+
+def awaiting_games(user) -> list[Game]:
+    return list(_awaiting(user).order_by("decision_since"))
 
 
 @dataclass
@@ -82,11 +91,8 @@ class Dashboard:
 
 def dashboard_for(user) -> Dashboard:
     """My games: awaiting my decision (longest waiting first), other running, lobbies, finished."""
-    mine = (
-        Game.objects.filter(seats__user=user)
-        .exclude(seats__state=Seat.State.REPLACED)
-        .annotate(my_position=F("seats__position"))
-        .distinct()
+    mine = Game.objects.filter(seats__user=user, seats__state__in=LIVE_SEAT).annotate(
+        my_position=F("seats__position")
     )
     running = list(mine.filter(status=Game.Status.RUNNING).order_by("decision_since"))
     return Dashboard(
@@ -208,7 +214,9 @@ def game_page(game: Game, user, *, selected: str | None = None, turned: bool = F
             ({"name": p["name"], "gold": p["gold"]} for p in page.players),
             key=lambda row: -row["gold"],
         )
-    moves = game.moves.order_by("sequence").values_list("sequence", "events")
+    moves = game.moves.order_by("sequence").values_list(
+        "sequence", "events", "automatic", "seat__position"
+    )
     page.log = entries_for(moves, names, me)[-LOG_LENGTH:][::-1]
     return page
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import secrets
 from dataclasses import dataclass
+from datetime import timedelta
 
 from django.db import transaction
 from django.utils import timezone
@@ -16,7 +17,17 @@ from django.utils.translation import gettext as _
 from games import engine
 from games.engine.cards import PLAYERS, VARIANTS
 
-from .models import MAX_TURN_LIMIT, MIN_TURN_LIMIT, ChatMessage, Game, Move, Seat
+from . import notifications
+from .models import (
+    MAX_TURN_LIMIT,
+    MIN_TURN_LIMIT,
+    ChatMessage,
+    Game,
+    Invitation,
+    Move,
+    Notice,
+    Seat,
+)
 
 
 class ServiceError(Exception):
@@ -133,8 +144,7 @@ def game_start(*, game_id: int, user) -> Game:
         )
         game.status = Game.Status.RUNNING
         game.started_at = timezone.now()
-        _store(game, state)
-        game.save()
+        _store(game, state, game.started_at)
     return game
 
 
@@ -144,31 +154,37 @@ def _touch(game: Game) -> None:
     game.save(update_fields=["revision"])
 
 
-def _store(game: Game, state: engine.State) -> None:
-    """Copy the engine state into the game row (the caller saves it)."""
-    now = timezone.now()
+def _store(game: Game, state: engine.State, now) -> bool:
+    """Copy the engine state into the game row and save it; True when a new decision began."""
     game.revision += 1
     game.snapshot = state.to_json()
     game.version = state.version
+    began = False
     if state.finished:
         game.status = Game.Status.FINISHED
         game.finished_at = now
         game.to_move = game.decision_since = game.deadline = None
-        return
-    if state.to_move != game.to_move or game.decision_since is None or state.version == 0:
-        game.decision_since = now
-        game.deadline = now + game.turn_limit
-    game.to_move = state.to_move
+    else:
+        if state.to_move != game.to_move or game.decision_since is None or state.version == 0:
+            game.decision_since = now
+            game.deadline = now + game.turn_limit
+            began = True
+        game.to_move = state.to_move
+    game.save()
+    if began:
+        notifications.enqueue_after_commit(notifications.notices_for_decision(game=game, now=now))
+    return began
 
 
 def move_submit(
     *, game_id: int, user, move: dict, expected_version: int, idempotency_key: str | None = None
 ) -> MoveResult:
-    """The only way a move enters a game.
+    """The only way a player's move enters a game.
 
     Locks the game row, answers a repeated idempotency key with the first result, refuses a stale
-    version, asks the engine, appends the move and saves the new snapshot, in one transaction.
-    Concurrent submissions queue on the row lock, so the second one sees the first one's move.
+    version, asks the engine, appends the move, saves the new snapshot and writes the notices it
+    causes, in one transaction. Concurrent submissions queue on the row lock, so the second one
+    sees the first one's move.
     """
     with transaction.atomic():
         game = _locked(game_id)
@@ -181,27 +197,71 @@ def move_submit(
             raise MoveRefused(_("This game is not running."), code="not-your-decision")
         if expected_version != game.version:
             raise StaleVersion(_("Someone moved first: here is the game as it is now."))
-        state = engine.State.from_json(game.snapshot)
-        try:
-            new_state, events = engine.apply(state, seat.engine_name, move)
-        except engine.IllegalMove as refusal:
-            raise MoveRefused(reason_message(refusal.code), code=refusal.code) from None
-        record = Move.objects.create(
-            game=game,
-            sequence=new_state.version,
-            seat=seat,
-            payload=move,
-            events=events,
-            idempotency_key=idempotency_key or "",
-        )
+        record = _apply(game, seat, move, idempotency_key=idempotency_key or "")
         if seat.state == Seat.State.ABSENT or seat.timeouts_in_a_row:
             # Making a move takes an absent player's seat back.
             seat.state = Seat.State.ACTIVE
             seat.timeouts_in_a_row = 0
             seat.save(update_fields=["state", "timeouts_in_a_row"])
-        _store(game, new_state)
-        game.save()
         return MoveResult(record, repeated=False)
+
+
+def _apply(game: Game, seat: Seat, move: dict, **extra) -> Move:
+    """Ask the engine, append the move and store the new state (the game row is locked)."""
+    state = engine.State.from_json(game.snapshot)
+    try:
+        new_state, events = engine.apply(state, seat.engine_name, move)
+    except engine.IllegalMove as refusal:
+        raise MoveRefused(reason_message(refusal.code), code=refusal.code) from None
+    record = Move.objects.create(
+        game=game, sequence=new_state.version, seat=seat, payload=move, events=events, **extra
+    )
+    _store(game, new_state, timezone.now())
+    return record
+
+
+def default_move(state: engine.State, seat_name: str, rng: secrets.SystemRandom) -> dict:
+    """The safe decision the site makes for a player whose time ran out: pass with one card
+    chosen at random, keep the highest gold card, or decline a theft."""
+    index = state.seat_index(seat_name)
+    if state.decision == engine.PICK_GOLD:
+        return {"move": "pick-gold", "value": max(state.offer)}
+    if state.decision == engine.STEAL:
+        return {"move": "steal", "victim": None}
+    return {"move": "pass", "discard": [rng.choice(state.hands[index])]}
+
+
+ABSENT_AFTER = 3  # timeouts in a row
+
+
+def turn_timeout(*, game_id: int, now=None) -> Move | None:
+    """Make the default decision for a player whose deadline has passed (beat's sweep calls it).
+
+    Nothing happens when the deadline has not passed any more (someone moved meanwhile).
+    """
+    now = now or timezone.now()
+    with transaction.atomic():
+        game = _locked(game_id)
+        if game.status != Game.Status.RUNNING or game.deadline is None or game.deadline > now:
+            return None
+        seat = game.seats.select_related("user").get(position=game.to_move)
+        state = engine.State.from_json(game.snapshot)
+        move = default_move(state, seat.engine_name, secrets.SystemRandom())
+        record = _apply(game, seat, move, automatic=True)
+        seat.timeouts_in_a_row += 1
+        if seat.timeouts_in_a_row >= ABSENT_AFTER and seat.state == Seat.State.ACTIVE:
+            seat.state = Seat.State.ABSENT
+            notifications.notice_absent(game=game, absent=seat, now=now)
+        seat.save(update_fields=["timeouts_in_a_row", "state"])
+        return record
+
+
+def seat_seen(*, game: Game, user, now=None) -> None:
+    """Remember that the player looked at the game (at most one write a minute)."""
+    now = now or timezone.now()
+    Seat.objects.filter(game=game, user=user).exclude(
+        last_seen_at__gt=now - timedelta(minutes=1)
+    ).update(last_seen_at=now)
 
 
 def _live_seat(game: Game, user) -> Seat:
@@ -220,6 +280,35 @@ def chat_post(*, game_id: int, user, text: str) -> ChatMessage:
         seat = _live_seat(game, user)
         _touch(game)
         return ChatMessage.objects.create(game=game, seat=seat, text=text[:500])
+
+
+MAX_INVITATIONS = 30  # per game: enough for friends, too few for spam
+
+
+def invitation_send(*, game_id: int, user, email: str) -> Invitation:
+    """Email the game's invite link (once per address); only a seated player may invite."""
+    with transaction.atomic():
+        game = _locked(game_id)
+        _live_seat(game, user)
+        if game.status != Game.Status.LOBBY:
+            raise ServiceError(_("This game has already started."))
+        email = email.strip().lower()
+        existing = game.invitations.filter(email=email).first()
+        if existing:
+            return existing
+        if game.invitations.count() >= MAX_INVITATIONS:
+            raise ServiceError(_("This game has sent enough invitations."))
+        invitation = Invitation.objects.create(game=game, email=email, invited_by=user)
+        notice = Notice.objects.create(
+            key=f"invitation:{game.pk}:{email}",
+            kind=Notice.Kind.INVITATION,
+            email=email,
+            game=game,
+            due_at=timezone.now(),
+            data={"inviter": user.display_name},
+        )
+        notifications.enqueue_after_commit([notice])
+        return invitation
 
 
 def reason_message(code: str) -> str:

@@ -1,7 +1,55 @@
+"""Celery tasks: thin wrappers that take ids, re-read the world and are idempotent.
+
+No countdowns of hours: what is due later waits as an outbox row, and beat's minute sweep
+sends it when its time has come.
+"""
+
+import logging
+import smtplib
+
 from celery import shared_task
+from django.utils import timezone
+
+from . import notifications, services
+from .models import Game
+
+log = logging.getLogger(__name__)
 
 
 @shared_task
 def ping() -> str:
     """Answer "pong": proves a worker is consuming the queue (used by tests and ops)."""
     return "pong"
+
+
+@shared_task(
+    acks_late=True,
+    autoretry_for=(smtplib.SMTPException, ConnectionError, TimeoutError),
+    retry_backoff=30,
+    retry_backoff_max=1800,
+    retry_jitter=True,
+    max_retries=8,
+)
+def send_notice(notice_id: int) -> str:
+    """Send one outbox row (once, whatever the number of deliveries)."""
+    return notifications.send(notice_id)
+
+
+@shared_task(acks_late=True)
+def sweep() -> dict:
+    """Every minute (beat): enforce deadlines, write digests, send whatever is due."""
+    now = timezone.now()
+    timeouts = 0
+    overdue = Game.objects.filter(status=Game.Status.RUNNING, deadline__lte=now)
+    for game_id in overdue.values_list("pk", flat=True):
+        if services.turn_timeout(game_id=game_id, now=now):
+            timeouts += 1
+    notifications.digests_due(now)
+    sent = 0
+    for notice_id in notifications.due_notice_ids(now):
+        try:
+            if notifications.send(notice_id, now=now) == "sent":
+                sent += 1
+        except Exception:  # one bad address or SMTP hiccup must not stop the sweep
+            log.exception("sending notice %s failed; the next sweep tries again", notice_id)
+    return {"timeouts": timeouts, "sent": sent}

@@ -14,10 +14,11 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.views.decorators.cache import never_cache
-from django.views.decorators.http import require_POST, require_safe
+from django.views.decorators.csrf import csrf_exempt
+from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
-from . import selectors, services
-from .forms import GameCreateForm, MoveForm
+from . import notifications, selectors, services
+from .forms import GameCreateForm, InvitationForm, MoveForm
 
 # The parts of the game page a client may ask for (django-template-partials names).
 PARTIALS = {"play": "games/game.html#play", "chat": "games/game.html#chat"}
@@ -89,6 +90,7 @@ def game_detail(request, pk):
     partial = request.GET.get("part") if request.htmx else None
     if partial is not None and partial not in PARTIALS:
         raise Http404
+    services.seat_seen(game=game, user=request.user)
     return _render_game(request, game, partial=partial)
 
 
@@ -186,6 +188,24 @@ def _lobby_action(request, game, service):
     return redirect("game", pk=game.pk)
 
 
+@require_POST
+@login_required
+def invitation_create(request, pk):
+    game = _visible_game(request, pk)
+    form = InvitationForm(request.POST)
+    if not form.is_valid():
+        messages.error(request, _("Please enter a valid email address."))
+    else:
+        try:
+            services.invitation_send(
+                game_id=game.pk, user=request.user, email=form.cleaned_data["email"]
+            )
+            messages.success(request, _("The invitation is on its way."))
+        except services.ServiceError as refused:
+            messages.error(request, refused.message)
+    return redirect("game", pk=game.pk)
+
+
 @require_safe
 @login_required
 @never_cache
@@ -210,3 +230,28 @@ def invite_accept(request, token):
     except services.ServiceError as refused:
         messages.error(request, refused.message)
     return redirect(reverse("game", kwargs={"pk": game.pk}))
+
+
+def _unsubscribe_labels():
+    return {
+        "turns": _("“your turn” emails"),
+        "reminders": _("reminders"),
+        "digest": _("the daily digest"),
+        "mentions": _("chat mention emails"),
+    }
+
+
+@csrf_exempt  # RFC 8058 one-click: mail clients POST without cookies; the token is signed
+@require_http_methods(["GET", "HEAD", "POST"])
+@never_cache
+def unsubscribe(request, token):
+    """GET shows a confirmation and changes nothing (link scanners); POST unsubscribes."""
+    found = notifications.read_unsubscribe_token(token)
+    if found is None:
+        return render(request, "notifications/unsubscribe.html", {"invalid": True}, status=400)
+    user_id, what = found
+    context = {"what_label": _unsubscribe_labels()[what]}
+    if request.method == "POST":
+        notifications.unsubscribe(user_id=user_id, what=what)
+        context["done"] = True
+    return render(request, "notifications/unsubscribe.html", context)

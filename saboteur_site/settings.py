@@ -275,7 +275,16 @@ CELERY_ACCEPT_CONTENT = ["json"]
 CELERY_RESULT_EXPIRES = 3600
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_TIMEZONE = "UTC"
-CELERY_BEAT_SCHEDULE: dict = {}
+# One sweep a minute: deadlines, digests and every outbox row that is due (games/tasks.py).
+CELERY_BEAT_SCHEDULE: dict = {
+    "sweep": {"task": "games.tasks.sweep", "schedule": 60.0},
+}
+# A move must not wait on a broker that is down: publishing fails fast and the sweep catches up.
+CELERY_TASK_PUBLISH_RETRY = False
+CELERY_BROKER_CONNECTION_TIMEOUT = 2
+
+# Absolute links in emails.
+SITE_URL = env_str("SITE_URL", "http://127.0.0.1:8000")
 
 # --- Internationalisation -------------------------------------------------------------------
 

@@ -1,0 +1,286 @@
+"""Notices: who must be told what, and sending it once (DESIGN.md, Celery section).
+
+The database is the source of truth. The transaction that changes a game writes ``Notice`` rows
+(the outbox); Celery sends them: at once after the commit when it can, else the sweep that beat
+runs every minute catches up. Sending locks the notice row, re-reads the game and sends nothing
+when the turn has moved on, so a retry, a redelivery or two sweepers send one email at most.
+"""
+
+from __future__ import annotations
+
+import logging
+import zoneinfo
+from datetime import datetime, time, timedelta
+
+from allauth.account.models import EmailAddress
+from django.conf import settings
+from django.core import signing
+from django.db import transaction
+from django.utils import timezone
+
+from .models import Game, Notice, Seat
+
+log = logging.getLogger(__name__)
+
+ACTIVE_WINDOW = timedelta(minutes=5)  # a player seen this recently needs no "your turn" email
+REMINDER_SHARES = (50, 90)  # per cent of the turn's time limit
+DIGEST_HOUR = 8  # local time of the daily digest
+UNSUBSCRIBE_SALT = "games.unsubscribe"
+UNSUBSCRIBE_KINDS = {
+    "turns": "email_turns",
+    "reminders": "email_reminders",
+    "digest": "email_digest",
+    "mentions": "email_mentions",
+}
+
+
+def _decision_key(game: Game) -> str:
+    return game.decision_since.isoformat() if game.decision_since else ""
+
+
+def notices_for_decision(*, game: Game, now: datetime) -> list[Notice]:
+    """Outbox rows for the decision that has just begun (the caller holds the game row lock).
+
+    A "your turn" notice now, unless the player opted out, takes the daily digest or was on the
+    game page a moment ago; reminders at half and 90 % of the time limit.
+    """
+    if game.status != Game.Status.RUNNING or game.to_move is None:
+        return []
+    seat = game.seats.select_related("user").filter(position=game.to_move).first()
+    if seat is None or seat.user is None:
+        return []
+    user, since = seat.user, _decision_key(game)
+    common = {"user": user, "game": game, "seat": seat, "version": game.version}
+    rows = []
+    recently_seen = seat.last_seen_at and now - seat.last_seen_at < ACTIVE_WINDOW
+    if user.email_turns and not user.email_digest and not recently_seen:
+        rows.append(
+            Notice(
+                key=f"turn:{game.pk}:{seat.pk}:{since}",
+                kind=Notice.Kind.TURN,
+                due_at=now,
+                data={"since": since},
+                **common,
+            )
+        )
+    if user.email_reminders:
+        for share in REMINDER_SHARES:
+            rows.append(
+                Notice(
+                    key=f"reminder{share}:{game.pk}:{seat.pk}:{since}",
+                    kind=Notice.Kind.REMINDER,
+                    due_at=game.decision_since + game.turn_limit * share / 100,
+                    data={"since": since, "share": share},
+                    **common,
+                )
+            )
+    Notice.objects.bulk_create(rows, ignore_conflicts=True)
+    return rows
+
+
+def notice_absent(*, game: Game, absent: Seat, now: datetime) -> None:
+    """Tell the other players that a seat is now marked absent."""
+    rows = [
+        Notice(
+            key=f"absent:{game.pk}:{absent.pk}:{seat.pk}:{game.version}",
+            kind=Notice.Kind.ABSENT,
+            user=seat.user,
+            game=game,
+            seat=seat,
+            version=game.version,
+            due_at=now,
+            data={"absent": absent.pk},
+        )
+        for seat in game.seats.select_related("user").exclude(pk=absent.pk)
+        if seat.user is not None and seat.state != Seat.State.REPLACED
+    ]
+    Notice.objects.bulk_create(rows, ignore_conflicts=True)
+
+
+def enqueue_after_commit(notices: list[Notice]) -> None:
+    """Ask Celery to send these once the transaction commits; the sweep covers any failure."""
+    due = [n.key for n in notices if n.due_at <= timezone.now()]
+    if due:
+        transaction.on_commit(lambda: _enqueue(due), robust=True)
+
+
+def _enqueue(keys: list[str]) -> None:
+    from .tasks import send_notice
+
+    for pk in Notice.objects.filter(key__in=keys).values_list("pk", flat=True):
+        try:
+            send_notice.delay(pk)
+        except Exception:  # the broker is down: the sweep sends it later
+            log.warning("could not enqueue notice %s; the sweep will send it", pk)
+
+
+# -- Sending ----------------------------------------------------------------------------------
+
+
+def verified_email(user) -> str | None:
+    """The user's address if verified; mail goes only to verified addresses."""
+    if user is None or not user.is_active:
+        return None
+    verified = EmailAddress.objects.filter(user=user, email__iexact=user.email, verified=True)
+    return user.email if verified.exists() else None
+
+
+def in_quiet_hours(user, now: datetime) -> datetime | None:
+    """When the user's quiet hours end, if ``now`` is inside them; else None."""
+    if user.quiet_from is None or user.quiet_until is None or user.quiet_from == user.quiet_until:
+        return None
+    try:
+        zone = zoneinfo.ZoneInfo(user.time_zone or "UTC")
+    except (zoneinfo.ZoneInfoNotFoundError, ValueError):
+        zone = zoneinfo.ZoneInfo("UTC")
+    local = now.astimezone(zone)
+    start, end, clock = user.quiet_from, user.quiet_until, local.time()
+    inside = start <= clock < end if start < end else clock >= start or clock < end
+    if not inside:
+        return None
+    end_day = local.date() if clock < end else local.date() + timedelta(days=1)
+    return datetime.combine(end_day, end, tzinfo=zone)
+
+
+def _still_relevant(notice: Notice) -> str | None:
+    """Why the notice must not be sent any more, or None."""
+    game = notice.game
+    if notice.kind in (Notice.Kind.TURN, Notice.Kind.REMINDER):
+        if game.status != Game.Status.RUNNING:
+            return "game not running"
+        if game.to_move != notice.seat.position or _decision_key(game) != notice.data["since"]:
+            return "the turn has moved on"
+        if notice.seat.state == Seat.State.REPLACED or notice.seat.user_id != notice.user_id:
+            return "seat taken over"
+    return None
+
+
+def send(notice_id: int, *, now: datetime | None = None) -> str:
+    """Send one notice if it is still due and relevant; return its final status.
+
+    The row lock makes concurrent senders queue; the first one marks the row sent, so the others
+    find nothing to do. An SMTP error leaves the row pending and re-raises (the task retries).
+    """
+    from .emails import build_email
+
+    now = now or timezone.now()
+    with transaction.atomic():
+        notice = (
+            Notice.objects.select_for_update()
+            .select_related("user", "game", "seat")
+            .filter(pk=notice_id)
+            .first()
+        )
+        if notice is None or notice.status != Notice.Status.PENDING:
+            return notice.status if notice else "missing"
+        if notice.due_at > now:
+            return notice.status
+        reason = _still_relevant(notice) if notice.game_id else None
+        address = notice.email or verified_email(notice.user)
+        if reason is None and address is None:
+            reason = "no verified address"
+        if reason is None and notice.user and not _wanted(notice):
+            reason = "opted out"
+        if reason is None and notice.kind == Notice.Kind.REMINDER and notice.user:
+            quiet_end = in_quiet_hours(notice.user, now)
+            if quiet_end is not None:
+                if notice.game.deadline and quiet_end < notice.game.deadline:
+                    notice.due_at = quiet_end
+                    notice.save(update_fields=["due_at"])
+                    return notice.status
+                reason = "quiet hours"
+        if reason:
+            notice.status, notice.reason = Notice.Status.SKIPPED, reason
+            notice.save(update_fields=["status", "reason"])
+            return notice.status
+        notice.attempts += 1
+        try:
+            build_email(notice, address).send()
+        except Exception as error:
+            Notice.objects.filter(pk=notice.pk).update(
+                attempts=notice.attempts, last_error=str(error)[:300]
+            )
+            raise
+        notice.status, notice.sent_at = Notice.Status.SENT, now
+        notice.save(update_fields=["status", "sent_at", "attempts"])
+        return notice.status
+
+
+def _wanted(notice: Notice) -> bool:
+    user = notice.user
+    return {
+        Notice.Kind.TURN: user.email_turns,
+        Notice.Kind.REMINDER: user.email_reminders,
+        Notice.Kind.DIGEST: user.email_digest,
+        Notice.Kind.MENTION: user.email_mentions,
+    }.get(notice.kind, True)
+
+
+# -- The sweep --------------------------------------------------------------------------------
+
+
+def due_notice_ids(now: datetime, limit: int = 500) -> list[int]:
+    return list(
+        Notice.objects.filter(status=Notice.Status.PENDING, due_at__lte=now)
+        .order_by("due_at")
+        .values_list("pk", flat=True)[:limit]
+    )
+
+
+def digests_due(now: datetime) -> list[Notice]:
+    """Daily digests: at DIGEST_HOUR local time, one per user with games awaiting them."""
+    from django.contrib.auth import get_user_model
+
+    from .selectors import awaiting_games
+
+    rows = []
+    for user in get_user_model().objects.filter(email_digest=True, is_active=True):
+        try:
+            zone = zoneinfo.ZoneInfo(user.time_zone or "UTC")
+        except (zoneinfo.ZoneInfoNotFoundError, ValueError):
+            zone = zoneinfo.ZoneInfo("UTC")
+        local = now.astimezone(zone)
+        if local.time() < time(DIGEST_HOUR):
+            continue
+        games = awaiting_games(user)
+        if not games:
+            continue
+        rows.append(
+            Notice(
+                key=f"digest:{user.pk}:{local.date().isoformat()}",
+                kind=Notice.Kind.DIGEST,
+                user=user,
+                due_at=now,
+                data={"games": [g.pk for g in games]},
+            )
+        )
+    return Notice.objects.bulk_create(rows, ignore_conflicts=True)
+
+
+# -- Unsubscribe links ------------------------------------------------------------------------
+
+
+def unsubscribe_token(user, what: str) -> str:
+    return signing.dumps({"u": user.pk, "w": what}, salt=UNSUBSCRIBE_SALT, compress=True)
+
+
+def read_unsubscribe_token(token: str, max_age=timedelta(days=90)) -> tuple[int, str] | None:
+    try:
+        data = signing.loads(token, salt=UNSUBSCRIBE_SALT, max_age=max_age)
+    except signing.BadSignature:  # includes an expired signature
+        return None
+    if not isinstance(data, dict) or data.get("w") not in UNSUBSCRIBE_KINDS:
+        return None
+    return data.get("u"), data["w"]
+
+
+def site_url(path: str) -> str:
+    return settings.SITE_URL.rstrip("/") + path
+
+
+def unsubscribe(*, user_id: int, what: str) -> bool:
+    """Turn one kind of email off for a user (the signed link's POST)."""
+    from django.contrib.auth import get_user_model
+
+    field = UNSUBSCRIBE_KINDS[what]
+    return bool(get_user_model().objects.filter(pk=user_id).update(**{field: False}))
