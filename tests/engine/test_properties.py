@@ -215,7 +215,9 @@ def check_exactness(state: State, rng: random.Random, candidates: int = 60) -> N
     # Every listed move is accepted, and apply never changes the state passed in.
     before = state.to_json()
     for move in rng.sample(listed, min(len(listed), 80)):
+        text = key(move)
         new, events = apply(state, seat, move)
+        assert key(move) == text, "apply changed the move it was given"
         assert new.version == state.version + 1
         assert isinstance(events, list)
     assert state.to_json() == before
