@@ -152,7 +152,7 @@ class State:
     @classmethod
     def from_json(cls, data: dict) -> State:
         values = dict(data)
-        values["config"] = Config(**values["config"])
+        values["config"] = Config(**_copy_json(data["config"]))
         values["board"] = {_pos(key): Placed.from_json(p) for key, p in data["board"].items()}
         values["goals"] = {name: tuple(pos) for name, pos in data["goals"].items()}
         values["theft_laid"] = {int(seat): v for seat, v in data["theft_laid"].items()}

@@ -53,6 +53,14 @@ def test_snapshot_round_trips_through_json_text():
     assert json.dumps(State.from_json(json.loads(text)).to_json()) == text
 
 
+def test_a_state_read_from_json_shares_nothing_with_it():
+    data = game().to_json()
+    state = State.from_json(data)
+    data["config"]["seats"][0] = "changed"
+    data["hands"][0].append("changed")
+    assert state.seats[0] == "s0" and "changed" not in state.hands[0]
+
+
 def test_refused_move_leaves_the_state_as_it_was():
     state = game()
     before = state.to_json()
