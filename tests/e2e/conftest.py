@@ -72,3 +72,114 @@ def new_page(browser, csp_watcher):
     yield make
     for context in contexts:
         context.close()
+
+
+# -- Playing games in the browser ------------------------------------------------------------
+
+PLAYER_PASSWORD = "a-long-and-unusual-password"
+
+
+@pytest.fixture
+def make_player(db):
+    """A verified user who can log in with PLAYER_PASSWORD; display name = name capitalized."""
+    from allauth.account.models import EmailAddress
+    from django.contrib.auth import get_user_model
+
+    def make(name):
+        user = get_user_model().objects.create_user(
+            username=name,
+            email=f"{name}@example.com",
+            display_name=name.capitalize(),
+            password=PLAYER_PASSWORD,
+        )
+        EmailAddress.objects.create(user=user, email=user.email, verified=True, primary=True)
+        return user
+
+    return make
+
+
+@pytest.fixture
+def rigged_game(db):
+    """A running 1-round game of ``users`` with a rigged deal.
+
+    ``users[i]`` sits at position i, so engine seat ``str(i)`` is ``users[i]``; ``deal`` is a
+    deal as in SCENARIOS.md written with those seat names ("0", "1", ...).
+    """
+    from games import engine, services
+    from games.models import Game
+
+    def make(users, *, ruleset, deal, name="Rigged game"):
+        game = services.game_create(
+            creator=users[0], name=name, ruleset=ruleset, max_seats=len(users), rounds=1
+        )
+        for user in users[1:]:
+            services.seat_join(game_id=game.pk, user=user)
+        services.game_start(game_id=game.pk, user=users[0])
+        game.refresh_from_db()
+        seats = {seat.user_id: seat for seat in game.seats.all()}
+        for seat in seats.values():  # free the positions first (unique per game)
+            seat.position = None
+            seat.save(update_fields=["position"])
+        for position, user in enumerate(users):
+            seats[user.pk].position = position
+            seats[user.pk].save(update_fields=["position"])
+        state = engine.new_game(
+            ruleset=ruleset,
+            seats=[str(position) for position in range(len(users))],
+            round_seeds=["e2e-rigged-round-1"],
+            rounds=1,
+            deals=[deal],
+        )
+        game.snapshot = state.to_json()
+        game.version = 0
+        game.to_move = state.to_move
+        game.revision += 1
+        game.save()
+        assert game.status == Game.Status.RUNNING
+        return game
+
+    return make
+
+
+class BrowserProblems:
+    """Console errors, CSP violations and uncaught page errors, from every watched page."""
+
+    def __init__(self):
+        self.problems: list[str] = []
+
+    def attach(self, page, label=""):
+        def on_console(message):
+            if message.type == "error" or "Content Security Policy" in message.text:
+                self.problems.append(f"{label} console {message.type}: {message.text}")
+
+        page.on("console", on_console)
+        page.on("pageerror", lambda error: self.problems.append(f"{label} pageerror: {error}"))
+        return page
+
+
+@pytest.fixture
+def browser_problems():
+    return BrowserProblems()
+
+
+@pytest.fixture
+def player_page(browser, live_server, browser_problems):
+    """``player_page(user, **context_options)``: a page in its own context, logged in through the
+    real login form, watched for console errors, CSP violations and page errors."""
+    contexts = []
+
+    def make(user, **context_options):
+        context = browser.new_context(**context_options)
+        context.set_default_timeout(15_000)
+        contexts.append(context)
+        page = browser_problems.attach(context.new_page(), label=user.display_name)
+        page.goto(f"{live_server.url}/accounts/login/")
+        page.get_by_label("Email").fill(user.email)
+        page.get_by_label("Password").fill(PLAYER_PASSWORD)
+        page.get_by_role("button", name="Sign In").click()
+        page.wait_for_url(f"{live_server.url}/")
+        return page
+
+    yield make
+    for context in contexts:
+        context.close()

@@ -1,0 +1,306 @@
+"""Whole games played through the browser: rigged deals, three players in three contexts.
+
+The deals are rigged (see the ``rigged_game`` fixture) so that every click has a known outcome;
+everything else (selecting cards, turning them, legal spots, decisions, polling) is the real page.
+"""
+
+import re
+
+import pytest
+from playwright.sync_api import expect
+
+from games.drawing import card_name
+
+POLL_WAIT = 15_000  # the page polls every 10 s
+
+# Base game, 3 players: Ann (0) and Cid (2) dig, Bob (1) is the saboteur. Ann turns a T at 1,0,
+# Bob looks at the north goal, Cid passes, then the three lay a straight row to the middle goal;
+# Cid finishes, keeps 3 gold, Ann keeps 2, the last 1 goes to Cid.
+BASE_DEAL = {
+    "roles": {"0": "gold-digger", "1": "saboteur", "2": "gold-digger"},
+    "set_aside": ["gold-digger"],
+    "goals": {"north": "goal-stone-ne", "middle": "goal-gold", "south": "goal-stone-nw"},
+    "first": "0",
+    "hands": {
+        "0": ["t-new", "straight-ew", "cross", "curve-ne", "curve-ne", "curve-ne"],
+        "1": ["map", "cross", "straight-ew", "break-lantern", "break-lantern", "rockfall"],
+        "2": ["dead-n", "straight-ew", "cross", "curve-nw", "curve-nw", "curve-nw"],
+    },
+    "pile": ["t-nse", "t-nse", "t-nse", "t-nse", "t-nse", "straight-ns", "straight-ns"],
+    "gold": [3, 2, 1],
+}
+
+# Saboteur 2, 3 players: Ann blue digger (0), Bob green digger (1), Cid saboteur (2). Cid lays a
+# Theft on himself and a blue door in the row; Bob (green) completes the path, but the blue door
+# shuts green out: blue wins alone (Ann 5 gold), then Cid steals one gold from Ann.
+SABOTEUR2_DEAL = {
+    "roles": {"0": "blue-digger", "1": "green-digger", "2": "saboteur"},
+    "set_aside": [
+        "blue-digger",
+        "blue-digger",
+        "blue-digger",
+        "green-digger",
+        "green-digger",
+        "green-digger",
+        "boss",
+        "geologist",
+        "geologist",
+        "profiteer",
+        "saboteur",
+        "saboteur",
+    ],
+    "first": "0",
+    "treasure": "middle",
+    "hands": {
+        "0": ["cross", "cross", "t-new", "curve-ne", "curve-ne", "curve-ne"],
+        "1": ["straight-ew", "straight-ew", "cross", "curve-nw", "curve-nw", "curve-nw"],
+        "2": ["theft", "door-blue-ew", "break-cart", "break-cart", "map", "map"],
+    },
+    "pile": ["straight-ns", "straight-ns", "straight-ns", "straight-ns", "map", "map", "map"],
+}
+
+
+# -- Helpers ---------------------------------------------------------------------------------
+
+
+def game_url(live_server, game):
+    return f"{live_server.url}/games/{game.pk}/"
+
+
+def open_turn(page, url):
+    """Load the game page fresh and check that it is this player's decision."""
+    page.goto(url)
+    expect(page.get_by_test_id("turn-line")).to_contain_text("Your decision.")
+
+
+def select_card(page, card, *, tap=False):
+    link = page.locator(f'a.hand-card[data-card="{card}"]').first
+    link.tap() if tap else link.click()
+    expect(page.locator(".selected-card")).to_contain_text(f"Selected: {card_name(card)}")
+
+
+def version(page):
+    return int(page.locator('#play input[name="version"]').first.input_value())
+
+
+def made(page, before):
+    """The move was accepted: the play area now carries the next version and the notice."""
+    expect(page.locator('#play input[name="version"]').first).to_have_value(str(before + 1))
+    expect(page.locator("#play .message--success")).to_have_text("Your move is made.")
+
+
+def place(page, card, x, y, *, turned=False, tap=False):
+    select_card(page, card, tap=tap)
+    if turned:
+        turn = page.get_by_test_id("turn-card")
+        turn.tap() if tap else turn.click()
+        expect(page.locator('#play input[name="turned"][value="on"]')).to_have_count(1)
+    spot = page.locator(f'button.maze__spot[value="{x},{y}"]')
+    before = version(page)
+    spot.tap() if tap else spot.click()
+    made(page, before)
+    expect(page.locator("button.maze__spot")).to_have_count(0)
+    cell = page.locator(f'td.maze__cell[data-x="{x}"][data-y="{y}"]')
+    expect(cell.locator("svg")).to_have_count(1)
+
+
+def choose(page, card, label):
+    select_card(page, card)
+    before = version(page)
+    page.locator(".selected-card").get_by_role("button", name=label).click()
+    made(page, before)
+
+
+def pass_turn(page, card):
+    page.get_by_text("Pass: discard one card").click()
+    page.locator("label.check", has_text=card_name(card)).locator("input").check()
+    before = version(page)
+    page.get_by_test_id("pass").click()
+    made(page, before)
+
+
+def decide(page, testid, label):
+    before = version(page)
+    page.get_by_test_id(testid).get_by_role("button", name=label).click()
+    made(page, before)
+
+
+def waits_for(page, name):
+    expect(page.get_by_test_id("turn-line")).to_contain_text(f"Waiting for {name}.")
+
+
+def game_over_for(page, winners):
+    expect(page.get_by_test_id("turn-line")).to_contain_text("The game is over.")
+    expect(page.get_by_role("heading", name="Final standings")).to_be_visible()
+    result = page.locator("details.round-result").first
+    expect(result).to_contain_text("Round 1: the treasure was found")
+    expect(result).to_contain_text(f"Winners: {winners}")
+
+
+def assert_clean(browser_problems):
+    assert browser_problems.problems == [], browser_problems.problems
+
+
+# -- Tests -----------------------------------------------------------------------------------
+
+
+@pytest.mark.django_db(transaction=True)
+def test_base_game_played_to_the_end_by_three_browsers(
+    live_server, make_player, rigged_game, player_page, browser_problems
+):
+    ann, bob, cid = (make_player(n) for n in ("ann", "bob", "cid"))
+    game = rigged_game([ann, bob, cid], ruleset="base", deal=BASE_DEAL)
+    url = game_url(live_server, game)
+    a, b, c = (player_page(user) for user in (ann, bob, cid))
+    for page in (b, c):
+        page.goto(url)
+        waits_for(page, "Ann")
+
+    open_turn(a, url)
+    place(a, "t-new", 1, 0, turned=True)
+    waits_for(a, "Bob")
+    # Bob's page was open all along: it learns by polling that it is his turn, without a reload.
+    expect(b.get_by_test_id("turn-line")).to_contain_text("Your decision.", timeout=POLL_WAIT)
+    expect(b.locator('td.maze__cell[data-x="1"][data-y="0"] svg')).to_have_count(1)
+
+    choose(b, "map", "Look at the north goal")
+    peek = f"You saw: the north goal is {card_name('goal-stone-ne')}."
+    expect(b.locator(".knowledge")).to_have_text(peek)
+    for page in (a, c):
+        page.goto(url)
+        expect(page.get_by_test_id("turn-line")).to_be_visible()
+        assert "You saw:" not in page.content()
+
+    open_turn(c, url)
+    pass_turn(c, "dead-n")
+    expect(c.locator('a.hand-card[data-card="dead-n"]')).to_have_count(0)
+
+    for page, card, x in [
+        (a, "straight-ew", 2),
+        (b, "cross", 3),
+        (c, "straight-ew", 4),
+        (a, "cross", 5),
+        (b, "straight-ew", 6),
+    ]:
+        open_turn(page, url)
+        place(page, card, x, 0)
+
+    # Cid completes the path and reveals the treasure, then picks first.
+    open_turn(c, url)
+    place(c, "cross", 7, 0)
+    cell = c.locator('td.maze__cell[data-x="8"][data-y="0"]')
+    expect(cell.locator("svg")).to_have_count(1)
+    expect(c.get_by_test_id("gold-pick")).to_be_visible()
+    decide(c, "gold-pick", "Keep 3 gold")
+
+    open_turn(a, url)
+    expect(a.get_by_test_id("gold-pick").get_by_role("button")).to_have_count(2)
+    decide(a, "gold-pick", "Keep 2 gold")
+
+    for page in (a, b, c):
+        page.goto(url)
+        game_over_for(page, "Ann, Cid")
+        expect(page.get_by_role("heading", name="Final standings")).to_be_visible()
+    standings = a.locator("section", has=a.get_by_role("heading", name="Final standings"))
+    expect(standings.locator("li")).to_have_text(["Cid: 4", "Ann: 2", "Bob: 0"])
+    assert_clean(browser_problems)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_saboteur2_blue_door_decides_and_the_thief_steals(
+    live_server, make_player, rigged_game, player_page, browser_problems
+):
+    ann, bob, cid = (make_player(n) for n in ("ann", "bob", "cid"))
+    game = rigged_game([ann, bob, cid], ruleset="saboteur2", deal=SABOTEUR2_DEAL)
+    url = game_url(live_server, game)
+    a, b, c = (player_page(user) for user in (ann, bob, cid))
+
+    open_turn(a, url)
+    place(a, "cross", 1, 0)
+    open_turn(b, url)
+    place(b, "straight-ew", 2, 0)
+    open_turn(c, url)
+    choose(c, "theft", "Play on Cid")
+    open_turn(a, url)
+    place(a, "cross", 3, 0)
+    open_turn(b, url)
+    place(b, "straight-ew", 4, 0)
+    open_turn(c, url)
+    place(c, "door-blue-ew", 5, 0)
+    open_turn(a, url)
+    place(a, "t-new", 6, 0)
+    open_turn(b, url)
+    place(b, "cross", 7, 0)  # green completes the path, through a blue door
+    waits_for(b, "Cid")
+
+    open_turn(c, url)
+    steal = c.get_by_test_id("steal")
+    expect(steal.get_by_role("button", name="Steal from Ann")).to_be_visible()
+    expect(steal.get_by_role("button", name="Steal nothing")).to_be_visible()
+    decide(c, "steal", "Steal from Ann")
+
+    for page in (a, b, c):
+        page.goto(url)
+        game_over_for(page, "Ann")
+        result = page.locator("details.round-result").first
+        expect(result).to_contain_text(re.compile(r"Gold: Ann \+5"))
+    standings = a.locator("section", has=a.get_by_role("heading", name="Final standings"))
+    expect(standings.locator("li")).to_have_text(["Ann: 4", "Cid: 1", "Bob: 0"])
+    assert_clean(browser_problems)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_back_after_logout_does_not_show_the_hand(
+    live_server, make_player, rigged_game, player_page, browser_problems
+):
+    ann, bob, cid = (make_player(n) for n in ("ann", "bob", "cid"))
+    game = rigged_game([ann, bob, cid], ruleset="base", deal=BASE_DEAL)
+    url = game_url(live_server, game)
+    page = player_page(ann)
+    response = page.goto(url)
+    assert "no-store" in response.headers.get("cache-control", "")
+    expect(page.locator("a.hand-card")).to_have_count(6)
+
+    page.get_by_role("button", name="Log out").click()
+    page.wait_for_url(f"{live_server.url}/")
+    nav = page.get_by_role("navigation", name="Account")
+    expect(nav.get_by_role("link", name="Log in")).to_be_visible()
+
+    page.go_back()
+    page.wait_for_load_state()
+    expect(page.locator("a.hand-card")).to_have_count(0)
+    expect(page.locator(".hand")).to_have_count(0)
+    assert "/accounts/login/" in page.url, page.url
+    assert_clean(browser_problems)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_phone_can_select_and_tap_a_spot(
+    live_server, make_player, rigged_game, player_page, browser_problems
+):
+    ann, bob, cid = (make_player(n) for n in ("ann", "bob", "cid"))
+    game = rigged_game([ann, bob, cid], ruleset="base", deal=BASE_DEAL)
+    url = game_url(live_server, game)
+    page = player_page(ann, viewport={"width": 390, "height": 844}, has_touch=True, is_mobile=True)
+    open_turn(page, url)
+
+    def no_page_overflow():
+        width = page.evaluate("document.documentElement.scrollWidth")
+        inner = page.evaluate("window.innerWidth")
+        # A mobile browser widens the layout viewport to fit wide content: check both.
+        assert inner == 390, inner
+        assert width <= inner + 1, (width, inner)
+
+    no_page_overflow()
+    select_card(page, "straight-ew", tap=True)
+    no_page_overflow()
+    # The maze is wider than the phone: its own container scrolls, not the page.
+    board = page.locator(".board")
+    assert board.evaluate("el => getComputedStyle(el).overflowX") in ("auto", "scroll")
+    assert board.evaluate("el => el.scrollWidth > el.clientWidth")
+    spot = page.locator('button.maze__spot[value="1,0"]')
+    spot.scroll_into_view_if_needed()
+    place(page, "straight-ew", 1, 0, tap=True)
+    waits_for(page, "Bob")
+    no_page_overflow()
+    assert_clean(browser_problems)
