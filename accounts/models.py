@@ -25,9 +25,7 @@ class User(AbstractUser):
     )  # fmt: skip
     time_zone = models.CharField(_("time zone"), max_length=64, default="UTC")
     email_turns = models.BooleanField(_("email me when it is my turn"), default=True)
-    email_reminders = models.BooleanField(
-        _("remind me before my time runs out"), default=True
-    )
+    email_reminders = models.BooleanField(_("remind me before my time runs out"), default=True)
     email_digest = models.BooleanField(
         _("one daily summary instead of an email per game"), default=False
     )
