@@ -166,7 +166,7 @@ def send(notice_id: int, *, now: datetime | None = None) -> str:
     now = now or timezone.now()
     with transaction.atomic():
         notice = (
-            Notice.objects.select_for_update()
+            Notice.objects.select_for_update(of=("self",))
             .select_related("user", "game", "seat")
             .filter(pk=notice_id)
             .first()
