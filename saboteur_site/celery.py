@@ -18,13 +18,15 @@ app.config_from_object("django.conf:settings", namespace="CELERY")
 def _filesystem_broker_options(broker_dir) -> dict:
     queue_dir = broker_dir / "queue"
     processed_dir = broker_dir / "processed"
-    for folder in (queue_dir, processed_dir):
+    control_dir = broker_dir / "control"  # kombu's default is ./control in the working directory
+    for folder in (queue_dir, processed_dir, control_dir):
         folder.mkdir(parents=True, exist_ok=True)
     # One folder for both directions: producers (web) and the worker share it.
     return {
         "data_folder_in": str(queue_dir),
         "data_folder_out": str(queue_dir),
         "processed_folder": str(processed_dir),
+        "control_folder": str(control_dir),
         "store_processed": False,
     }
 
