@@ -1,0 +1,664 @@
+"""Leak tests for the web layer (QUALITY.md "Secrets", RULES.md section 8). No browser.
+
+1. A route walker lists every URL pattern of the root resolver (includes, allauth, admin, i18n), so
+   a route added later is requested too, as every seat, an outsider, anonymous and a superuser.
+2. Random games of both rule sets are played through ``services.move_submit``; at several
+   checkpoints (start, mid-round, a gold pick or steal decision, after a round ends, game end):
+   - no round seed that is not yet public appears in any body, header or cookie;
+   - in round 1, the name of a role held by exactly one other seat appears nowhere the viewer
+     looks unless the viewer knows it;
+   - structurally: a twin snapshot differing only in what the viewer may not know (other hands,
+     pile order, discards, other roles, set-aside cards, unpeeked goals, other gold, offers, later
+     seeds, other seats' peeks) renders byte-identical responses for that viewer.
+3. Templates of game pages and partials get the per-seat view, never a ``Game``, ``Seat``, engine
+   ``State`` or the raw snapshot.
+4. Error pages (404, and 405 for GET on POST-only routes) are part of the walk.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import random
+import re
+from dataclasses import dataclass, field
+
+import pytest
+from django.contrib.contenttypes.models import ContentType
+from django.test import Client
+from django.test.utils import ContextList
+from django.urls import URLPattern, URLResolver, get_resolver, resolve
+from django.urls.resolvers import RegexPattern, RoutePattern
+
+from games import engine
+from games.drawing import role_name
+from games.engine.cards import GOLD_DIGGER, ROLES
+from games.models import ChatMessage, Game, Invitation, Move, Seat
+from games.services import chat_post, game_create, game_start, move_submit, seat_join
+
+pytestmark = pytest.mark.django_db
+
+HTMX = {"HX-Request": "true"}
+NAMES = ("ann", "bob", "cid", "dan", "eve", "fay")
+
+# -- The route walker ------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Route:
+    text: str  # the pattern as written, for messages
+    url: str
+    kwargs: frozenset[str]
+    module: str  # the callback's module
+
+
+def _patterns(resolver, prefix=()):
+    for entry in resolver.url_patterns:
+        if isinstance(entry, URLResolver):
+            yield from _patterns(entry, (*prefix, entry.pattern))
+        elif isinstance(entry, URLPattern):
+            yield (*prefix, entry.pattern), entry
+
+
+def _kwarg_names(pattern) -> list[str]:
+    if isinstance(pattern, RoutePattern):
+        return list(pattern.converters)
+    return list(pattern.regex.groupindex)
+
+
+def _concrete(pattern, fill) -> str:
+    """One pattern piece with its kwargs filled in."""
+    if isinstance(pattern, RoutePattern):
+
+        def route_value(match):
+            converter, name = match.group(1), match.group(2)
+            return str(fill(name, converter or "str", None))
+
+        return re.sub(r"<(?:(\w+):)?(\w+)>", route_value, str(pattern._route))
+    assert isinstance(pattern, RegexPattern)
+
+    def regex_value(match):
+        return str(fill(match.group(1), None, match.group(2)))
+
+    text = re.sub(r"\(\?P<(\w+)>([^)]*)\)", regex_value, pattern._regex)
+    text = text.removeprefix("^").removesuffix("$").removesuffix(r"\Z")
+    return re.sub(r"\\(.)", r"\1", text)
+
+
+def walk_routes(values: dict[str, object]) -> list[Route]:
+    """Every URL pattern of the root resolver as a concrete URL: kwargs named in ``values`` get
+    that value; any other kwarg gets a dummy that fits its converter or regex."""
+
+    def fill(name, converter, regex):
+        if name in values:
+            return values[name]
+        if regex and re.fullmatch(r"[\w|]+", regex):
+            return regex.split("|")[0]  # an alternation of words: the first one
+        return "1" if converter == "int" else "dummy-key"
+
+    routes = []
+    for pieces, entry in _patterns(get_resolver()):
+        url = "/" + "".join(_concrete(p, fill) for p in pieces)
+        kwargs = frozenset(k for p in pieces for k in _kwarg_names(p))
+        match = resolve(url)
+        assert match.func == entry.callback, f"{url} does not resolve to {pieces}"
+        text = "".join(str(p) for p in pieces)
+        routes.append(Route(text, url, kwargs, getattr(entry.callback, "__module__", "")))
+    return routes
+
+
+def test_the_walker_sees_every_route_including_includes(players):
+    game = start_game(players)
+    routes = walk_routes(route_values(game, players[0]))
+    urls = {r.url for r in routes}
+    assert f"/games/{game.pk}/" in urls and f"/games/{game.pk}/poll/" in urls
+    assert f"/invite/{game.invite_token}/join/" in urls
+    assert "/accounts/login/" in urls and "/accounts/confirm-email/dummy-key/" in urls
+    assert "/admin/" in urls and "/admin/auth/" in urls and "/i18n/setlang/" in urls
+    assert len(routes) == len(list(_patterns(get_resolver())))
+
+
+# -- Games, viewers and requests -------------------------------------------------------------
+
+
+@pytest.fixture
+def players(make_user):
+    return [make_user(name) for name in NAMES]
+
+
+@pytest.fixture
+def outsider(make_user):
+    return make_user("otto")
+
+
+@pytest.fixture
+def staff(make_user):
+    user = make_user("root")
+    user.is_staff = user.is_superuser = True
+    user.save()
+    return user
+
+
+def start_game(players, *, count=4, ruleset="base", rounds=3, rng=None):
+    """A game started through the services; with ``rng``, dealt again from seeds drawn from it
+    (the same 32 hex digits as real seeds), so that the random game below is reproducible."""
+    game = game_create(
+        creator=players[0], name="Deep mine", ruleset=ruleset, max_seats=count, rounds=rounds
+    )
+    for user in players[1:count]:
+        seat_join(game_id=game.pk, user=user)
+    game = game_start(game_id=game.pk, user=players[0])
+    if rng is not None:
+        config = engine.State.from_json(game.snapshot).config
+        state = engine.new_game(
+            ruleset=config.ruleset,
+            seats=config.seats,
+            variants=config.variants,
+            rounds=config.rounds,
+            round_seeds=[f"{rng.getrandbits(128):032x}" for _ in range(config.rounds)],
+        )
+        put_snapshot(game, state)
+        game.refresh_from_db()
+    return game
+
+
+def route_values(game, user) -> dict:
+    ct = ContentType.objects.get_for_model(type(user))
+    return {
+        "pk": game.pk,
+        "token": game.invite_token,
+        "key": "dummy-key",
+        "uidb36": "1",
+        "id": user.pk,
+        "object_id": user.pk,
+        "content_type_id": ct.pk,
+        "url": "no-such-page/",
+    }
+
+
+def state_of(game) -> engine.State:
+    game.refresh_from_db()
+    return engine.State.from_json(game.snapshot)
+
+
+@dataclass
+class Viewer:
+    label: str
+    client: Client
+    seat: int | None = None  # the engine seat index, None for anyone not seated
+    user: object = None
+
+
+def viewers_for(game, outsider, staff) -> list[Viewer]:
+    viewers = []
+    for seat in game.seats.select_related("user").order_by("position"):
+        client = Client()
+        client.force_login(seat.user)
+        viewers.append(Viewer(f"seat {seat.position}", client, seat.position, seat.user))
+    for label, user in (("outsider", outsider), ("staff", staff)):
+        client = Client()
+        client.force_login(user)
+        viewers.append(Viewer(label, client, None, user))
+    viewers.append(Viewer("anonymous", Client()))
+    return viewers
+
+
+@dataclass
+class Fetched:
+    url: str
+    hx: bool
+    status: int
+    text: str  # body, headers and cookies
+    contexts: list = field(default_factory=list)
+
+
+def fetch(client: Client, url: str, *, hx: bool = False) -> Fetched:
+    response = client.get(url, headers=HTMX if hx else {})
+    if response.streaming:
+        body = b"".join(response.streaming_content)
+    else:
+        body = response.content
+    headers = "\n".join(f"{k}: {v}" for k, v in sorted(response.items()))
+    text = f"{body.decode(errors='replace')}\n--headers--\n{headers}\n--cookies--\n"
+    text += response.cookies.output()
+    contexts = response.context
+    if contexts is None:
+        contexts = []
+    elif not isinstance(contexts, ContextList):
+        contexts = [contexts]
+    return Fetched(url, hx, response.status_code, text, contexts)
+
+
+def requests_for(routes: list[Route], viewer: Viewer, state: engine.State, game) -> list:
+    """(url, hx, gate) triples: every route as a plain GET; a route of a game that answers that
+    GET with 200 also as each htmx partial and a forced poll (``gate``: the plain URL); the seat to
+    move also with selected hand cards; a missing game (404)."""
+    pairs = []
+    for route in routes:
+        pairs.append((route.url, False, None))
+        if "pk" in route.kwargs:
+            for query in ("?part=play", "?part=chat", "?v=-1"):
+                pairs.append((route.url + query, True, route.url))
+    game_url = f"/games/{game.pk}/"
+    if viewer.seat is not None and state.to_move == viewer.seat and not state.finished:
+        legal = engine.legal_moves(state, state.seats[viewer.seat])
+        cards = sorted({m["card"] for m in legal if m["move"] in ("place", "action")})
+        for card in cards[:4]:
+            pairs.append((f"{game_url}?part=play&card={card}&turned=1", True, None))
+            pairs.append((f"{game_url}?card={card}", False, None))
+    pairs.append((f"/games/{game.pk + 10**6}/", False, None))
+    pairs.append((f"/games/{game.pk + 10**6}/poll/?v=-1", True, None))
+    return pairs
+
+
+def game_routes(routes: list[Route]) -> list[Route]:
+    """The routes that can show anything about a game: the games app's own, and any route that
+    takes a game's pk or invite token."""
+    return [r for r in routes if r.module.startswith("games.") or r.kwargs & {"pk", "token"}]
+
+
+# -- Secrets as tokens ------------------------------------------------------------------------
+
+
+def secret_tokens(game, state: engine.State, viewer: Viewer) -> dict[str, str]:
+    """Strings this viewer may not see now: seeds of rounds not yet over, and in round 1 the names
+    of roles held by exactly one other seat that the viewer has not learnt."""
+    tokens = {
+        f"seed of round {i + 1}": seed
+        for i, seed in enumerate(state.config.round_seeds)
+        if i >= len(state.rounds_done)
+    }
+    if state.round != 1 or state.rounds_done or state.decision != engine.TURN:
+        return tokens
+    me = viewer.seat
+    known = set()
+    if me is not None:
+        name = state.seats[me]
+        known = {state.roles[me], *state.inspections[me].values()}
+        for events in game.moves.values_list("events", flat=True):
+            known |= {e["role"] for e in events if e.get("to") == name and "role" in e}
+    chrome = " ".join(str(label) for label in Game.Ruleset.labels) + " Saboteur"
+    for role in ROLES[state.ruleset]:
+        holders = [i for i, r in enumerate(state.roles) if r == role]
+        word = role_name(role)
+        if len(holders) == 1 and holders[0] != me and role not in known:
+            if not re.search(rf"\b{re.escape(word)}\b", chrome):
+                tokens[f"role {role} of seat {holders[0]}"] = word
+    return tokens
+
+
+def assert_no_tokens(fetched: list[Fetched], tokens: dict[str, str], viewer: Viewer, where: str):
+    for item in fetched:
+        for label, token in tokens.items():
+            pattern = re.escape(token) if len(token) > 20 else rf"\b{re.escape(token)}\b"
+            assert not re.search(pattern, item.text), (
+                f"{label} ({token!r}) shown to {viewer.label} at {where}: GET {item.url} "
+                f"(htmx={item.hx}, status {item.status})"
+            )
+
+
+# -- Templates see only the view --------------------------------------------------------------
+
+FORBIDDEN_TYPES = (Game, Seat, Move, ChatMessage, Invitation, engine.State, engine.Config)
+
+
+def forbidden_in(value, snapshot: dict, path: str, seen: set, depth: int = 0):
+    """The path of a Game/Seat/State object or a snapshot-like dict inside ``value``, or None.
+    Only plain containers and dataclasses are entered (``type()``, so lazy objects stay lazy)."""
+    kind = type(value)
+    if issubclass(kind, FORBIDDEN_TYPES):
+        return f"{path}: {kind.__name__}"
+    if depth > 12 or id(value) in seen:
+        return None
+    if kind is dict:
+        seen.add(id(value))
+        if value == snapshot or {"hands", "pile"} <= value.keys() or "round_seeds" in value:
+            return f"{path}: the snapshot"
+        items = value.items()
+    elif kind in (list, tuple, set, frozenset):
+        seen.add(id(value))
+        items = enumerate(value)
+    elif dataclasses.is_dataclass(kind):
+        seen.add(id(value))
+        items = ((f.name, getattr(value, f.name)) for f in dataclasses.fields(value))
+    else:
+        return None
+    for key, item in items:
+        found = forbidden_in(item, snapshot, f"{path}.{key}", seen, depth + 1)
+        if found:
+            return found
+    return None
+
+
+def assert_templates_see_only_views(fetched: list[Fetched], snapshot: dict):
+    for item in fetched:
+        for context in item.contexts:
+            found = forbidden_in(context.flatten(), snapshot, "context", set())
+            assert found is None, f"GET {item.url} (htmx={item.hx}) renders {found}"
+
+
+# -- Twins: the structural test ---------------------------------------------------------------
+
+
+def _others(state, me):
+    return [i for i in range(len(state.seats)) if i != me]
+
+
+def _round_running(state):
+    return not state.finished and state.decision == engine.TURN
+
+
+def edit_hand(state, me, rng):
+    """A card of another hand swapped with a different card of the pile."""
+    for i in rng.sample(_others(state, me), len(_others(state, me))):
+        for a, card in enumerate(state.hands[i]):
+            spots = [b for b, other in enumerate(state.pile) if other != card]
+            if spots:
+                b = rng.choice(spots)
+                state.hands[i][a], state.pile[b] = state.pile[b], card
+                return True
+    return False
+
+
+def edit_pile(state, me, rng):
+    if len(set(state.pile)) < 2:
+        return False
+    before = list(state.pile)
+    while state.pile == before:
+        rng.shuffle(state.pile)
+    return True
+
+
+def edit_discards(state, me, rng):
+    """A face-down discard (or a card removed unseen) swapped with a different pile card."""
+    for pile in (state.discard, state.removed):
+        for a, card in enumerate(pile):
+            spots = [b for b, other in enumerate(state.pile) if other != card]
+            if spots:
+                b = rng.choice(spots)
+                pile[a], state.pile[b] = state.pile[b], card
+                return True
+    return False
+
+
+def edit_roles(state, me, rng):
+    """Two other seats with different roles swap them (the greedy dwarf stays a gold digger)."""
+    if not _round_running(state):
+        return False
+    pairs = [
+        (i, j)
+        for i in _others(state, me)
+        for j in _others(state, me)
+        if i < j and state.roles[i] != state.roles[j]
+    ]
+    if not pairs:
+        return False
+    i, j = rng.choice(pairs)
+    state.roles[i], state.roles[j] = state.roles[j], state.roles[i]
+    if state.greedy in (i, j):
+        state.greedy = i if state.roles[i] == GOLD_DIGGER else j
+    return True
+
+
+def edit_set_aside(state, me, rng):
+    """The set-aside dwarf cards reversed, and one exchanged with another seat's role."""
+    if not _round_running(state) or not (state.set_aside or state.role_discards):
+        return False
+    changed = False
+    for pool in (state.set_aside, state.role_discards):
+        if len(set(pool)) > 1:
+            pool.reverse()
+            changed = True
+        for a, role in enumerate(pool):
+            for i in _others(state, me):
+                if state.roles[i] != role and state.greedy != i:
+                    pool[a], state.roles[i] = state.roles[i], role
+                    return True
+    return changed
+
+
+def edit_goals(state, me, rng):
+    """Two face-down goals the viewer has not peeked at swap cards."""
+    if not _round_running(state):
+        return False
+    seen = state.peeks[me] if me is not None else {}
+    names = [
+        n
+        for n, pos in state.goals.items()
+        if state.board[pos].face_down and n not in seen
+        and any(state.board[pos].card != state.board[p].card for p in state.goals.values())
+    ]  # fmt: skip
+    pairs = [
+        (a, b)
+        for a in names
+        for b in names
+        if a < b and state.board[state.goals[a]].card != state.board[state.goals[b]].card
+    ]
+    if not pairs:
+        return False
+    a, b = rng.choice(pairs)
+    pa, pb = state.board[state.goals[a]], state.board[state.goals[b]]
+    pa.card, pb.card = pb.card, pa.card
+    for peeks in state.peeks:  # the other seats' maps stay truthful
+        for n in (a, b):
+            if n in peeks:
+                peeks[n] = state.board[state.goals[n]].card
+    return True
+
+
+def edit_gold(state, me, rng):
+    """Other seats' gold: secret in base, only zero/non-zero public in saboteur2."""
+    if state.finished:
+        return False
+    for i in _others(state, me):
+        if state.ruleset == "base":
+            state.gold[i] += 7
+        elif state.gold[i] > 0:
+            state.gold[i] += 5
+    return True
+
+
+def edit_offer(state, me, rng):
+    """The gold cards offered to another picker (only their count is public)."""
+    if state.decision != engine.PICK_GOLD or state.to_move == me or not state.offer:
+        return False
+    state.offer = [1 if v != 1 else 3 for v in state.offer]
+    return True
+
+
+def edit_knowledge(state, me, rng):
+    """Other seats' peeks and inspections."""
+    for i in _others(state, me):
+        state.peeks[i] = {name: "gold" for name in state.goals}
+        state.inspections[i] = {s: "saboteur" for s in state.seats}
+    return bool(_others(state, me))
+
+
+def edit_later_seeds(state, me, rng):
+    seeds = list(state.config.round_seeds)
+    if len(seeds) <= state.round:
+        return False
+    seeds[state.round :] = [f"{rng.getrandbits(128):032x}" for _ in seeds[state.round :]]
+    state.config = dataclasses.replace(state.config, round_seeds=seeds)
+    return True
+
+
+EDITS = (
+    edit_hand,
+    edit_pile,
+    edit_discards,
+    edit_roles,
+    edit_set_aside,
+    edit_goals,
+    edit_gold,
+    edit_offer,
+    edit_knowledge,
+    edit_later_seeds,
+)
+
+NORMALISE = (
+    (re.compile(r'(name="csrfmiddlewaretoken" value=")[^"]*'), r"\1"),
+    (re.compile(r'("X-CSRFToken": ")[^"]*'), r"\1"),
+    (re.compile(r'(nonce=")[^"]*'), r"\1"),
+    (re.compile(r"('nonce-)[^']*"), r"\1"),
+    (re.compile(r'(name="key" value=")[^"]*'), r"\1"),
+    (re.compile(r"(csrftoken=)[^;\s]*"), r"\1"),
+    (re.compile(r"(Time left: )[^<]*"), r"\1"),
+    (re.compile(r"(waiting for )[^<]*"), r"\1"),
+    (re.compile(r"^(Content-Length|Date|Expires|Last-Modified): .*$", re.M), ""),
+    (re.compile(r"(expires=)[^;]*"), r"\1"),
+)
+
+
+def normalised(text: str) -> str:
+    for pattern, replacement in NORMALISE:
+        text = pattern.sub(replacement, text)
+    return text
+
+
+def same(a: Fetched, b: Fetched) -> bool:
+    return a.status == b.status and normalised(a.text) == normalised(b.text)
+
+
+def render(viewer: Viewer, pairs) -> list[Fetched]:
+    fetched, status = [], {}
+    for url, hx, gate in pairs:
+        if gate is None or status.get(gate) == 200:
+            fetched.append(fetch(viewer.client, url, hx=hx))
+            status.setdefault(url, fetched[-1].status)
+    return fetched
+
+
+def rendered_again(viewer: Viewer, originals: list[Fetched]) -> list[Fetched]:
+    """The same requests again; answers that cannot depend on the snapshot (redirects, 405,
+    404) are only re-requested when they were 2xx, the others are kept."""
+    return [
+        fetch(viewer.client, item.url, hx=item.hx) if 200 <= item.status < 300 else item
+        for item in originals
+    ]
+
+
+def put_snapshot(game, state: engine.State) -> None:
+    Game.objects.filter(pk=game.pk).update(snapshot=state.to_json())
+
+
+def assert_twin_renders_the_same(game, state, viewer, pairs, originals, rng, where):
+    """The viewer's responses for a twin state equal the originals; on a difference, each edit
+    alone names the culprit."""
+    twin, applied = state.clone(), []
+    for edit in EDITS:
+        if edit(twin, viewer.seat, rng):
+            applied.append(edit)
+    if not applied:
+        return
+    try:
+        put_snapshot(game, twin)
+        again = rendered_again(viewer, originals)
+        if all(same(a, b) for a, b in zip(originals, again, strict=True)):
+            return
+        culprits = []
+        for edit in applied:
+            single = state.clone()
+            edit(single, viewer.seat, random.Random(rng.random()))
+            put_snapshot(game, single)
+            for a, b in zip(originals, rendered_again(viewer, originals), strict=True):
+                if not same(a, b):
+                    culprits.append(f"{edit.__name__}: GET {a.url} (htmx={a.hx})")
+                    break
+        first = next((a, b) for a, b in zip(originals, again, strict=True) if not same(a, b))
+        diff = _first_difference(normalised(first[0].text), normalised(first[1].text))
+        raise AssertionError(
+            f"{viewer.label} at {where} can tell twin states apart: {culprits or applied}; "
+            f"GET {first[0].url}: {diff}"
+        )
+    finally:
+        put_snapshot(game, state)
+
+
+def _first_difference(a: str, b: str) -> str:
+    pairs = enumerate(zip(a, b, strict=False))
+    at = next((i for i, (x, y) in pairs if x != y), min(len(a), len(b)))
+    return f"...{a[max(0, at - 80) : at + 80]!r} vs ...{b[max(0, at - 80) : at + 80]!r}"
+
+
+# -- Playing the games -----------------------------------------------------------------------
+
+
+def choose(state: engine.State, rng: random.Random) -> dict:
+    """Mostly dig toward the face-down goals (so treasures get found and gold gets picked or
+    stolen), avoid hostile cards; otherwise any legal move."""
+    moves = engine.legal_moves(state, state.seats[state.to_move])
+    if rng.random() < 0.85:
+        hidden = [pos for pos in state.goals.values() if state.board[pos].face_down]
+        places = [m for m in moves if m["move"] == "place" and "dead" not in m["card"]]
+        if places and hidden:
+
+            def distance(m):
+                return min(abs(m["at"][0] - x) + abs(m["at"][1] - y) for x, y in hidden)
+
+            best = min(map(distance, places))
+            return rng.choice([m for m in places if distance(m) == best])
+    return rng.choice(moves)
+
+
+def advance(game, rng: random.Random) -> engine.State:
+    state = state_of(game)
+    seat = game.seats.get(position=state.to_move)
+    move_submit(
+        game_id=game.pk, user=seat.user, move=choose(state, rng), expected_version=game.version
+    )
+    return state_of(game)
+
+
+def checkpoints(game, rng: random.Random, *, mid_moves: int = 9):
+    """Play the game to its end, yielding (label, state) at the interesting moments."""
+    state = state_of(game)
+    yield "start", state
+    for _ in range(mid_moves):
+        state = advance(game, rng)
+    yield "mid-round 1", state
+    seen = set()
+    while not state.finished:
+        state = advance(game, rng)
+        if state.decision in (engine.PICK_GOLD, engine.STEAL) and "decision" not in seen:
+            seen.add("decision")
+            yield f"{state.decision} decision in round {state.round}", state
+        if state.rounds_done and "round-end" not in seen and state.decision == engine.TURN:
+            seen.add("round-end")
+            yield f"round {state.round} start, after a round ended", state
+    yield "game end", state
+
+
+def check_checkpoint(game, state, viewers, routes, rng, where, *, full_walk=False):
+    per_game = game_routes(routes)
+    for viewer in viewers:
+        pairs = requests_for(routes if full_walk else per_game, viewer, state, game)
+        originals = render(viewer, pairs)
+        assert_no_tokens(originals, secret_tokens(game, state, viewer), viewer, where)
+        assert_templates_see_only_views(
+            [f for f in originals if f.url.startswith(f"/games/{game.pk}/")], game.snapshot
+        )
+        if full_walk:
+            continue  # the twin comparison runs on the game routes (below and at every checkpoint)
+        assert_twin_renders_the_same(game, state, viewer, pairs, originals, rng, where)
+
+
+@pytest.mark.parametrize(("ruleset", "count", "seed"), [("base", 4, 1), ("saboteur2", 5, 6)])
+def test_no_secret_reaches_any_viewer_through_a_whole_game(
+    ruleset, count, seed, players, outsider, staff
+):
+    rng = random.Random(seed)
+    game = start_game(players, count=count, ruleset=ruleset, rng=rng)
+    chat_post(game_id=game.pk, user=players[1], text="Dig east!")
+    viewers = viewers_for(game, outsider, staff)
+    routes = walk_routes(route_values(game, players[1]))
+    reached = []
+    twins = random.Random(-seed)  # its own stream: the game stays the same whatever twins draw
+    for where, state in checkpoints(game, rng):
+        reached.append(where)
+        game.refresh_from_db()
+        check_checkpoint(game, state, viewers, routes, twins, where)
+        if where == "mid-round 1":
+            check_checkpoint(game, state, viewers, routes, twins, where, full_walk=True)
+    assert reached[0] == "start" and reached[-1] == "game end"
+    assert any("after a round ended" in w for w in reached), reached
+    print(ruleset, reached)
