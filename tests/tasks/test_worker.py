@@ -26,7 +26,7 @@ def redis_url_for_db(db: int) -> str:
 
 
 @contextmanager
-def celery_worker(log_path: Path, **env_overrides):
+def celery_worker(log_path: Path, queue: str = "celery", **env_overrides):
     env = {**os.environ, "DJANGO_ENV": "development", **env_overrides}
     env = {k: v for k, v in env.items() if v is not None}
     name = f"pytest-{uuid.uuid4().hex[:8]}@%h"
@@ -34,7 +34,7 @@ def celery_worker(log_path: Path, **env_overrides):
         worker = subprocess.Popen(
             [
                 *(sys.executable, "-m", "celery", "-A", "saboteur_site", "worker"),
-                *("--pool=solo", "--loglevel=info", "-n", name),
+                *("--pool=solo", "--loglevel=info", "-n", name, "-Q", queue),
                 *("--without-gossip", "--without-mingle", "--without-heartbeat"),
             ],
             cwd=ROOT,
@@ -66,11 +66,14 @@ def wait_for_log(log_path: Path, text: str, timeout: float = 60) -> str:
 
 def test_worker_process_runs_ping_over_redis(tmp_path):
     url = redis_url_for_db(TEST_REDIS_DB)
-    redis.Redis.from_url(url).flushdb()  # no stale messages or results from earlier runs
+    # A queue of our own, purged first: no stale messages, and no clash with another test
+    # run using the same Redis at the same time.
+    queue = f"pytest-{uuid.uuid4().hex}"
+    redis.Redis.from_url(url).delete(queue)
     log_path = tmp_path / "worker.log"
-    with celery_worker(log_path, REDIS_URL=url) as worker:
+    with celery_worker(log_path, queue=queue, REDIS_URL=url) as worker:
         client = Celery("pytest-client", broker=url, backend=url)
-        result = client.send_task("games.tasks.ping")
+        result = client.send_task("games.tasks.ping", queue=queue)
         assert result.get(timeout=60) == "pong"
         log = wait_for_log(log_path, f"Task games.tasks.ping[{result.id}] succeeded")
         assert "redis://" in log
