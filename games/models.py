@@ -37,6 +37,7 @@ class Game(models.Model):
     class Status(models.TextChoices):
         LOBBY = "lobby", _("Waiting for players")
         RUNNING = "running", _("Running")
+        PAUSED = "paused", _("Paused by the moderators")
         FINISHED = "finished", _("Finished")
         ABORTED = "aborted", _("Aborted")
 
@@ -76,6 +77,9 @@ class Game(models.Model):
     to_move = models.PositiveSmallIntegerField(null=True, blank=True)
     decision_since = models.DateTimeField(null=True, blank=True)
     deadline = models.DateTimeField(null=True, blank=True, db_index=True)
+    # While paused: the time that was left before the deadline, and since when it is paused.
+    paused_remaining = models.DurationField(null=True, blank=True)
+    paused_at = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
@@ -115,7 +119,12 @@ class Seat(models.Model):
         verbose_name_plural = _("seats")
         ordering = ["position", "joined_at"]
         constraints = [
-            models.UniqueConstraint(fields=["game", "position"], name="games_seat_unique_position"),
+            # A replaced seat keeps its position for the history; its successor takes it over.
+            models.UniqueConstraint(
+                fields=["game", "position"],
+                condition=~Q(state="replaced"),
+                name="games_seat_unique_position",
+            ),
             models.UniqueConstraint(
                 fields=["game", "user"],
                 condition=~Q(state="replaced"),
@@ -176,6 +185,35 @@ class ChatMessage(models.Model):
 
     def __str__(self) -> str:
         return self.text[:40]
+
+
+class TableEvent(models.Model):
+    """Something the moderators did that the whole table sees in the game's log.
+
+    Not a move (moves are the engine's history); ``after_version`` places the line after that
+    many moves. ``data`` holds the names as they were, so the line reads the same later.
+    """
+
+    class Kind(models.TextChoices):
+        PAUSED = "paused", _("Game paused")
+        RESUMED = "resumed", _("Game resumed")
+        EXTENDED = "extended", _("Deadline extended")
+        ABORTED = "aborted", _("Game aborted")
+        REPLACED = "replaced", _("Seat taken over")
+
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="table_events")
+    kind = models.CharField(max_length=10, choices=Kind)
+    after_version = models.PositiveIntegerField()
+    data = models.JSONField(default=dict, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        verbose_name = _("table event")
+        verbose_name_plural = _("table events")
+        ordering = ["game", "created_at", "pk"]
+
+    def __str__(self) -> str:
+        return f"{self.game}: {self.get_kind_display()}"
 
 
 class Invitation(models.Model):
