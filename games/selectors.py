@@ -15,6 +15,7 @@ from django.utils.translation import gettext as _
 from games import engine
 from games.engine.cards import CATALOGUE, PATH
 
+from . import moderation
 from .drawing import card_name, card_svg, goal_back_svg, role_name
 from .log import Entry, entries_for, goal_label, tool_label
 from .models import ChatMessage, Game, Seat
@@ -89,15 +90,20 @@ class Dashboard:
     finished: list[Game]
 
 
+def _awaits(game: Game) -> bool:
+    return game.status == Game.Status.RUNNING and game.to_move == game.my_position
+
+
 def dashboard_for(user) -> Dashboard:
     """My games: awaiting my decision (longest waiting first), other running, lobbies, finished."""
     mine = Game.objects.filter(seats__user=user, seats__state__in=LIVE_SEAT).annotate(
         my_position=F("seats__position")
     )
-    running = list(mine.filter(status=Game.Status.RUNNING).order_by("decision_since"))
+    underway = [Game.Status.RUNNING, Game.Status.PAUSED]
+    running = list(mine.filter(status__in=underway).order_by("decision_since"))
     return Dashboard(
-        awaiting=[g for g in running if g.to_move == g.my_position],
-        running=[g for g in running if g.to_move != g.my_position],
+        awaiting=[g for g in running if _awaits(g)],
+        running=[g for g in running if not _awaits(g)],
         lobby=list(mine.filter(status=Game.Status.LOBBY)),
         finished=list(mine.filter(status=Game.Status.FINISHED).order_by("-finished_at")[:30]),
     )
@@ -205,7 +211,8 @@ def game_page(game: Game, user, *, selected: str | None = None, turned: bool = F
     page.my_turn = me is not None and view["to_move"] == me
     page.to_move_name = names.get(view["to_move"]) if view["to_move"] else None
     page.players = _players(view, names, me)
-    legal = engine.legal_moves(state, me) if page.my_turn else []
+    playing = game.status == Game.Status.RUNNING  # no move buttons while paused or aborted
+    legal = engine.legal_moves(state, me) if page.my_turn and playing else []
     _mine(page, view, legal, selected, turned, names)
     page.rows = _board(view, legal, page)
     page.rounds = _rounds(view, names)
@@ -217,7 +224,9 @@ def game_page(game: Game, user, *, selected: str | None = None, turned: bool = F
     moves = game.moves.order_by("sequence").values_list(
         "sequence", "events", "automatic", "seat__position"
     )
-    page.log = entries_for(moves, names, me)[-LOG_LENGTH:][::-1]
+    log = entries_for(moves, names, me) + moderation.table_entries(game)
+    log.sort(key=lambda entry: entry.sequence)  # stable: a table event follows its move
+    page.log = log[-LOG_LENGTH:][::-1]
     return page
 
 

@@ -193,8 +193,15 @@ def move_submit(
             earlier = game.moves.filter(seat=seat, idempotency_key=idempotency_key).first()
             if earlier:
                 return MoveResult(earlier, repeated=True)
+        if game.status == Game.Status.PAUSED:
+            raise MoveRefused(
+                _("The moderators have paused this game; moves wait until it resumes."),
+                code="paused",
+            )
+        if game.status == Game.Status.ABORTED:
+            raise MoveRefused(_("The moderators have stopped this game."), code="aborted")
         if game.status != Game.Status.RUNNING:
-            raise MoveRefused(_("This game is not running."), code="not-your-decision")
+            raise MoveRefused(_("This game is not running."), code="not-running")
         if expected_version != game.version:
             raise StaleVersion(_("Someone moved first: here is the game as it is now."))
         record = _apply(game, seat, move, idempotency_key=idempotency_key or "")
