@@ -1,1 +1,487 @@
-# Admin registrations arrive with the game models.
+"""The admins' tools for games, moves, chat and the email outbox.
+
+Secrecy: no page here shows a running or paused game's secrets. The snapshot is never a field;
+move payloads and events (face-down discards, private peeks) appear only once the game is
+finished or aborted; seats show no role. Every custom action asks for a reason on an
+intermediate page and writes an admin ``LogEntry`` naming what was done and why.
+"""
+
+from __future__ import annotations
+
+from django import forms
+from django.contrib import admin, messages
+from django.contrib.admin import helpers
+from django.contrib.admin.models import LogEntry
+from django.contrib.auth import get_user_model
+from django.db.models import Count, Q
+from django.template.response import TemplateResponse
+from django.utils.html import format_html, format_html_join
+from django.utils.translation import gettext
+from django.utils.translation import gettext_lazy as _
+
+from . import engine, moderation
+from .models import ChatMessage, Game, Move, Notice, Seat, TableEvent
+from .services import ServiceError
+
+OVER = (Game.Status.FINISHED, Game.Status.ABORTED)
+HIDDEN = _("hidden until the game is over")
+
+# -- Actions with a reason ---------------------------------------------------------------------
+
+
+class ReasonForm(forms.Form):
+    reason = forms.CharField(
+        label=_("Reason"),
+        max_length=500,
+        widget=forms.Textarea(attrs={"rows": 3, "cols": 60}),
+        help_text=_("Kept in the admin log with the action."),
+    )
+
+    def __init__(self, *args, queryset=None, **kwargs):
+        super().__init__(*args, prefix="moderation", **kwargs)
+        self.queryset = queryset
+
+
+class ExtendForm(ReasonForm):
+    hours = forms.IntegerField(
+        label=_("Extend by (hours)"), min_value=1, max_value=moderation.MAX_EXTENSION_HOURS
+    )
+    field_order = ["hours", "reason"]
+
+
+def find_user(text: str):
+    """An account by username, email or display name (case-insensitive), or None."""
+    text = text.strip()
+    if not text:
+        return None
+    return (
+        get_user_model()
+        .objects.filter(
+            Q(username__iexact=text) | Q(email__iexact=text) | Q(display_name__iexact=text)
+        )
+        .first()
+    )
+
+
+class ReplaceSeatForm(ReasonForm):
+    position = forms.TypedChoiceField(label=_("Seat"), coerce=int)
+    new_user = forms.CharField(
+        label=_("New player"),
+        max_length=254,
+        help_text=_("Their username, email address or display name."),
+    )
+    field_order = ["position", "new_user", "reason"]
+
+    def __init__(self, *args, queryset=None, **kwargs):
+        super().__init__(*args, queryset=queryset, **kwargs)
+        game = queryset.first() if queryset is not None else None
+        seats = []
+        if game is not None:
+            seats = game.seats.select_related("user").exclude(state=Seat.State.REPLACED)
+        self.fields["position"].choices = [
+            (
+                seat.position,
+                gettext("Seat %(position)s: %(name)s")
+                % {"position": seat.position, "name": seat.user or gettext("deleted player")},
+            )
+            for seat in seats
+            if seat.position is not None
+        ]
+
+    def clean_new_user(self):
+        user = find_user(self.cleaned_data["new_user"])
+        if user is None:
+            raise forms.ValidationError(gettext("No account has that name or address."))
+        if not user.is_active:
+            raise forms.ValidationError(gettext("That account is not active."))
+        return user
+
+
+def action_with_form(modeladmin, request, queryset, *, form_class, title, perform, single=False):
+    """Show ``form_class`` for the selected objects; once valid, ``perform(obj, data)`` each.
+
+    ``perform`` returns the log message (without the reason) or raises ``ServiceError``. Every
+    success is written to the admin log as a change with "<message> Reason: <reason>".
+    """
+    if single and queryset.count() != 1:
+        modeladmin.message_user(
+            request, gettext("Select exactly one item for this action."), messages.WARNING
+        )
+        return None
+    if "moderation-apply" in request.POST:
+        form = form_class(request.POST, queryset=queryset)
+        if form.is_valid():
+            done = 0
+            for obj in queryset:
+                try:
+                    message = perform(obj, form.cleaned_data)
+                except ServiceError as refused:
+                    modeladmin.message_user(request, f"{obj}: {refused.message}", messages.ERROR)
+                    continue
+                reason = form.cleaned_data["reason"].strip()
+                text = gettext("%(message)s Reason: %(reason)s") % {
+                    "message": message,
+                    "reason": reason,
+                }
+                modeladmin.log_change(request, obj, text)
+                modeladmin.message_user(request, f"{obj}: {message}", messages.SUCCESS)
+                done += 1
+            return None
+    else:
+        form = form_class(queryset=queryset)
+    opts = modeladmin.model._meta
+    context = {
+        **modeladmin.admin_site.each_context(request),
+        "title": title,
+        "form": form,
+        "queryset": queryset,
+        "opts": opts,
+        "action_name": request.POST.get("action", ""),
+        "action_checkbox_name": helpers.ACTION_CHECKBOX_NAME,
+    }
+    return TemplateResponse(request, "admin/moderation_action.html", context)
+
+
+# -- Games -------------------------------------------------------------------------------------
+
+
+class SeatInline(admin.TabularInline):
+    """Who sits where; never a role."""
+
+    model = Seat
+    fields = ("position", "user", "state", "joined_at", "last_seen_at", "timeouts_in_a_row")
+    readonly_fields = fields
+    extra = 0
+    can_delete = False
+    show_change_link = False
+
+    def has_add_permission(self, request, obj=None):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+
+class TableEventInline(admin.TabularInline):
+    model = TableEvent
+    fields = ("created_at", "kind", "after_version", "line")
+    readonly_fields = fields
+    extra = 0
+    can_delete = False
+
+    def has_add_permission(self, request, obj=None):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    @admin.display(description=_("log line"))
+    def line(self, event):
+        return moderation.describe(event)
+
+
+def _round_line(number: int, done: dict, names: dict[str, str]) -> str:
+    def listed(pairs):
+        return ", ".join(f"{names.get(seat, seat)}: {value}" for seat, value in pairs) or "-"
+
+    return gettext(
+        "Round %(number)d: treasure %(found)s; winners %(winners)s; roles %(roles)s; "
+        "gold gained %(gained)s"
+    ) % {
+        "number": number,
+        "found": gettext("found") if done["treasure_found"] else gettext("not found"),
+        "winners": ", ".join(names.get(seat, seat) for seat in done["winners"]) or "-",
+        "roles": listed(done["roles"].items()),
+        "gained": listed(done["gained"].items()),
+    }
+
+
+@admin.register(Game)
+class GameAdmin(admin.ModelAdmin):
+    list_display = (
+        "name",
+        "ruleset",
+        "status",
+        "players",
+        "version",
+        "deadline",
+        "created_at",
+    )
+    list_filter = ("status", "ruleset", "visibility")
+    search_fields = ("name", "seats__user__display_name")
+    date_hierarchy = "created_at"
+    # Only the name may be edited (an offensive name); everything else goes through actions.
+    fields = (
+        "name",
+        "ruleset",
+        "variants",
+        "rounds",
+        "max_seats",
+        "visibility",
+        "turn_limit",
+        "creator",
+        "status",
+        "version",
+        "revision",
+        "to_move",
+        "decision_since",
+        "deadline",
+        "paused_remaining",
+        "paused_at",
+        "created_at",
+        "started_at",
+        "finished_at",
+        "final_state",
+    )
+    readonly_fields = fields[1:]
+    inlines = [SeatInline, TableEventInline]
+    actions = ["pause", "resume", "extend_deadline", "abort", "replace_seat"]
+
+    def get_queryset(self, request):
+        return super().get_queryset(request).annotate(seat_count=Count("seats", distinct=True))
+
+    def has_add_permission(self, request):
+        return False  # games begin in the lobby, through the site
+
+    @admin.display(description=_("seats"), ordering="seat_count")
+    def players(self, game):
+        return game.seat_count
+
+    @admin.display(description=_("final state"))
+    def final_state(self, game):
+        """Rounds and gold, once the game is over; nothing while it runs."""
+        if game.status not in OVER or game.snapshot is None:
+            return HIDDEN
+        state = engine.State.from_json(game.snapshot)
+        names = {
+            seat.engine_name: str(seat.user or gettext("deleted player"))
+            for seat in game.seats.select_related("user").exclude(state=Seat.State.REPLACED)
+        }
+        lines = [(_round_line(n, done, names),) for n, done in enumerate(state.rounds_done, 1)]
+        rounds = format_html_join("", "<li>{}</li>", lines)
+        gold = format_html_join(
+            "",
+            "<li>{}: {}</li>",
+            (
+                (names.get(seat, seat), amount)
+                for seat, amount in zip(state.seats, state.gold, strict=True)
+            ),
+        )
+        return format_html(
+            '<div data-testid="final-state"><p>{}</p><ul>{}</ul><p>{}</p><ul>{}</ul></div>',
+            gettext("Rounds played"),
+            rounds,
+            gettext("Gold totals"),
+            gold,
+        )
+
+    @admin.action(description=_("Pause the selected games (deadlines stop)"))
+    def pause(self, request, queryset):
+        def perform(game, data):
+            moderation.game_pause(game_id=game.pk)
+            return gettext("Paused the game.")
+
+        return action_with_form(
+            self, request, queryset, form_class=ReasonForm, title=gettext("Pause games"),
+            perform=perform,
+        )  # fmt: skip
+
+    @admin.action(description=_("Resume the selected paused games"))
+    def resume(self, request, queryset):
+        def perform(game, data):
+            game = moderation.game_resume(game_id=game.pk)
+            return gettext("Resumed the game; deadline %(deadline)s.") % {
+                "deadline": game.deadline.isoformat() if game.deadline else "-"
+            }
+
+        return action_with_form(
+            self, request, queryset, form_class=ReasonForm, title=gettext("Resume games"),
+            perform=perform,
+        )  # fmt: skip
+
+    @admin.action(description=_("Extend the current deadline"))
+    def extend_deadline(self, request, queryset):
+        def perform(game, data):
+            moderation.game_extend(game_id=game.pk, hours=data["hours"])
+            return gettext("Extended the deadline by %(hours)d hour(s).") % {"hours": data["hours"]}
+
+        return action_with_form(
+            self, request, queryset, form_class=ExtendForm, title=gettext("Extend deadlines"),
+            perform=perform,
+        )  # fmt: skip
+
+    @admin.action(description=_("Abort the selected games (no more moves)"))
+    def abort(self, request, queryset):
+        def perform(game, data):
+            moderation.game_abort(game_id=game.pk)
+            return gettext("Aborted the game.")
+
+        return action_with_form(
+            self, request, queryset, form_class=ReasonForm, title=gettext("Abort games"),
+            perform=perform,
+        )  # fmt: skip
+
+    @admin.action(description=_("Replace a seat's player"))
+    def replace_seat(self, request, queryset):
+        def perform(game, data):
+            old = (
+                game.seats.select_related("user")
+                .filter(position=data["position"])
+                .exclude(state=Seat.State.REPLACED)
+                .first()
+            )
+            old_name = str(old.user) if old and old.user else gettext("deleted player")
+            seat = moderation.seat_replace(
+                game_id=game.pk, position=data["position"], new_user=data["new_user"]
+            )
+            return gettext("Seat %(position)d: %(new)s took over from %(old)s.") % {
+                "position": seat.position,
+                "new": seat.user,
+                "old": old_name,
+            }
+
+        return action_with_form(
+            self, request, queryset, form_class=ReplaceSeatForm,
+            title=gettext("Replace a seat's player"), perform=perform, single=True,
+        )  # fmt: skip
+
+
+# -- Moves: read only, and secret while the game is under way -----------------------------------
+
+
+class ReadOnlyAdmin(admin.ModelAdmin):
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False
+
+
+@admin.register(Move)
+class MoveAdmin(ReadOnlyAdmin):
+    list_display = ("game", "sequence", "player", "automatic", "created_at")
+    list_filter = ("automatic", "game__status")
+    search_fields = ("game__name",)
+    list_select_related = ("game", "seat__user")
+    fields = (
+        "game",
+        "sequence",
+        "player",
+        "automatic",
+        "created_at",
+        "shown_payload",
+        "shown_events",
+    )
+    readonly_fields = fields
+
+    @admin.display(description=_("player"))
+    def player(self, move):
+        return move.seat.user or gettext("deleted player")
+
+    @admin.display(description=_("move"))
+    def shown_payload(self, move):
+        return move.payload if move.game.status in OVER else HIDDEN
+
+    @admin.display(description=_("events"))
+    def shown_events(self, move):
+        return move.events if move.game.status in OVER else HIDDEN
+
+
+# -- Chat: moderators may remove a message --------------------------------------------------------
+
+
+@admin.register(ChatMessage)
+class ChatMessageAdmin(admin.ModelAdmin):
+    list_display = ("created_at", "game", "author", "text")
+    list_select_related = ("game", "seat__user")
+    search_fields = ("text", "seat__user__display_name", "game__name")
+    fields = ("game", "author", "text", "created_at")
+    readonly_fields = fields
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    @admin.display(description=_("author"))
+    def author(self, message):
+        return message.seat.user or gettext("deleted player")
+
+
+# -- The email outbox ---------------------------------------------------------------------------
+
+
+@admin.register(Notice)
+class NoticeAdmin(admin.ModelAdmin):
+    list_display = ("kind", "status", "recipient", "game", "due_at", "attempts", "last_error")
+    list_filter = ("status", "kind")
+    search_fields = ("user__email", "user__display_name", "email", "key")
+    list_select_related = ("user", "game")
+    date_hierarchy = "due_at"
+    fields = (
+        "key",
+        "kind",
+        "status",
+        "user",
+        "email",
+        "game",
+        "version",
+        "due_at",
+        "attempts",
+        "last_error",
+        "reason",
+        "created_at",
+        "sent_at",
+    )
+    readonly_fields = fields
+    actions = ["resend"]
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    @admin.display(description=_("recipient"))
+    def recipient(self, notice):
+        return notice.user.email if notice.user else notice.email
+
+    @admin.action(description=_("Resend the selected emails"))
+    def resend(self, request, queryset):
+        def perform(notice, data):
+            moderation.notices_resend(notice_ids=[notice.pk])
+            return gettext("Queued the email again.")
+
+        return action_with_form(
+            self, request, queryset, form_class=ReasonForm, title=gettext("Resend emails"),
+            perform=perform,
+        )  # fmt: skip
+
+
+# -- The audit log ------------------------------------------------------------------------------
+
+
+@admin.register(LogEntry)
+class LogEntryAdmin(ReadOnlyAdmin):
+    list_display = ("action_time", "user", "content_type", "object_repr", "action_flag", "message")
+    list_filter = ("action_flag", "content_type")
+    search_fields = ("object_repr", "change_message", "user__username")
+    date_hierarchy = "action_time"
+    fields = (
+        "action_time",
+        "user",
+        "content_type",
+        "object_id",
+        "object_repr",
+        "action_flag",
+        "message",
+    )
+    readonly_fields = fields
+
+    @admin.display(description=_("message"))
+    def message(self, entry):
+        return entry.get_change_message()

@@ -1,0 +1,308 @@
+"""Moderation services: what the admins' tools do (the admin only calls these and logs them).
+
+Like ``games.services``, every function that touches a game locks its row first and does all its
+work in one transaction. None of them reads or returns a running game's secrets: they change
+the status, the clock and the seats, never the engine state.
+
+Leaving lobbies: a deactivated or banned player's lobby seats are removed. A lobby they created
+is handed to the player who joined it first among the others still active (the table they
+gathered keeps its game); a lobby with nobody else in it is deleted.
+"""
+
+from __future__ import annotations
+
+import logging
+from datetime import timedelta
+
+from django.db import transaction
+from django.db.models import F
+from django.utils import timezone
+from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
+
+from . import notifications
+from .log import Entry
+from .models import ChatMessage, Game, Notice, Seat, TableEvent
+from .services import ServiceError
+
+log = logging.getLogger(__name__)
+
+MAX_EXTENSION_HOURS = 24 * 14
+
+
+def _locked(game_id: int) -> Game:
+    return Game.objects.select_for_update().get(pk=game_id)
+
+
+def _name(user) -> str:
+    return user.display_name if user is not None else _("deleted player")
+
+
+def _event(game: Game, kind: str, **data) -> TableEvent:
+    """A public log line, and a new revision so open pages fetch it."""
+    game.revision += 1
+    return TableEvent.objects.create(game=game, kind=kind, after_version=game.version, data=data)
+
+
+# -- Players ---------------------------------------------------------------------------------
+
+
+def user_deactivate(*, user, by=None) -> list[str]:
+    """Make the account inactive and take it out of every lobby; returns what happened to them.
+
+    Django's auth backends refuse an inactive user both at login and when a request's session
+    is read (``ModelBackend.get_user`` checks ``is_active``), so every open session of theirs
+    stops authenticating at its next request. Their seats in running games stay; the admins can
+    hand those to someone else (``seat_replace``) or let the deadlines mark them absent.
+    """
+    if by is not None and by.pk == user.pk:
+        raise ServiceError(_("You cannot deactivate your own account here."))
+    with transaction.atomic():
+        type(user).objects.filter(pk=user.pk).update(is_active=False)
+        user.is_active = False
+        return _leave_lobbies(user)
+
+
+def _leave_lobbies(user) -> list[str]:
+    outcomes = []
+    game_ids = (
+        Seat.objects.filter(user=user, game__status=Game.Status.LOBBY)
+        .values_list("game_id", flat=True)
+        .order_by("game_id")
+    )
+    for game_id in list(game_ids):
+        game = _locked(game_id)
+        if game.status != Game.Status.LOBBY:
+            continue
+        seats = game.seats.filter(user=user)
+        # Lobby chat lines point at the seat (PROTECT); they go with it.
+        ChatMessage.objects.filter(seat__in=seats).delete()
+        seats.delete()
+        if game.creator_id == user.pk:
+            heir = (
+                game.seats.select_related("user")
+                .filter(user__is_active=True)
+                .order_by("joined_at", "pk")
+                .first()
+            )
+            if heir is None:
+                outcomes.append(_("lobby “%(game)s” deleted") % {"game": game.name})
+                game.delete()
+                continue
+            game.creator = heir.user
+            heir_name = _name(heir.user)
+            outcomes.append(
+                _("lobby “%(game)s” handed to %(heir)s") % {"game": game.name, "heir": heir_name}
+            )
+        else:
+            outcomes.append(_("left lobby “%(game)s”") % {"game": game.name})
+        game.revision += 1
+        game.save(update_fields=["creator", "revision"])
+    return outcomes
+
+
+def user_reactivate(*, user) -> None:
+    type(user).objects.filter(pk=user.pk).update(is_active=True)
+    user.is_active = True
+
+
+# -- Games -----------------------------------------------------------------------------------
+
+
+def game_pause(*, game_id: int, now=None) -> Game:
+    """Stop the clock: the time left is kept, the deadline cleared (the sweep ignores it)."""
+    now = now or timezone.now()
+    with transaction.atomic():
+        game = _locked(game_id)
+        if game.status != Game.Status.RUNNING:
+            raise ServiceError(_("Only a running game can be paused."))
+        if game.deadline is not None:
+            game.paused_remaining = max(game.deadline - now, timedelta(0))
+        else:
+            game.paused_remaining = game.turn_limit
+        game.status = Game.Status.PAUSED
+        game.paused_at = now
+        game.deadline = None
+        _event(game, TableEvent.Kind.PAUSED)
+        game.save()
+    return game
+
+
+def game_resume(*, game_id: int, now=None) -> Game:
+    """Start the clock again with the time that was left; reminders move by the pause's length."""
+    now = now or timezone.now()
+    with transaction.atomic():
+        game = _locked(game_id)
+        if game.status != Game.Status.PAUSED:
+            raise ServiceError(_("Only a paused game can be resumed."))
+        remaining = game.paused_remaining if game.paused_remaining is not None else game.turn_limit
+        if game.to_move is not None:
+            game.deadline = now + remaining
+        if game.paused_at is not None:
+            Notice.objects.filter(
+                game=game, kind=Notice.Kind.REMINDER, status=Notice.Status.PENDING
+            ).update(due_at=F("due_at") + (now - game.paused_at))
+        game.status = Game.Status.RUNNING
+        game.paused_remaining = game.paused_at = None
+        _event(game, TableEvent.Kind.RESUMED)
+        game.save()
+    return game
+
+
+def game_extend(*, game_id: int, hours: int, now=None) -> Game:
+    """Give the player whose decision it is ``hours`` more (a paused game keeps it for later)."""
+    now = now or timezone.now()
+    if not 1 <= hours <= MAX_EXTENSION_HOURS:
+        raise ServiceError(_("Extend by 1 to %(max)d hours.") % {"max": MAX_EXTENSION_HOURS})
+    extra = timedelta(hours=hours)
+    with transaction.atomic():
+        game = _locked(game_id)
+        if game.status == Game.Status.RUNNING and game.to_move is not None:
+            game.deadline = max(game.deadline or now, now) + extra
+        elif game.status == Game.Status.PAUSED:
+            game.paused_remaining = (game.paused_remaining or timedelta(0)) + extra
+        else:
+            raise ServiceError(_("Only a running or paused game has a deadline to extend."))
+        seat = _live_at(game)
+        _event(
+            game,
+            TableEvent.Kind.EXTENDED,
+            hours=hours,
+            who=_name(seat.user) if seat else "?",
+        )
+        game.save()
+    return game
+
+
+def _live_at(game: Game) -> Seat | None:
+    return (
+        game.seats.select_related("user")
+        .filter(position=game.to_move)
+        .exclude(state=Seat.State.REPLACED)
+        .first()
+    )
+
+
+def game_abort(*, game_id: int, now=None) -> Game:
+    """End the game for good: no more moves, no deadline. Its secrets become viewable."""
+    now = now or timezone.now()
+    with transaction.atomic():
+        game = _locked(game_id)
+        if game.status not in (Game.Status.LOBBY, Game.Status.RUNNING, Game.Status.PAUSED):
+            raise ServiceError(_("This game is already over."))
+        game.status = Game.Status.ABORTED
+        game.deadline = game.paused_remaining = game.paused_at = None
+        game.finished_at = now
+        _event(game, TableEvent.Kind.ABORTED)
+        game.save()
+    return game
+
+
+def seat_replace(*, game_id: int, position: int, new_user, now=None) -> Seat:
+    """Hand a seat of a running or paused game to ``new_user``.
+
+    The old seat is kept as REPLACED (its moves and chat stay theirs); a new seat takes the same
+    position, hence the same engine seat name, so the newcomer sees that seat's hand, role and
+    peeks on the normal game page. The table is told only who took over from whom. When it is
+    that seat's decision, the newcomer gets a fresh turn's time and the usual "your turn" email.
+    """
+    now = now or timezone.now()
+    with transaction.atomic():
+        game = _locked(game_id)
+        if game.status not in (Game.Status.RUNNING, Game.Status.PAUSED):
+            raise ServiceError(_("Only a running or paused game's seats can be taken over."))
+        old = (
+            game.seats.select_related("user")
+            .filter(position=position)
+            .exclude(state=Seat.State.REPLACED)
+            .first()
+        )
+        if old is None:
+            raise ServiceError(_("This game has no such seat."))
+        if not new_user.is_active:
+            raise ServiceError(_("An inactive account cannot take over a seat."))
+        if game.seats.filter(user=new_user).exclude(state=Seat.State.REPLACED).exists():
+            raise ServiceError(
+                _("%(name)s already plays in this game.") % {"name": _name(new_user)}
+            )
+        old.state = Seat.State.REPLACED
+        old.save(update_fields=["state"])
+        seat = Seat.objects.create(game=game, user=new_user, position=position)
+        _event(
+            game,
+            TableEvent.Kind.REPLACED,
+            new=_name(new_user),
+            old=_name(old.user),
+            seat=position,
+        )
+        began = game.to_move == position
+        if began:
+            game.decision_since = now
+            if game.status == Game.Status.RUNNING:
+                game.deadline = now + game.turn_limit
+            else:
+                game.paused_remaining = game.turn_limit
+        game.save()
+        if began and game.status == Game.Status.RUNNING:
+            notices = notifications.notices_for_decision(game=game, now=now)
+            notifications.enqueue_after_commit(notices)
+    return seat
+
+
+# -- The outbox ------------------------------------------------------------------------------
+
+
+def notices_resend(*, notice_ids, now=None) -> int:
+    """Make notices pending and due now, then ask Celery for each (the sweep covers failures).
+
+    Sending re-checks relevance, so a "your turn" email whose turn has passed is skipped again.
+    """
+    now = now or timezone.now()
+    ids = list(notice_ids)
+    with transaction.atomic():
+        count = Notice.objects.filter(pk__in=ids).update(
+            status=Notice.Status.PENDING, due_at=now, reason="", sent_at=None
+        )
+        transaction.on_commit(lambda: _enqueue(ids), robust=True)
+    return count
+
+
+def _enqueue(ids) -> None:
+    from .tasks import send_notice
+
+    for pk in ids:
+        try:
+            send_notice.delay(pk)
+        except Exception:  # the broker is down: the minute sweep sends it
+            log.warning("could not enqueue notice %s; the sweep will send it", pk)
+            return
+
+
+# -- The table's log -------------------------------------------------------------------------
+
+
+def table_entries(game: Game) -> list[Entry]:
+    """The moderators' public log lines; ``Entry.sequence`` places each after that many moves."""
+    return [
+        Entry(event.after_version, describe(event), private=False)
+        for event in game.table_events.all()
+    ]
+
+
+def describe(event: TableEvent) -> str:
+    data = event.data
+    if event.kind == TableEvent.Kind.REPLACED:
+        return _("%(new)s took over from %(old)s.") % {"new": data["new"], "old": data["old"]}
+    if event.kind == TableEvent.Kind.PAUSED:
+        return _("The moderators paused the game: the clock stops until it resumes.")
+    if event.kind == TableEvent.Kind.RESUMED:
+        return _("The moderators resumed the game.")
+    if event.kind == TableEvent.Kind.EXTENDED:
+        return ngettext(
+            "The moderators gave %(who)s %(hours)d more hour.",
+            "The moderators gave %(who)s %(hours)d more hours.",
+            data["hours"],
+        ) % {"who": data["who"], "hours": data["hours"]}
+    if event.kind == TableEvent.Kind.ABORTED:
+        return _("The moderators stopped the game.")
+    return str(event.get_kind_display())
