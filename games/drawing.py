@@ -614,6 +614,7 @@ def _title(text: str) -> str:
     return format_html("<title>{}</title>", text)
 
 
+@lru_cache(maxsize=1)
 def _goal_back_face() -> str:
     parts = [_rect(0.5, 0.5, CARD_W - 1, CARD_H - 1, BACK, INK, 1, rx=3)]
     diamonds = []
