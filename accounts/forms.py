@@ -1,8 +1,10 @@
 from allauth.account.forms import SignupForm as AllauthSignupForm
 from django import forms
+from django.conf import settings
 from django.utils.translation import gettext_lazy as _
 
 from .models import DISPLAY_NAME_MAX_LENGTH, User
+from .services import PROFILE_FIELDS, display_name_taken, normalize_display_name, time_zones
 
 
 class SignupForm(AllauthSignupForm):
@@ -22,3 +24,76 @@ class SignupForm(AllauthSignupForm):
         if User.objects.filter(display_name__iexact=name).exists():
             raise forms.ValidationError(_("This display name is taken. Please choose another."))
         return name
+
+
+class ProfileForm(forms.Form):
+    """The profile page. The rules themselves live in ``accounts.services``."""
+
+    display_name = forms.CharField(
+        label=_("Display name"),
+        max_length=DISPLAY_NAME_MAX_LENGTH,
+        help_text=_("The name other players see."),
+        widget=forms.TextInput(attrs={"autocomplete": "nickname"}),
+    )
+    language = forms.ChoiceField(
+        label=_("Language"),
+        required=False,
+        help_text=_("The language of the site and of your emails."),
+    )
+    time_zone = forms.ChoiceField(
+        label=_("Time zone"),
+        help_text=_("Deadlines and quiet hours are shown and counted in this time zone."),
+    )
+    email_turns = forms.BooleanField(label=_("Email me when it is my turn"), required=False)
+    email_reminders = forms.BooleanField(
+        label=_("Remind me before my time runs out"), required=False
+    )
+    email_digest = forms.BooleanField(
+        label=_("One daily summary instead of an email per game"), required=False
+    )
+    email_mentions = forms.BooleanField(
+        label=_("Email me when I am mentioned in chat"), required=False
+    )
+    quiet_from = forms.TimeField(
+        label=_("Quiet hours from"),
+        required=False,
+        widget=forms.TimeInput(attrs={"type": "time"}, format="%H:%M"),
+    )
+    quiet_until = forms.TimeField(
+        label=_("Quiet hours until"),
+        required=False,
+        widget=forms.TimeInput(attrs={"type": "time"}, format="%H:%M"),
+        help_text=_("No emails in these hours (your time zone). Give both times, or neither."),
+    )
+
+    def __init__(self, *args, user, **kwargs):
+        initial = {name: getattr(user, name) for name in PROFILE_FIELDS}
+        super().__init__(*args, initial=initial, **kwargs)
+        self.user = user
+        self.fields["language"].choices = [("", _("As my browser asks")), *settings.LANGUAGES]
+        self.fields["time_zone"].choices = [(zone, zone) for zone in time_zones()]
+
+    def clean_display_name(self) -> str:
+        name = normalize_display_name(self.cleaned_data["display_name"])
+        if not name:
+            raise forms.ValidationError(_("Please choose a display name."))
+        if display_name_taken(name, exclude_pk=self.user.pk):
+            raise forms.ValidationError(_("This display name is taken. Please choose another."))
+        return name
+
+    def clean(self):
+        cleaned = super().clean()
+        quiet = (cleaned.get("quiet_from"), cleaned.get("quiet_until"))
+        if not self.has_error("quiet_from") and not self.has_error("quiet_until"):
+            if (quiet[0] is None) != (quiet[1] is None):
+                self.add_error("quiet_from", _("Give both ends of your quiet hours, or neither."))
+        return cleaned
+
+
+class AccountDeleteForm(forms.Form):
+    password = forms.CharField(
+        label=_("Your password"),
+        strip=False,
+        widget=forms.PasswordInput(attrs={"autocomplete": "current-password"}),
+        help_text=_("To be sure it is you."),
+    )

@@ -1,3 +1,5 @@
+from django.conf import settings
+from django.utils import translation
 from django.utils.cache import add_never_cache_headers
 
 
@@ -17,3 +19,59 @@ class PrivatePagesNoStoreMiddleware:
         if user is not None and user.is_authenticated:
             add_never_cache_headers(response)
         return response
+
+
+class UserLanguageMiddleware:
+    """A logged-in player's profile language is the site's language for them.
+
+    Runs after ``AuthenticationMiddleware`` (and so after ``LocaleMiddleware``): it activates
+    ``user.language`` when set and keeps the language cookie in step, as Django's
+    ``set_language`` view would, so the choice survives logging out. A language picked with the
+    footer switcher while logged in is saved to the profile instead of being overruled.
+    """
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        user = getattr(request, "user", None)
+        language = self._language(user)
+        if language:
+            translation.activate(language)
+            request.LANGUAGE_CODE = language
+        response = self.get_response(request)
+        user = getattr(request, "user", None)  # logging in or out swaps request.user
+        if user is None or not user.is_authenticated:
+            return response
+        cookie = response.cookies.get(settings.LANGUAGE_COOKIE_NAME)
+        if cookie is not None and cookie.value and request.method == "POST":
+            # The set_language view answered: the player chose a language in the footer.
+            from .services import language_set
+
+            language_set(user=user, language=cookie.value)
+            return response
+        language = self._language(user)
+        if language and request.COOKIES.get(settings.LANGUAGE_COOKIE_NAME) != language:
+            set_language_cookie(response, language)
+        return response
+
+    @staticmethod
+    def _language(user) -> str:
+        if user is None or not user.is_authenticated:
+            return ""
+        language = user.language or ""
+        return language if translation.check_for_language(language) else ""
+
+
+def set_language_cookie(response, language: str) -> None:
+    """The cookie exactly as ``django.views.i18n.set_language`` sets it."""
+    response.set_cookie(
+        settings.LANGUAGE_COOKIE_NAME,
+        language,
+        max_age=settings.LANGUAGE_COOKIE_AGE,
+        path=settings.LANGUAGE_COOKIE_PATH,
+        domain=settings.LANGUAGE_COOKIE_DOMAIN,
+        secure=settings.LANGUAGE_COOKIE_SECURE,
+        httponly=settings.LANGUAGE_COOKIE_HTTPONLY,
+        samesite=settings.LANGUAGE_COOKIE_SAMESITE,
+    )

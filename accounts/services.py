@@ -1,0 +1,206 @@
+"""Account services: the only code that changes a player's profile or deletes an account.
+
+Plain keyword-only functions named noun_verb, as in ``games.services``. Views stay thin: they
+validate the request with a form and call these, which check every rule again.
+"""
+
+from __future__ import annotations
+
+import functools
+import zoneinfo
+from dataclasses import dataclass
+from datetime import time
+
+from django.conf import settings
+from django.contrib.auth import get_user_model
+from django.core.exceptions import ValidationError
+from django.db import IntegrityError, transaction
+from django.utils.translation import gettext as _
+
+from games.models import ChatMessage, Game, Seat
+
+PROFILE_FIELDS = (
+    "display_name",
+    "language",
+    "time_zone",
+    "email_turns",
+    "email_reminders",
+    "email_digest",
+    "email_mentions",
+    "quiet_from",
+    "quiet_until",
+)
+
+
+class AccountError(Exception):
+    """A request the service refuses; ``message`` is translated and safe to show."""
+
+    def __init__(self, message: str, *, code: str = "refused"):
+        self.message = message
+        self.code = code
+        super().__init__(message)
+
+
+@functools.cache
+def time_zones() -> tuple[str, ...]:
+    """The IANA time zones this machine knows, sorted (the profile's choices)."""
+    return tuple(sorted(zoneinfo.available_timezones()))
+
+
+def language_codes() -> set[str]:
+    return {code for code, _name in settings.LANGUAGES}
+
+
+def normalize_display_name(name: str) -> str:
+    """Inner runs of white space become one space; the ends are trimmed."""
+    return " ".join((name or "").split())
+
+
+def display_name_taken(name: str, *, exclude_pk: int | None = None) -> bool:
+    others = get_user_model().objects.filter(display_name__iexact=name)
+    if exclude_pk is not None:
+        others = others.exclude(pk=exclude_pk)
+    return others.exists()
+
+
+def _validate_profile(user, values: dict) -> dict:
+    """Check the profile rules; return the cleaned values or raise ``ValidationError``."""
+    errors: dict[str, str] = {}
+    values = dict(values)
+    if "display_name" in values:
+        name = normalize_display_name(values["display_name"])
+        values["display_name"] = name
+        if not name:
+            errors["display_name"] = _("Please choose a display name.")
+        elif display_name_taken(name, exclude_pk=user.pk):
+            errors["display_name"] = _("This display name is taken. Please choose another.")
+    if "language" in values:
+        values["language"] = values["language"] or ""
+        if values["language"] and values["language"] not in language_codes():
+            errors["language"] = _("Please choose one of the listed languages.")
+    if "time_zone" in values and values["time_zone"] not in time_zones():
+        errors["time_zone"] = _("Please choose a time zone from the list.")
+    quiet_from = values.get("quiet_from", user.quiet_from)
+    quiet_until = values.get("quiet_until", user.quiet_until)
+    for value in (quiet_from, quiet_until):
+        if value is not None and not isinstance(value, time):
+            errors["quiet_from"] = _("Quiet hours are times of day.")
+    if "quiet_from" not in errors:
+        if (quiet_from is None) != (quiet_until is None):
+            errors["quiet_from"] = _("Give both ends of your quiet hours, or neither.")
+        elif quiet_from is not None and quiet_from == quiet_until:
+            errors["quiet_from"] = _("Quiet hours must start and end at different times.")
+    unknown = set(values) - set(PROFILE_FIELDS)
+    if unknown:
+        raise ValueError(f"not profile fields: {sorted(unknown)}")
+    if errors:
+        raise ValidationError(errors)
+    return values
+
+
+def profile_update(*, user, **values):
+    """Change the given profile fields of ``user`` (all rules checked); returns the user.
+
+    Raises ``ValidationError`` with a message per field: a display name taken by someone else
+    (ignoring case), an unknown language or time zone, quiet hours with only one end.
+    """
+    values = _validate_profile(user, values)
+    for name, value in values.items():
+        setattr(user, name, value)
+    try:
+        with transaction.atomic():
+            user.save(update_fields=list(values))
+    except IntegrityError:
+        # Two people claimed the same name at once: the database constraint decided.
+        raise ValidationError(
+            {"display_name": _("This display name is taken. Please choose another.")}
+        ) from None
+    return user
+
+
+def language_set(*, user, language: str) -> None:
+    """Remember a language chosen elsewhere (the footer switcher) in the profile."""
+    if language in language_codes() and user.language != language:
+        user.language = language
+        user.save(update_fields=["language"])
+
+
+# -- Deleting an account ------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class DeletionCheck:
+    """What stands in the way of deleting an account, and what deleting would do."""
+
+    running: list[Game]  # running games with a live seat: deletion waits until they end
+    lobbies_created: list[Game]  # would be deleted
+    lobbies_joined: list[Game]  # the seat would be removed
+
+    @property
+    def allowed(self) -> bool:
+        return not self.running
+
+
+def account_deletion_check(user) -> DeletionCheck:
+    live = Seat.objects.filter(user=user).exclude(state=Seat.State.REPLACED)
+    running = Game.objects.filter(status=Game.Status.RUNNING, seats__in=live).distinct()
+    lobbies = Game.objects.filter(status=Game.Status.LOBBY, seats__in=live).distinct()
+    created = Game.objects.filter(status=Game.Status.LOBBY, creator=user)
+    return DeletionCheck(
+        running=list(running.order_by("pk")),
+        lobbies_created=list(created.order_by("pk")),
+        lobbies_joined=list(lobbies.exclude(creator=user).order_by("pk")),
+    )
+
+
+def account_delete(*, user, password: str) -> None:
+    """Delete the account of ``user`` after checking the password.
+
+    Refused while the user holds a live seat in a running game: the other players would be
+    left with a seat nobody can play. Finished games keep the user's seats (``Seat.user`` becomes
+    NULL, shown as "deleted player"). Lobbies the user created are deleted; seats in other
+    lobbies are removed, with the chat lines written from them.
+    """
+    if not password or not user.check_password(password):
+        raise AccountError(_("The password is not correct."), code="password")
+    User = get_user_model()
+    with transaction.atomic():
+        User.objects.select_for_update().get(pk=user.pk)
+        # Lock the lobbies first (in a fixed order), so none of them starts meanwhile; a game
+        # that started before the lock is seen as running below.
+        lobby_ids = list(
+            Game.objects.select_for_update()
+            .filter(status=Game.Status.LOBBY)
+            .filter(pk__in=Seat.objects.filter(user=user).values("game_id"))
+            .order_by("pk")
+            .values_list("pk", flat=True)
+        )
+        created_ids = list(
+            Game.objects.select_for_update()
+            .filter(status=Game.Status.LOBBY, creator=user)
+            .order_by("pk")
+            .values_list("pk", flat=True)
+        )
+        running = (
+            Seat.objects.filter(user=user, game__status=Game.Status.RUNNING)
+            .exclude(state=Seat.State.REPLACED)
+            .exists()
+        )
+        if running:
+            raise AccountError(
+                _(
+                    "You still play in a running game. Finish it, or ask an administrator to "
+                    "hand your seat to someone else, before deleting your account."
+                ),
+                code="running",
+            )
+        Game.objects.filter(pk__in=created_ids).delete()
+        joined = [pk for pk in lobby_ids if pk not in created_ids]
+        if joined:
+            seats = Seat.objects.filter(user=user, game_id__in=joined)
+            ChatMessage.objects.filter(seat__in=seats).delete()
+            seats.delete()
+            for game in Game.objects.filter(pk__in=joined):
+                game.revision += 1  # open lobby pages show the seat gone
+                game.save(update_fields=["revision"])
+        User.objects.filter(pk=user.pk).delete()

@@ -1,0 +1,9 @@
+from django.urls import path
+
+from . import views
+
+urlpatterns = [
+    path("accounts/profile/", views.profile, name="profile"),
+    path("accounts/delete/", views.account_delete, name="account_delete"),
+    path("players/<path:key>/", views.player, name="player"),
+]

@@ -1,0 +1,80 @@
+"""Views: thin. They read the request, call a selector or a service, and render."""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.contrib.auth import logout
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import ValidationError
+from django.http import Http404
+from django.shortcuts import redirect, render
+from django.utils import translation
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_http_methods, require_safe
+
+from games import stats
+
+from . import services
+from .forms import AccountDeleteForm, ProfileForm
+
+
+@require_http_methods(["GET", "HEAD", "POST"])
+@login_required
+def profile(request):
+    user = request.user
+    form = ProfileForm(request.POST or None, user=user)
+    if request.method == "POST" and form.is_valid():
+        try:
+            services.profile_update(user=user, **form.cleaned_data)
+        except ValidationError as error:
+            for field, problems in error.message_dict.items():
+                for problem in problems:
+                    form.add_error(field if field in form.fields else None, problem)
+        else:
+            if user.language:
+                # The message below is already in the new language; the middleware sets the
+                # language cookie on this response.
+                translation.activate(user.language)
+                request.LANGUAGE_CODE = user.language
+            messages.success(request, _("Your profile is saved."))
+            return redirect("profile")
+    status = 422 if form.errors else 200
+    return render(
+        request,
+        "accounts/profile.html",
+        {"form": form, "player_url": stats.player_url(user)},
+        status=status,
+    )
+
+
+@require_http_methods(["GET", "HEAD", "POST"])
+@login_required
+def account_delete(request):
+    user = request.user
+    form = AccountDeleteForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        try:
+            services.account_delete(user=user, password=form.cleaned_data["password"])
+        except services.AccountError as error:
+            field = "password" if error.code == "password" else None
+            form.add_error(field, error.message)
+        else:
+            logout(request)
+            messages.success(request, _("Your account is deleted. Goodbye, and thank you."))
+            return redirect("home")
+    check = services.account_deletion_check(user)
+    status = 422 if form.errors else 200
+    return render(request, "accounts/delete.html", {"form": form, "check": check}, status=status)
+
+
+@require_safe
+@login_required
+def player(request, key: str):
+    user = stats.player_by_key(key)
+    if user is None:
+        raise Http404
+    return render(
+        request,
+        "accounts/player.html",
+        {"player": user, "stats": stats.player_stats(user), "is_me": user.pk == request.user.pk},
+    )
