@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
-from django.db.models import F, Q
+from django.db.models import F, Prefetch, Q
 from django.utils.translation import gettext as _
 
 from games import engine
@@ -40,7 +40,9 @@ def live_seat(game: Game, user) -> Seat | None:
 def game_for(game_id: int, user) -> Game | None:
     """The game if ``user`` may see it: open games for everyone, private ones for their players
     (replaced players included, since they sat at the table). None means "no such game"."""
-    game = Game.objects.filter(pk=game_id).prefetch_related("seats__user").first()
+    # The seats and their users in one query (a join), not two: this runs on every game request.
+    seats = Prefetch("seats", queryset=Seat.objects.select_related("user"))
+    game = Game.objects.filter(pk=game_id).prefetch_related(seats).first()
     if game is None or game.visibility == Game.Visibility.OPEN:
         return game
     if user.is_authenticated and any(s.user_id == user.pk for s in game.seats.all()):
