@@ -120,6 +120,12 @@ def test_the_walker_sees_every_route_including_includes(players):
 # -- Games, viewers and requests -------------------------------------------------------------
 
 
+@pytest.fixture(autouse=True)
+def _fast_passwords(settings):
+    # Eight users per game: the default hasher would take seconds of the time budget.
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
 @pytest.fixture
 def players(make_user):
     return [make_user(name) for name in NAMES]
@@ -230,13 +236,13 @@ def fetch(client: Client, url: str, *, hx: bool = False) -> Fetched:
 
 def requests_for(routes: list[Route], viewer: Viewer, state: engine.State, game) -> list:
     """(url, hx, gate) triples: every route as a plain GET; a route of a game that answers that
-    GET with 200 also as each htmx partial and a forced poll (``gate``: the plain URL); the seat to
-    move also with selected hand cards; a missing game (404)."""
+    GET with 200 also as each htmx partial, with ``v=-1`` (a poll that must answer in full);
+    ``gate`` is the plain URL. The seat to move also with selected hand cards; a missing game."""
     pairs = []
     for route in routes:
         pairs.append((route.url, False, None))
         if "pk" in route.kwargs:
-            for query in ("?part=play", "?part=chat", "?v=-1"):
+            for query in ("?part=play&v=-1", "?part=chat&v=-1"):
                 pairs.append((route.url + query, True, route.url))
     game_url = f"/games/{game.pk}/"
     if viewer.seat is not None and state.to_move == viewer.seat and not state.finished:
@@ -245,6 +251,7 @@ def requests_for(routes: list[Route], viewer: Viewer, state: engine.State, game)
         for card in cards[:4]:
             pairs.append((f"{game_url}?part=play&card={card}&turned=1", True, None))
             pairs.append((f"{game_url}?card={card}", False, None))
+    pairs.append(("/no-such-page/", False, None))
     pairs.append((f"/games/{game.pk + 10**6}/", False, None))
     pairs.append((f"/games/{game.pk + 10**6}/poll/?v=-1", True, None))
     return pairs
@@ -347,16 +354,20 @@ def _round_running(state):
     return not state.finished and state.decision == engine.TURN
 
 
-def edit_hand(state, me, rng):
-    """A card of another hand swapped with a different card of the pile."""
-    for i in rng.sample(_others(state, me), len(_others(state, me))):
-        for a, card in enumerate(state.hands[i]):
-            spots = [b for b, other in enumerate(state.pile) if other != card]
-            if spots:
-                b = rng.choice(spots)
-                state.hands[i][a], state.pile[b] = state.pile[b], card
-                return True
+def _swap_with_pile(cards: list[str], state, rng) -> bool:
+    """One card of ``cards`` exchanged with a different card of the pile."""
+    for a in rng.sample(range(len(cards)), len(cards)):
+        spots = [b for b, other in enumerate(state.pile) if other != cards[a]]
+        if spots:
+            b = rng.choice(spots)
+            cards[a], state.pile[b] = state.pile[b], cards[a]
+            return True
     return False
+
+
+def edit_hands(state, me, rng):
+    """In every other hand, a card exchanged with a different card of the pile."""
+    return any([_swap_with_pile(state.hands[i], state, rng) for i in _others(state, me)])
 
 
 def edit_pile(state, me, rng):
@@ -369,33 +380,21 @@ def edit_pile(state, me, rng):
 
 
 def edit_discards(state, me, rng):
-    """A face-down discard (or a card removed unseen) swapped with a different pile card."""
-    for pile in (state.discard, state.removed):
-        for a, card in enumerate(pile):
-            spots = [b for b, other in enumerate(state.pile) if other != card]
-            if spots:
-                b = rng.choice(spots)
-                pile[a], state.pile[b] = state.pile[b], card
-                return True
-    return False
+    """Face-down discards and the cards removed unseen: one each exchanged with the pile."""
+    return any([_swap_with_pile(cards, state, rng) for cards in (state.discard, state.removed)])
 
 
 def edit_roles(state, me, rng):
-    """Two other seats with different roles swap them (the greedy dwarf stays a gold digger)."""
-    if not _round_running(state):
+    """The other seats' roles rotated among them (the greedy dwarf stays a gold digger)."""
+    seats = _others(state, me)
+    roles = [state.roles[i] for i in seats]
+    if not _round_running(state) or len(set(roles)) < 2:
         return False
-    pairs = [
-        (i, j)
-        for i in _others(state, me)
-        for j in _others(state, me)
-        if i < j and state.roles[i] != state.roles[j]
-    ]
-    if not pairs:
-        return False
-    i, j = rng.choice(pairs)
-    state.roles[i], state.roles[j] = state.roles[j], state.roles[i]
-    if state.greedy in (i, j):
-        state.greedy = i if state.roles[i] == GOLD_DIGGER else j
+    for i, role in zip(seats, roles[1:] + roles[:1], strict=True):
+        state.roles[i] = role
+    if state.greedy is not None and state.greedy != me:
+        diggers = [i for i in seats if state.roles[i] == GOLD_DIGGER]
+        state.greedy = diggers[0] if diggers else None
     return True
 
 
@@ -417,29 +416,18 @@ def edit_set_aside(state, me, rng):
 
 
 def edit_goals(state, me, rng):
-    """Two face-down goals the viewer has not peeked at swap cards."""
+    """The face-down goals the viewer has not peeked at: their cards rotated."""
     if not _round_running(state):
         return False
     seen = state.peeks[me] if me is not None else {}
-    names = [
-        n
-        for n, pos in state.goals.items()
-        if state.board[pos].face_down and n not in seen
-        and any(state.board[pos].card != state.board[p].card for p in state.goals.values())
-    ]  # fmt: skip
-    pairs = [
-        (a, b)
-        for a in names
-        for b in names
-        if a < b and state.board[state.goals[a]].card != state.board[state.goals[b]].card
-    ]
-    if not pairs:
+    names = [n for n, pos in state.goals.items() if state.board[pos].face_down and n not in seen]
+    cards = [state.board[state.goals[n]].card for n in names]
+    if len(set(cards)) < 2:
         return False
-    a, b = rng.choice(pairs)
-    pa, pb = state.board[state.goals[a]], state.board[state.goals[b]]
-    pa.card, pb.card = pb.card, pa.card
+    for n, card in zip(names, cards[1:] + cards[:1], strict=True):
+        state.board[state.goals[n]].card = card
     for peeks in state.peeks:  # the other seats' maps stay truthful
-        for n in (a, b):
+        for n in names:
             if n in peeks:
                 peeks[n] = state.board[state.goals[n]].card
     return True
@@ -483,7 +471,7 @@ def edit_later_seeds(state, me, rng):
 
 
 EDITS = (
-    edit_hand,
+    edit_hands,
     edit_pile,
     edit_discards,
     edit_roles,
@@ -567,7 +555,8 @@ def assert_twin_renders_the_same(game, state, viewer, pairs, originals, rng, whe
         first = next((a, b) for a, b in zip(originals, again, strict=True) if not same(a, b))
         diff = _first_difference(normalised(first[0].text), normalised(first[1].text))
         raise AssertionError(
-            f"{viewer.label} at {where} can tell twin states apart: {culprits or applied}; "
+            f"{viewer.label} at {where} can tell twin states apart: "
+            f"{culprits or [e.__name__ for e in applied]}; "
             f"GET {first[0].url}: {diff}"
         )
     finally:
@@ -631,12 +620,17 @@ def checkpoints(game, rng: random.Random, *, mid_moves: int = 9):
 def check_checkpoint(game, state, viewers, routes, rng, where, *, full_walk=False):
     per_game = game_routes(routes)
     for viewer in viewers:
+        if viewer.label == "staff" and not full_walk:
+            continue  # a spectator like the outsider, but for the admin pages of the full walk
         pairs = requests_for(routes if full_walk else per_game, viewer, state, game)
         originals = render(viewer, pairs)
         assert_no_tokens(originals, secret_tokens(game, state, viewer), viewer, where)
-        assert_templates_see_only_views(
-            [f for f in originals if f.url.startswith(f"/games/{game.pk}/")], game.snapshot
-        )
+        of_this_game = [
+            f
+            for f in originals
+            if f.url.startswith(f"/games/{game.pk}/") or game.invite_token in f.url
+        ]
+        assert_templates_see_only_views(of_this_game, game.snapshot)
         if full_walk:
             continue  # the twin comparison runs on the game routes (below and at every checkpoint)
         assert_twin_renders_the_same(game, state, viewer, pairs, originals, rng, where)
@@ -662,3 +656,19 @@ def test_no_secret_reaches_any_viewer_through_a_whole_game(
     assert reached[0] == "start" and reached[-1] == "game end"
     assert any("after a round ended" in w for w in reached), reached
     print(ruleset, reached)
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="The dashboard (/) and the lobby (/games/) render lists of Game rows (name, pk, "
+    "decision_since), not per-viewer views; they show no secret, but QUALITY.md asks templates "
+    "for views only. Close it with small row objects in selectors.dashboard_for/open_lobbies.",
+)
+def test_list_pages_get_rows_not_game_objects(players):
+    running = start_game(players)
+    game_create(creator=players[0], name="Next mine", ruleset="base", max_seats=4)
+    client = Client()
+    client.force_login(players[0])
+    fetched = [fetch(client, "/"), fetch(client, "/games/")]
+    assert all(f.status == 200 for f in fetched)
+    assert_templates_see_only_views(fetched, running.snapshot)
