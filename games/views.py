@@ -112,6 +112,8 @@ def game_poll(request, pk):
 @login_required
 def move_create(request, pk):
     game = _visible_game(request, pk)
+    if selectors.live_seat(game, request.user) is None:  # outsiders and replaced players
+        return _answer(request, game, error=_("You do not play in this game."), status=403)
     page_hand = selectors.my_hand(game, request.user)
     form = MoveForm(request.POST, hand=page_hand)
     if not form.is_valid():
