@@ -13,7 +13,11 @@ from __future__ import annotations
 
 import logging
 from datetime import timedelta
+from importlib import import_module
 
+from django.conf import settings
+from django.contrib.auth import SESSION_KEY
+from django.contrib.sessions.models import Session
 from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
@@ -52,7 +56,8 @@ def user_deactivate(*, user, by=None) -> list[str]:
 
     Django's auth backends refuse an inactive user both at login and when a request's session
     is read (``ModelBackend.get_user`` checks ``is_active``), so every open session of theirs
-    stops authenticating at its next request. Their seats in running games stay; the admins can
+    stops authenticating at its next request. Their sessions are deleted as well, so that a
+    later reactivation does not revive them. Their seats in running games stay; the admins can
     hand those to someone else (``seat_replace``) or let the deadlines mark them absent.
     """
     if by is not None and by.pk == user.pk:
@@ -60,7 +65,32 @@ def user_deactivate(*, user, by=None) -> list[str]:
     with transaction.atomic():
         type(user).objects.filter(pk=user.pk).update(is_active=False)
         user.is_active = False
-        return _leave_lobbies(user)
+        outcomes = _leave_lobbies(user)
+    end_sessions(user)
+    return outcomes
+
+
+DATABASE_SESSIONS = (
+    "django.contrib.sessions.backends.db",
+    "django.contrib.sessions.backends.cached_db",
+)
+
+
+def end_sessions(user) -> int:
+    """Delete the user's stored sessions; returns how many.
+
+    Database sessions are not indexed by user, so this reads every unexpired session once: fine
+    for a rare admin action on a community site. Other session engines rely on ``is_active``.
+    """
+    if settings.SESSION_ENGINE not in DATABASE_SESSIONS:
+        return 0
+    store = import_module(settings.SESSION_ENGINE).SessionStore
+    ended = 0
+    for session in Session.objects.filter(expire_date__gt=timezone.now()).iterator():
+        if session.get_decoded().get(SESSION_KEY) == str(user.pk):
+            store(session_key=session.session_key).delete()  # the cache copy too
+            ended += 1
+    return ended
 
 
 def _leave_lobbies(user) -> list[str]:
