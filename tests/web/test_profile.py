@@ -409,3 +409,50 @@ def test_seats_of_lobbies_count_for_nothing(trio):
     assert Seat.objects.filter(game=game).count() == 1
     numbers = stats.player_stats(trio[0])
     assert numbers.games_played == 0 and numbers.reliability is None
+
+
+# -- allauth pages in our layout -----------------------------------------------------------------
+
+ANONYMOUS_PAGES = [
+    "account_login",
+    "account_signup",
+    "account_reset_password",
+    "account_reset_password_done",
+    "account_email_verification_sent",
+    "account_inactive",
+]
+MEMBER_PAGES = [
+    "account_email",
+    "account_change_password",
+    "account_logout",
+    "account_reauthenticate",
+    "profile",
+    "account_delete",
+]
+
+
+def assert_our_layout(response):
+    assert response.status_code == 200
+    body = response.content.decode()
+    assert 'class="site-header"' in body and "css/site.css" in body
+    assert 'name="viewport"' in body
+    assert "style=" not in body  # the CSP forbids inline styles
+
+
+@pytest.mark.parametrize("name", ANONYMOUS_PAGES)
+def test_allauth_pages_for_visitors_use_our_layout(client, name):
+    assert_our_layout(client.get(reverse(name)))
+
+
+@pytest.mark.parametrize("name", MEMBER_PAGES)
+def test_account_pages_use_our_layout_with_the_account_menu(client, user, name):
+    client.force_login(user)
+    response = client.get(reverse(name))
+    assert_our_layout(response)
+    assert 'class="account-nav"' in response.content.decode() or name == "account_reauthenticate"
+
+
+def test_pages_behind_emailed_keys_use_our_layout(client, user):
+    assert_our_layout(client.get(reverse("account_confirm_email", args=["bad-key"])))
+    response = client.get(reverse("account_reset_password_from_key", args=["x", "bad-key"]))
+    assert_our_layout(response)
