@@ -263,11 +263,20 @@ def turn_timeout(*, game_id: int, now=None) -> Move | None:
         return record
 
 
+SEEN_EVERY = timedelta(minutes=1)
+
+
 def seat_seen(*, game: Game, user, now=None) -> None:
-    """Remember that the player looked at the game (at most one write a minute)."""
+    """Remember that the player looked at the game (at most one write a minute).
+
+    ``game.seats`` is usually prefetched: a seat seen a moment ago costs no query at all.
+    """
     now = now or timezone.now()
-    Seat.objects.filter(game=game, user=user).exclude(
-        last_seen_at__gt=now - timedelta(minutes=1)
+    mine = [s for s in game.seats.all() if user.is_authenticated and s.user_id == user.pk]
+    if not mine or all(s.last_seen_at and now - s.last_seen_at < SEEN_EVERY for s in mine):
+        return
+    Seat.objects.filter(pk__in=[s.pk for s in mine]).exclude(
+        last_seen_at__gt=now - SEEN_EVERY
     ).update(last_seen_at=now)
 
 
