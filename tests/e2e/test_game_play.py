@@ -12,6 +12,7 @@ from playwright.sync_api import expect
 from games.drawing import card_name
 
 POLL_WAIT = 15_000  # the page polls every 10 s
+WAIT = 10_000  # a page load or an htmx swap on a busy machine
 
 # Base game, 3 players: Ann (0) and Cid (2) dig, Bob (1) is the saboteur. Ann turns a T at 1,0,
 # Bob looks at the north goal, Cid passes, then the three lay a straight row to the middle goal;
@@ -70,13 +71,14 @@ def game_url(live_server, game):
 def open_turn(page, url):
     """Load the game page fresh and check that it is this player's decision."""
     page.goto(url)
-    expect(page.get_by_test_id("turn-line")).to_contain_text("Your decision.")
+    expect(page.get_by_test_id("turn-line")).to_contain_text("Your decision.", timeout=WAIT)
 
 
 def select_card(page, card, *, tap=False):
     link = page.locator(f'a.hand-card[data-card="{card}"]').first
     link.tap() if tap else link.click()
-    expect(page.locator(".selected-card")).to_contain_text(f"Selected: {card_name(card)}")
+    selected = page.locator(".selected-card")
+    expect(selected).to_contain_text(f"Selected: {card_name(card)}", timeout=WAIT)
 
 
 def version(page):
@@ -84,9 +86,14 @@ def version(page):
 
 
 def made(page, before):
-    """The move was accepted: the play area now carries the next version and the notice."""
-    expect(page.locator('#play input[name="version"]').first).to_have_value(str(before + 1))
-    expect(page.locator("#play .message--success")).to_have_text("Your move is made.")
+    """The move was accepted: the play area now carries the next version.
+
+    (Not the "Your move is made." notice: a poll that was already under way when the move went
+    in may swap in a fresh play area without it.)
+    """
+    version_field = page.locator('#play input[name="version"]').first
+    expect(version_field).to_have_value(str(before + 1), timeout=WAIT)
+    expect(page.locator("#play .message--error")).to_have_count(0)
 
 
 def place(page, card, x, y, *, turned=False, tap=False):
@@ -94,7 +101,13 @@ def place(page, card, x, y, *, turned=False, tap=False):
     if turned:
         turn = page.get_by_test_id("turn-card")
         turn.tap() if tap else turn.click()
-        expect(page.locator('#play input[name="turned"][value="on"]')).to_have_count(1)
+        turned_field = page.locator('#play input[name="turned"][value="on"]')
+        expect(turned_field).to_have_count(1, timeout=WAIT)
+    put(page, x, y, tap=tap)
+
+
+def put(page, x, y, *, tap=False):
+    """Click (or tap) the highlighted spot for the selected card and check it lies there."""
     spot = page.locator(f'button.maze__spot[value="{x},{y}"]')
     before = version(page)
     spot.tap() if tap else spot.click()
@@ -126,15 +139,15 @@ def decide(page, testid, label):
 
 
 def waits_for(page, name):
-    expect(page.get_by_test_id("turn-line")).to_contain_text(f"Waiting for {name}.")
+    expect(page.get_by_test_id("turn-line")).to_contain_text(f"Waiting for {name}.", timeout=WAIT)
 
 
 def game_over_for(page, winners):
-    expect(page.get_by_test_id("turn-line")).to_contain_text("The game is over.")
+    expect(page.get_by_test_id("turn-line")).to_contain_text("The game is over.", timeout=WAIT)
     expect(page.get_by_role("heading", name="Final standings")).to_be_visible()
     result = page.locator("details.round-result").first
     expect(result).to_contain_text("Round 1: the treasure was found")
-    expect(result).to_contain_text(f"Winners: {winners}")
+    expect(result.locator("p", has_text="Winners:")).to_have_text(f"Winners: {winners}")
 
 
 def assert_clean(browser_problems):
@@ -267,10 +280,9 @@ def test_back_after_logout_does_not_show_the_hand(
     expect(nav.get_by_role("link", name="Log in")).to_be_visible()
 
     page.go_back()
-    page.wait_for_load_state()
+    expect(page).to_have_url(re.compile(r"/accounts/login/"))
     expect(page.locator("a.hand-card")).to_have_count(0)
     expect(page.locator(".hand")).to_have_count(0)
-    assert "/accounts/login/" in page.url, page.url
     assert_clean(browser_problems)
 
 
@@ -298,9 +310,7 @@ def test_phone_can_select_and_tap_a_spot(
     board = page.locator(".board")
     assert board.evaluate("el => getComputedStyle(el).overflowX") in ("auto", "scroll")
     assert board.evaluate("el => el.scrollWidth > el.clientWidth")
-    spot = page.locator('button.maze__spot[value="1,0"]')
-    spot.scroll_into_view_if_needed()
-    place(page, "straight-ew", 1, 0, tap=True)
+    put(page, 1, 0, tap=True)  # tap() scrolls the spot into view inside the board
     waits_for(page, "Bob")
     no_page_overflow()
     assert_clean(browser_problems)
