@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
-from django.db.models import F, Prefetch, Q
+from django.db.models import Count, F, Prefetch, Q
 from django.utils.translation import gettext as _
 
 from games import engine
@@ -85,11 +85,38 @@ def awaiting_games(user) -> list[Game]:
 
 
 @dataclass
+class GameRow:
+    """One game in a list: only what every viewer of the list may know."""
+
+    pk: int
+    name: str
+    ruleset_label: str
+    status: str
+    status_label: str
+    seats_taken: int
+    max_seats: int
+    decision_since: datetime | None
+
+
+def _row(game: Game, seats_taken: int | None = None) -> GameRow:
+    return GameRow(
+        pk=game.pk,
+        name=game.name,
+        ruleset_label=game.get_ruleset_display(),
+        status=game.status,
+        status_label=game.get_status_display(),
+        seats_taken=seats_taken if seats_taken is not None else 0,
+        max_seats=game.max_seats,
+        decision_since=game.decision_since,
+    )
+
+
+@dataclass
 class Dashboard:
-    awaiting: list[Game]
-    running: list[Game]
-    lobby: list[Game]
-    finished: list[Game]
+    awaiting: list[GameRow]
+    running: list[GameRow]
+    lobby: list[GameRow]
+    finished: list[GameRow]
 
 
 def _awaits(game: Game) -> bool:
@@ -103,20 +130,22 @@ def dashboard_for(user) -> Dashboard:
     )
     underway = [Game.Status.RUNNING, Game.Status.PAUSED]
     running = list(mine.filter(status__in=underway).order_by("decision_since"))
+    finished = mine.filter(status=Game.Status.FINISHED).order_by("-finished_at")[:30]
     return Dashboard(
-        awaiting=[g for g in running if _awaits(g)],
-        running=[g for g in running if not _awaits(g)],
-        lobby=list(mine.filter(status=Game.Status.LOBBY)),
-        finished=list(mine.filter(status=Game.Status.FINISHED).order_by("-finished_at")[:30]),
+        awaiting=[_row(g) for g in running if _awaits(g)],
+        running=[_row(g) for g in running if not _awaits(g)],
+        lobby=[_row(g) for g in mine.filter(status=Game.Status.LOBBY)],
+        finished=[_row(g) for g in finished],
     )
 
 
-def open_lobbies(user) -> list[Game]:
-    return list(
+def open_lobbies(user) -> list[GameRow]:
+    games = (
         Game.objects.filter(status=Game.Status.LOBBY, visibility=Game.Visibility.OPEN)
-        .prefetch_related("seats__user")
+        .annotate(seats_taken=Count("seats"))
         .order_by("-created_at")[:50]
     )
+    return [_row(game, game.seats_taken) for game in games]
 
 
 # -- The game page ---------------------------------------------------------------------------
