@@ -194,6 +194,8 @@ def account_delete(*, user, password: str) -> None:
                 ),
                 code="running",
             )
+        # Chat lines protect their seats from deletion: they go first.
+        ChatMessage.objects.filter(game_id__in=created_ids).delete()
         Game.objects.filter(pk__in=created_ids).delete()
         joined = [pk for pk in lobby_ids if pk not in created_ids]
         if joined:

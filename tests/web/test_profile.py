@@ -295,6 +295,7 @@ def test_deletion_leaves_lobbies_and_deletes_own_lobbies(client, trio):
     chat_post(game_id=theirs.pk, user=bob, text="Hello!")  # chat from a lobby seat
     own = game_create(creator=bob, name="Bob's table", ruleset="base", max_seats=5)
     seat_join(game_id=own.pk, user=cid)
+    chat_post(game_id=own.pk, user=cid, text="Shall we start?")
     client.force_login(bob)
     page = client.get(reverse("account_delete")).content.decode()
     assert "Ann&#x27;s table" in page and "Bob&#x27;s table" in page
