@@ -23,6 +23,9 @@ from . import engine, moderation
 from .models import ChatMessage, Game, Move, Notice, Seat, TableEvent
 from .services import ServiceError
 
+admin.site.site_header = _("Saboteur administration")
+admin.site.site_title = _("Saboteur admin")
+
 OVER = (Game.Status.FINISHED, Game.Status.ABORTED)
 HIDDEN = _("hidden until the game is over")
 
