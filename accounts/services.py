@@ -19,6 +19,8 @@ from django.utils.translation import gettext as _
 
 from games.models import ChatMessage, Game, Seat
 
+from .models import DISPLAY_NAME_MAX_LENGTH
+
 PROFILE_FIELDS = (
     "display_name",
     "language",
@@ -72,6 +74,10 @@ def _validate_profile(user, values: dict) -> dict:
         values["display_name"] = name
         if not name:
             errors["display_name"] = _("Please choose a display name.")
+        elif len(name) > DISPLAY_NAME_MAX_LENGTH:
+            errors["display_name"] = _("A display name has at most %(max)d characters.") % {
+                "max": DISPLAY_NAME_MAX_LENGTH
+            }
         elif display_name_taken(name, exclude_pk=user.pk):
             errors["display_name"] = _("This display name is taken. Please choose another.")
     if "language" in values:

@@ -103,6 +103,8 @@ def test_display_name_taken_by_someone_else_in_any_case_is_refused(client, make_
         accounts.profile_update(user=bob, display_name="aNn")
     assert "display_name" in refusal.value.message_dict
     assert ann.display_name == "Ann"
+    with pytest.raises(ValidationError):
+        accounts.profile_update(user=bob, display_name="x" * 41)
 
 
 def test_unknown_time_zone_and_language_are_refused(client, user):
