@@ -174,7 +174,8 @@ class Move(models.Model):
 
 class ChatMessage(models.Model):
     game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="chat")
-    seat = models.ForeignKey(Seat, on_delete=models.PROTECT, related_name="chat")
+    # A seat is deleted only when its player leaves a lobby: their lobby chat goes with it.
+    seat = models.ForeignKey(Seat, on_delete=models.CASCADE, related_name="chat")
     text = models.CharField(_("message"), max_length=500)
     created_at = models.DateTimeField(auto_now_add=True)
 

@@ -267,3 +267,13 @@ def test_htmx_swaps_refusals_so_the_player_sees_the_reason(client):
     """409 and 422 answers carry the fresh page part: htmx must be told to swap them."""
     body = client.get(reverse("home")).content.decode()
     assert '"code": "(409|422)", "swap": true' in body
+
+
+def test_leaving_a_lobby_after_chatting_works(players):
+    game = game_create(creator=players[0], name="Chatty", ruleset="base", max_seats=4)
+    seat_join(game_id=game.pk, user=players[1])
+    bob = logged_in(players[1])
+    bob.post(reverse("chat", args=[game.pk]), {"text": "Hi all"})
+    response = bob.post(reverse("leave", args=[game.pk]))
+    assert response.status_code == 302
+    assert game.seats.count() == 1
