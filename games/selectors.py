@@ -158,6 +158,7 @@ class Cell:
     svg: str = ""
     label: str = ""
     legal: bool = False
+    chosen: bool = False
     face_down: bool = False
 
 
@@ -198,6 +199,7 @@ class GamePage:
     selected_name: str = ""
     turned: bool = False
     place_kind: str | None = None  # "place" or "rockfall" when board cells are buttons
+    chosen_at: tuple[int, int] | None = None  # the legal position picked, awaiting "Confirm"
     choices: list[Choice] = field(default_factory=list)
     discard_options: list[dict] = field(default_factory=list)
     pass_range: tuple[int, int] = (1, 1)
@@ -210,7 +212,11 @@ class GamePage:
     chat: list[dict] = field(default_factory=list)
 
 
-def game_page(game: Game, user, *, selected: str | None = None, turned: bool = False) -> GamePage:
+def game_page(
+    game: Game, user, *, selected: str | None = None, turned: bool = False, at: str | None = None
+) -> GamePage:
+    """The game as ``user`` may see it, with a card ``selected`` (``turned``) and a position
+    ``at`` ("x,y") picked for it when the player is choosing a move."""
     seats = list(game.seats.all())
     me_seat = live_seat(game, user)
     page = GamePage(
@@ -245,7 +251,7 @@ def game_page(game: Game, user, *, selected: str | None = None, turned: bool = F
     playing = game.status == Game.Status.RUNNING  # no move buttons while paused or aborted
     legal = engine.legal_moves(state, me) if page.my_turn and playing else []
     _mine(page, view, legal, selected, turned, names)
-    page.rows = _board(view, legal, page)
+    page.rows = _board(view, legal, page, at)
     page.rounds = _rounds(view, names)
     if view["finished"]:
         page.standings = sorted(
@@ -386,7 +392,15 @@ def _fields(move: dict) -> dict:
     return fields
 
 
-def _board(view: dict, legal: list[dict], page: GamePage) -> list[list[Cell]]:
+def _position(text: str | None) -> tuple[int, int] | None:
+    try:
+        x, y = (text or "").split(",")
+        return int(x), int(y)
+    except ValueError:
+        return None
+
+
+def _board(view: dict, legal: list[dict], page: GamePage, at: str | None) -> list[list[Cell]]:
     cards = {(c["x"], c["y"]): c for c in view["board"]}
     backs = {(g["x"], g["y"]) for g in view["goals"] if g["face_down"]}
     spots = set()
@@ -398,6 +412,8 @@ def _board(view: dict, legal: list[dict], page: GamePage) -> list[list[Cell]]:
         }
     elif page.place_kind == "rockfall":
         spots = {tuple(m["at"]) for m in legal if m.get("card") == page.selected and "at" in m}
+    if _position(at) in spots:
+        page.chosen_at = _position(at)
     taken = set(cards) | backs
     xs = [x for x, _ in taken | spots]
     ys = [y for _, y in taken | spots]
@@ -405,7 +421,7 @@ def _board(view: dict, legal: list[dict], page: GamePage) -> list[list[Cell]]:
     for y in range(min(ys) - 1, max(ys) + 2):
         row = []
         for x in range(min(xs) - 1, max(xs) + 2):
-            cell = Cell(x, y, legal=(x, y) in spots)
+            cell = Cell(x, y, legal=(x, y) in spots, chosen=(x, y) == page.chosen_at)
             if (x, y) in cards:
                 card = cards[(x, y)]
                 cell.svg = card_svg(card["card"], card["turned"])

@@ -68,7 +68,11 @@ def _visible_game(request, pk):
 
 def _selection(request) -> dict:
     card = request.GET.get("card") or None
-    return {"selected": card, "turned": request.GET.get("turned") == "1"}
+    return {
+        "selected": card,
+        "turned": request.GET.get("turned") == "1",
+        "at": request.GET.get("at"),
+    }
 
 
 def _render_game(

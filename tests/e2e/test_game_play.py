@@ -107,12 +107,15 @@ def place(page, card, x, y, *, turned=False, tap=False):
 
 
 def put(page, x, y, *, tap=False):
-    """Click (or tap) the highlighted spot for the selected card and check it lies there."""
-    spot = page.locator(f'button.maze__spot[value="{x},{y}"]')
-    before = version(page)
+    """Pick the highlighted spot for the selected card, confirm, and check the card lies there."""
+    spot = page.locator(f'a.maze__spot[data-at="{x},{y}"]')
     spot.tap() if tap else spot.click()
+    confirm = page.locator(f'button.maze__spot--chosen[value="{x},{y}"]')
+    expect(confirm).to_have_count(1, timeout=WAIT)
+    before = version(page)
+    confirm.tap() if tap else confirm.click()
     made(page, before)
-    expect(page.locator("button.maze__spot")).to_have_count(0)
+    expect(page.locator(".maze__spot")).to_have_count(0)
     cell = page.locator(f'td.maze__cell[data-x="{x}"][data-y="{y}"]')
     expect(cell.locator("svg")).to_have_count(1)
 

@@ -277,3 +277,20 @@ def test_leaving_a_lobby_after_chatting_works(players):
     response = bob.post(reverse("leave", args=[game.pk]))
     assert response.status_code == 302
     assert game.seats.count() == 1
+
+
+def test_placing_asks_for_a_confirmation_on_the_chosen_position(players):
+    game = start_game(players)
+    seat, state = to_move(game)
+    place = next(m for m in engine.legal_moves(state, seat.engine_name) if m["move"] == "place")
+    client = logged_in(seat.user)
+    url = reverse("game", args=[game.pk])
+    query = {"card": place["card"], "turned": "1" if place["turned"] else "0"}
+    body = client.get(url, query).content.decode()
+    assert 'class="maze__spot"' in body and 'data-testid="confirm-move"' not in body
+    at = f"{place['at'][0]},{place['at'][1]}"
+    body = client.get(url, {**query, "at": at}).content.decode()
+    assert re.search(rf'value="{at}" class="maze__spot maze__spot--chosen"', body)
+    # A position that is not legal for the card is not offered for confirmation.
+    body = client.get(url, {**query, "at": "40,40"}).content.decode()
+    assert 'data-testid="confirm-move"' not in body
