@@ -98,31 +98,24 @@ def placement_error(
             return "edge-mismatch"
     if card.ladder:
         return None
-    for tunnel in tunnels:
-        for edge in tunnel:
-            other = neighbour(pos, edge)
-            placed = board.get(other)
-            if placed is None:
-                continue
-            for j, theirs in enumerate(card_tunnels(placed)):
-                if OPPOSITE[edge] in theirs and (other, j) in joined:
-                    return None
+    if any(faces_joined(board, pos, edge, joined) for tunnel in tunnels for edge in tunnel):
+        return None
     return "not-joined"
+
+
+def faces_joined(board: dict[Pos, Placed], pos: Pos, edge: str, joined: set[Node]) -> bool:
+    """Whether a joined tunnel of the neighbour across ``edge`` opens toward ``pos``."""
+    other = neighbour(pos, edge)
+    placed = board.get(other)
+    if placed is None:
+        return False
+    back = OPPOSITE[edge]
+    return any(back in t and (other, j) in joined for j, t in enumerate(card_tunnels(placed)))
 
 
 def reaching_edges(board: dict[Pos, Placed], pos: Pos, joined: set[Node]) -> list[str]:
     """Edges of the position at ``pos`` that a joined tunnel faces."""
-    edges = []
-    for edge in EDGES:
-        other = neighbour(pos, edge)
-        placed = board.get(other)
-        if placed is None:
-            continue
-        for j, tunnel in enumerate(card_tunnels(placed)):
-            if OPPOSITE[edge] in tunnel and (other, j) in joined:
-                edges.append(edge)
-                break
-    return edges
+    return [edge for edge in EDGES if faces_joined(board, pos, edge, joined)]
 
 
 def goal_orientation(
