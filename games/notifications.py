@@ -109,9 +109,12 @@ def _enqueue(keys: list[str]) -> None:
 
     for pk in Notice.objects.filter(key__in=keys).values_list("pk", flat=True):
         try:
-            send_notice.delay(pk)
+            # No result is read: without ignore_result the Redis result backend subscribes to
+            # it and, with Redis down, retries for about 20 s while the player's request waits.
+            send_notice.apply_async((pk,), ignore_result=True)
         except Exception:  # the broker is down: the sweep sends it later
             log.warning("could not enqueue notice %s; the sweep will send it", pk)
+            return  # one failed attempt is enough: do not wait on the broker for every notice
 
 
 # -- Sending ----------------------------------------------------------------------------------
