@@ -1,0 +1,325 @@
+"""The notification path end to end: a move, the outbox row, a real Celery worker process over
+real Redis, and a real SMTP server on loopback (aiosmtpd), against the test database.
+
+The worker runs in a subprocess, so the tests commit their data (``transaction=True``) and hand
+the worker the test database's name. Each test has a queue of its own in a Redis database kept
+for these tests (safe with concurrent runs); the site's Celery app in the test process, which the
+on-commit hooks use, is pointed at it for the test and restored afterwards.
+Everything is bounded in time; the workers and the SMTP server are always stopped.
+"""
+
+import email
+import email.policy
+import json
+import os
+import socket
+import threading
+import time
+import uuid
+from contextlib import ExitStack, contextmanager
+from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
+
+import pytest
+import redis
+from aiosmtpd.controller import Controller
+from allauth.account.models import EmailAddress
+from celery.exceptions import TimeoutError as CeleryTimeout
+from django.contrib.auth import get_user_model
+from django.db import connection
+
+from games import engine
+from games.models import Game, Notice
+from games.services import game_create, game_start, move_submit, seat_join
+from saboteur_site.celery import app as celery_app
+from tests.tasks.test_worker import celery_worker, redis_url_for_db, wait_for_log
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+BROKER_DB = 13
+UNREACHABLE = "redis://127.0.0.1:1/0"  # nothing listens on port 1
+GAME_NAME = "Deep mine"
+TIMEOUT = 60  # seconds: the bound on every wait for the worker
+
+
+# -- A real SMTP server -----------------------------------------------------------------------
+
+
+class Inbox:
+    """aiosmtpd handler that keeps every message it accepts."""
+
+    def __init__(self):
+        self._lock = threading.Lock()
+        self._messages = []
+
+    async def handle_DATA(self, server, session, envelope):  # noqa: N802 (aiosmtpd's name)
+        message = email.message_from_bytes(envelope.content, policy=email.policy.default)
+        with self._lock:
+            self._messages.append((list(envelope.rcpt_tos), message))
+        return "250 Message accepted for delivery"
+
+    @property
+    def messages(self):
+        with self._lock:
+            return list(self._messages)
+
+    def to(self, address):
+        return [message for rcpt, message in self.messages if address in rcpt]
+
+    def wait_for(self, count, timeout=TIMEOUT):
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if len(self.messages) >= count:
+                return self.messages
+            time.sleep(0.1)
+        pytest.fail(f"{count} email(s) expected within {timeout}s, got {len(self.messages)}")
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+@contextmanager
+def smtp_server():
+    inbox = Inbox()
+    controller = Controller(inbox, hostname="127.0.0.1", port=free_port(), ready_timeout=10)
+    controller.start()
+    try:
+        yield inbox, controller.port
+    finally:
+        controller.stop()
+
+
+# -- Celery: the test process's app and worker processes --------------------------------------
+
+
+def _forget_connections():
+    """Drop the app's cached broker pool, routing and result backend so new settings apply."""
+    celery_app.__dict__.pop("amqp", None)  # a cached property: queues, router, producer pool
+    celery_app._pool = None
+    celery_app._backend_cache = None
+    celery_app._local.__dict__.pop("backend", None)
+
+
+@contextmanager
+def celery_app_on(url, queue="celery"):
+    """Point the site's Celery app (what ``send_notice`` uses) at ``url`` and ``queue``."""
+    conf = celery_app.conf
+    saved = conf.broker_url, conf.result_backend, conf.task_default_queue
+    conf.broker_url = conf.result_backend = url
+    conf.task_default_queue = queue
+    _forget_connections()
+    try:
+        yield celery_app
+    finally:
+        conf.broker_url, conf.result_backend, conf.task_default_queue = saved
+        _forget_connections()
+
+
+@pytest.fixture
+def channel():
+    """A Redis database for these tests and a queue of this test's own: another test run using
+    the same Redis at the same time neither steals our tasks nor flushes them."""
+    url, queue = redis_url_for_db(BROKER_DB), f"pytest-{uuid.uuid4().hex}"
+    client = redis.Redis.from_url(url)
+    client.delete(queue)
+    yield url, queue
+    client.delete(queue)
+    client.close()
+
+
+def worker_env(broker_url, smtp_port):
+    """The worker uses the test's database, broker and SMTP server."""
+    parts = urlsplit(os.environ["DATABASE_URL"])
+    database_url = urlunsplit(parts._replace(path="/" + connection.settings_dict["NAME"]))
+    return {
+        "DATABASE_URL": database_url,
+        "REDIS_URL": broker_url,
+        "CELERY_BROKER_URL": None,
+        "CELERY_RESULT_BACKEND": None,
+        "EMAIL_BACKEND": "django.core.mail.backends.smtp.EmailBackend",
+        "EMAIL_HOST": "127.0.0.1",
+        "EMAIL_PORT": str(smtp_port),
+        "EMAIL_TIMEOUT": "10",
+        "DJANGO_ENV": "development",
+    }
+
+
+@contextmanager
+def running_workers(log_dir: Path, queue: str, env: dict, count: int = 1):
+    with ExitStack() as stack:
+        logs = [log_dir / f"worker{i}.log" for i in range(count)]
+        for log in logs:
+            stack.enter_context(celery_worker(log, queue=queue, **env))
+        for log in logs:
+            wait_for_log(log, " ready.", timeout=TIMEOUT)
+        yield logs
+
+
+def _unacked(client, queue) -> int:
+    """Tasks of ``queue`` that a worker has taken but not finished (acks_late)."""
+    entries = (json.loads(raw) for raw in client.hvals("unacked"))
+    return sum(1 for _message, _exchange, routing_key in entries if routing_key == queue)
+
+
+def queue_drained(url, queue, timeout=TIMEOUT):
+    """Wait until no task waits in the queue and none is being worked on."""
+    client = redis.Redis.from_url(url)
+    deadline = time.monotonic() + timeout
+    try:
+        while time.monotonic() < deadline:
+            if not client.llen(queue) and not _unacked(client, queue):
+                return
+            time.sleep(0.2)
+        pytest.fail(f"tasks still queued or running after {timeout}s")
+    finally:
+        client.close()
+
+
+def result_of(result, logs):
+    """The task's result; on a timeout, fail with the workers' logs."""
+    try:
+        return result.get(timeout=TIMEOUT)
+    except CeleryTimeout:
+        pytest.fail(f"no result for {result.id} in {TIMEOUT}s:\n" + worker_logs(logs))
+
+
+def worker_logs(logs):
+    return "\n".join(f"--- {log.name}\n{log.read_text()}" for log in logs)
+
+
+def assert_clean(logs):
+    for log in logs:
+        text = log.read_text()
+        assert "Traceback" not in text, worker_logs(logs)
+
+
+# -- Games ------------------------------------------------------------------------------------
+
+
+def make_user(name):
+    user = get_user_model().objects.create_user(
+        username=name, email=f"{name}@example.com", display_name=name.capitalize()
+    )
+    EmailAddress.objects.create(user=user, email=user.email, verified=True, primary=True)
+    return user
+
+
+def lobby():
+    players = [make_user(name) for name in ("ann", "bob", "cid")]
+    game = game_create(creator=players[0], name=GAME_NAME, ruleset="base", max_seats=3)
+    for user in players[1:]:
+        seat_join(game_id=game.pk, user=user)
+    return game
+
+
+def deciding_seat(game):
+    game.refresh_from_db()
+    return game.seats.select_related("user").get(position=game.to_move)
+
+
+def play_one_move(game):
+    """The player to move makes a legal move; return the seat that decides next."""
+    seat = deciding_seat(game)
+    state = engine.State.from_json(game.snapshot)
+    move = engine.legal_moves(state, seat.engine_name)[0]
+    move_submit(game_id=game.pk, user=seat.user, move=move, expected_version=game.version)
+    following = deciding_seat(game)
+    assert following.pk != seat.pk
+    return following
+
+
+def turn_notice(seat):
+    return Notice.objects.get(seat=seat, kind=Notice.Kind.TURN)
+
+
+def subject_of(message):
+    return str(message["Subject"])
+
+
+# -- The tests --------------------------------------------------------------------------------
+
+
+def test_a_move_emails_the_next_player_once(channel, tmp_path):
+    url, queue = channel
+    with smtp_server() as (inbox, port), celery_app_on(url, queue) as client:
+        with running_workers(tmp_path, queue, worker_env(url, port)) as logs:
+            game = game_start(game_id=lobby().pk, user=get_user_model().objects.get(username="ann"))
+            first = deciding_seat(game)
+            inbox.wait_for(1)  # the first player is told when the game starts
+            assert len(inbox.to(first.user.email)) == 1
+
+            following = play_one_move(game)  # its commit enqueues send_notice
+            inbox.wait_for(2)
+            (message,) = inbox.to(following.user.email)
+            assert subject_of(message) == f"Your turn in {GAME_NAME}"
+            assert message.get_body(("plain",)).get_content().strip()
+            assert "<html" in message.get_body(("html",)).get_content().lower()
+            assert message["List-Unsubscribe"].startswith("<http")
+            assert message["List-Unsubscribe-Post"] == "List-Unsubscribe=One-Click"
+            notice = turn_notice(following)
+            assert notice.status == Notice.Status.SENT and notice.attempts == 1
+
+            # The minute's sweep finds nothing left to send.
+            result = client.send_task("games.tasks.sweep")
+            assert result_of(result, logs)["sent"] == 0
+            queue_drained(url, queue)
+            assert len(inbox.messages) == 2
+            assert len(inbox.to(following.user.email)) == 1
+            assert_clean(logs)
+
+
+def test_a_move_while_the_broker_is_down_is_sent_by_the_sweep(channel, tmp_path, caplog):
+    url, queue = channel
+    game = lobby()
+    with celery_app_on(UNREACHABLE):
+        game = game_start(game_id=game.pk, user=game.creator)
+        first = deciding_seat(game)
+        started = time.monotonic()
+        following = play_one_move(game)
+        assert time.monotonic() - started < 10
+    assert "the sweep will send it" in caplog.text
+    notice = turn_notice(following)
+    assert notice.status == Notice.Status.PENDING
+
+    with smtp_server() as (inbox, port), celery_app_on(url, queue) as client:
+        with running_workers(tmp_path, queue, worker_env(url, port)) as logs:
+            result = client.send_task("games.tasks.sweep")
+            assert result_of(result, logs)["sent"] == 1
+            queue_drained(url, queue)
+            assert_clean(logs)
+        ((recipients, message),) = inbox.messages
+    assert recipients == [following.user.email] and message["To"] == following.user.email
+    assert subject_of(message) == f"Your turn in {GAME_NAME}"
+    notice.refresh_from_db()
+    assert notice.status == Notice.Status.SENT
+    stale = turn_notice(first)  # the first player's turn passed before anything was sent
+    assert stale.status == Notice.Status.SKIPPED and stale.reason == "the turn has moved on"
+
+
+def test_redelivered_tasks_and_concurrent_sweeps_send_one_email(channel, tmp_path):
+    url, queue = channel
+    with celery_app_on(url, queue) as client:
+        # No worker yet: the on-commit tasks wait in the queue with the repeats below.
+        game = lobby()
+        game = game_start(game_id=game.pk, user=game.creator)
+        following = play_one_move(game)
+        notice = turn_notice(following)
+        results = [
+            *(client.send_task("games.tasks.send_notice", args=[notice.pk]) for _ in range(3)),
+            *(client.send_task("games.tasks.sweep") for _ in range(2)),
+        ]
+        with smtp_server() as (inbox, port):
+            with running_workers(tmp_path, queue, worker_env(url, port), count=2) as logs:
+                for result in results:
+                    result_of(result, logs)
+                queue_drained(url, queue)
+                assert_clean(logs)
+            messages = inbox.messages
+    assert len(messages) == 1
+    assert messages[0][0] == [following.user.email]
+    notice.refresh_from_db()
+    assert notice.status == Notice.Status.SENT and notice.attempts == 1
+    assert Game.objects.get(pk=game.pk).version == 1
