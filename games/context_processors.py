@@ -1,11 +1,15 @@
-from django.utils.functional import SimpleLazyObject
+from functools import cache
 
 from . import selectors
 
 
 def awaiting(request):
-    """How many games wait for the viewer's decision; queried only when a page shows it."""
+    """How many games wait for the viewer's decision.
+
+    A callable: templates call it when a page shows the count (partials never do), and it is
+    queried once per response however often the page shows it.
+    """
     user = getattr(request, "user", None)
     if user is None or not user.is_authenticated:
         return {"awaiting_count": 0}
-    return {"awaiting_count": SimpleLazyObject(lambda: selectors.awaiting_count(user))}
+    return {"awaiting_count": cache(lambda: selectors.awaiting_count(user))}

@@ -294,3 +294,14 @@ def test_placing_asks_for_a_confirmation_on_the_chosen_position(players):
     # A position that is not legal for the card is not offered for confirmation.
     body = client.get(url, {**query, "at": "40,40"}).content.decode()
     assert 'data-testid="confirm-move"' not in body
+
+
+@pytest.mark.parametrize("language", ["cs", "sk", "uk", "ro"])
+def test_the_awaiting_badge_works_in_every_language(players, language):
+    """Slavic plural rules compute with the count: it must be a real number."""
+    game = start_game(players)
+    seat, _ = to_move(game)
+    client = logged_in(seat.user)
+    response = client.get(reverse("lobby"), headers={"Accept-Language": language})
+    assert response.status_code == 200
+    assert re.search(r'class="badge"[^>]*>1</span>', response.content.decode())
