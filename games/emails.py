@@ -16,7 +16,7 @@ from django.utils.translation import gettext as _
 from games import engine
 
 from .log import entries_for
-from .models import Game, Notice, Seat
+from .models import ChatMessage, Game, Notice, Seat
 from .notifications import UNSUBSCRIBE_KINDS, site_url, unsubscribe_token
 from .selectors import display_name
 
@@ -56,6 +56,7 @@ def _context(notice: Notice) -> dict:
         Notice.Kind.DIGEST: _digest,
         Notice.Kind.ABSENT: _absent,
         Notice.Kind.INVITATION: _invitation,
+        Notice.Kind.MENTION: _mention,
     }
     context = {"greeting": _greeting(notice.user), "lines": [], "log": [], "links": []}
     context.update(builders[notice.kind](notice))
@@ -151,4 +152,18 @@ def _invitation(notice: Notice) -> dict:
             _("%(name)s invites you to the game %(game)s.") % {"name": inviter, "game": game.name}
         ],
         "links": [(_("See the invitation"), site_url(reverse("invite", args=[game.invite_token])))],
+    }
+
+
+def _mention(notice: Notice) -> dict:
+    message = ChatMessage.objects.select_related("seat__user").get(pk=notice.data["message"])
+    author = display_name(message.seat)
+    return {
+        "subject": _("%(name)s mentioned you in %(game)s")
+        % {
+            "name": author,
+            "game": notice.game.name,
+        },
+        "lines": [_("%(name)s wrote:") % {"name": author}, message.text],
+        "links": [(_("Open the game"), _game_link(notice.game))],
     }

@@ -78,6 +78,29 @@ def notices_for_decision(*, game: Game, now: datetime) -> list[Notice]:
     return rows
 
 
+def notices_for_mentions(*, game: Game, message, now: datetime) -> list[Notice]:
+    """An email to each seated player named as "@Display name" in a chat message."""
+    text = message.text.casefold()
+    rows = [
+        Notice(
+            key=f"mention:{message.pk}:{seat.pk}",
+            kind=Notice.Kind.MENTION,
+            user=seat.user,
+            game=game,
+            seat=seat,
+            due_at=now,
+            data={"message": message.pk},
+        )
+        for seat in game.seats.select_related("user")
+        if seat.user is not None
+        and seat.pk != message.seat_id
+        and seat.state != Seat.State.REPLACED
+        and f"@{seat.user.display_name.casefold()}" in text
+    ]
+    Notice.objects.bulk_create(rows, ignore_conflicts=True)
+    return rows
+
+
 def notice_absent(*, game: Game, absent: Seat, now: datetime) -> None:
     """Tell the other players that a seat is now marked absent."""
     rows = [

@@ -160,6 +160,7 @@ class Cell:
     legal: bool = False
     chosen: bool = False
     face_down: bool = False
+    peeked: str = ""  # what the viewer saw on this face-down goal with a map
 
 
 @dataclass
@@ -403,6 +404,11 @@ def _position(text: str | None) -> tuple[int, int] | None:
 def _board(view: dict, legal: list[dict], page: GamePage, at: str | None) -> list[list[Cell]]:
     cards = {(c["x"], c["y"]): c for c in view["board"]}
     backs = {(g["x"], g["y"]) for g in view["goals"] if g["face_down"]}
+    mine = view["me"]["peeks"] if view["me"] else {}
+    # A face-down goal I looked at with a map is marked for me alone.
+    peeked = {
+        (g["x"], g["y"]): card_name(mine[g["name"]]) for g in view["goals"] if g["name"] in mine
+    }
     spots = set()
     if page.place_kind == "place":
         spots = {
@@ -427,6 +433,7 @@ def _board(view: dict, legal: list[dict], page: GamePage, at: str | None) -> lis
                 cell.svg = card_svg(card["card"], card["turned"])
                 cell.label = card_name(card["card"])
             elif (x, y) in backs:
+                cell.peeked = peeked.get((x, y), "")
                 cell.svg = goal_back_svg()
                 cell.face_down = True
                 cell.label = _("Face-down goal")

@@ -295,7 +295,11 @@ def chat_post(*, game_id: int, user, text: str) -> ChatMessage:
         game = _locked(game_id)
         seat = _live_seat(game, user)
         _touch(game)
-        return ChatMessage.objects.create(game=game, seat=seat, text=text[:500])
+        message = ChatMessage.objects.create(game=game, seat=seat, text=text[:500])
+        notifications.enqueue_after_commit(
+            notifications.notices_for_mentions(game=game, message=message, now=timezone.now())
+        )
+        return message
 
 
 MAX_INVITATIONS = 30  # per game: enough for friends, too few for spam

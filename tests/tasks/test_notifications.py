@@ -387,3 +387,62 @@ def test_invitations_are_emailed_once_per_address(players, django_capture_on_com
     assert message.to == ["pal@example.com"]
     assert f"/invite/{game.invite_token}/" in message.body
     assert "List-Unsubscribe" not in message.extra_headers
+
+
+def test_a_chat_mention_emails_the_player_named(players, django_capture_on_commit_callbacks):
+    from games.services import chat_post
+
+    game = start(players)
+    mail.outbox.clear()
+    with django_capture_on_commit_callbacks(execute=True):
+        chat_post(game_id=game.pk, user=players[0], text="@Bob dig east, @nobody here")
+    [message] = mail.outbox
+    assert message.to == ["bob@example.com"]
+    assert message.subject == "Ann mentioned you in Deep mine"
+    assert "dig east" in message.body
+    assert "/unsubscribe/" in message.extra_headers["List-Unsubscribe"]
+    players[2].email_mentions = False
+    players[2].save()
+    with django_capture_on_commit_callbacks(execute=True):
+        chat_post(game_id=game.pk, user=players[0], text="@Cid?")
+    assert len(mail.outbox) == 1
+
+
+@pytest.mark.parametrize("kind", ["turn", "reminder", "absent", "mention", "digest"])
+def test_no_email_kind_shows_a_secret_of_another_seat(players, kind):
+    """Every email type, rebuilt after changing what its recipient may not know, is identical."""
+    from games.emails import build_email
+    from games.services import chat_post
+
+    game = start(players)
+    state = engine.State.from_json(game.snapshot)
+    seat = game.seats.select_related("user").get(position=game.to_move)
+    if kind == "reminder":
+        notice = Notice.objects.filter(kind="reminder", seat=seat).first()
+    elif kind == "absent":
+        notifications.notice_absent(game=game, absent=seat, now=START)
+        notice = Notice.objects.filter(kind="absent").first()
+    elif kind == "mention":
+        other = game.seats.exclude(pk=seat.pk).select_related("user").first()
+        chat_post(game_id=game.pk, user=other.user, text=f"@{seat.user.display_name} hi")
+        notice = Notice.objects.get(kind="mention")
+    elif kind == "digest":
+        notice = Notice.objects.create(
+            key="digest-test", kind="digest", user=seat.user, due_at=START,
+            data={"games": [game.pk]},
+        )  # fmt: skip
+    else:
+        notice = Notice.objects.get(kind="turn", seat=seat)
+    me = state.seat_index(notice.seat.engine_name) if notice.seat else None
+    original = build_email(notice, "x@example.com")
+    others = [i for i in range(3) if i != me]
+    state.hands[others[0]][0], state.pile[0] = state.pile[0], state.hands[others[0]][0]
+    state.roles[others[0]], state.roles[others[1]] = state.roles[others[1]], state.roles[others[0]]
+    state.pile.reverse()
+    state.set_aside.reverse()
+    Game.objects.filter(pk=game.pk).update(snapshot=state.to_json())
+    notice = Notice.objects.get(pk=notice.pk)
+    twin = build_email(notice, "x@example.com")
+    texts = lambda m: (m.subject, m.body, m.alternatives, m.extra_headers)  # noqa: E731
+    assert texts(twin) == texts(original)
+    assert state.config.round_seeds[0] not in original.body

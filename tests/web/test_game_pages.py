@@ -305,3 +305,15 @@ def test_the_awaiting_badge_works_in_every_language(players, language):
     response = client.get(reverse("lobby"), headers={"Accept-Language": language})
     assert response.status_code == 200
     assert re.search(r'class="badge"[^>]*>1</span>', response.content.decode())
+
+
+def test_a_peeked_goal_is_marked_for_the_peeker_alone(players):
+    game = start_game(players)
+    seat, state = to_move(game)
+    state.peeks[state.to_move]["north"] = state.board[state.goals["north"]].card
+    Game.objects.filter(pk=game.pk).update(snapshot=state.to_json())
+    mine = logged_in(seat.user).get(reverse("game", args=[game.pk])).content.decode()
+    assert mine.count('data-testid="peeked"') == 1
+    other = game.seats.exclude(pk=seat.pk).first()
+    theirs = logged_in(other.user).get(reverse("game", args=[game.pk])).content.decode()
+    assert 'data-testid="peeked"' not in theirs
