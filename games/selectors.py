@@ -250,8 +250,20 @@ def game_page(
     page.to_move_name = names.get(view["to_move"]) if view["to_move"] else None
     page.players = _players(view, names, me)
     playing = game.status == Game.Status.RUNNING  # no move buttons while paused or aborted
-    legal = engine.legal_moves(state, me) if page.my_turn and playing else []
-    _mine(page, view, legal, selected, turned, names)
+    legal, playable = [], set()
+    if page.my_turn and playing:
+        # Only what the page shows: which cards can be played, the selected card's moves,
+        # passes and clears, or the gold pick / steal choices.
+        playable = engine.playable_cards(state, me)
+        if selected not in playable:
+            selected = None
+        if state.decision == engine.TURN:
+            legal = engine.discard_moves(state, me)
+            if selected:
+                legal += engine.legal_moves(state, me, card=selected)
+        else:
+            legal = engine.legal_moves(state, me)
+    _mine(page, view, legal, playable, selected, turned, names)
     page.rows = _board(view, legal, page, at)
     page.rounds = _rounds(view, names)
     if view["finished"]:
@@ -301,7 +313,7 @@ def _players(view: dict, names: dict[str, str], me: str | None) -> list[dict]:
     return rows
 
 
-def _mine(page: GamePage, view: dict, legal: list[dict], selected, turned: bool, names) -> None:
+def _mine(page: GamePage, view: dict, legal: list[dict], playable, selected, turned, names) -> None:
     mine = view["me"]
     if mine is None:
         return
@@ -318,7 +330,6 @@ def _mine(page: GamePage, view: dict, legal: list[dict], selected, turned: bool,
             _("You saw: %(target)s is %(role)s.")
             % {"target": names.get(target, "?"), "role": role_name(role)}
         )
-    playable = {m["card"] for m in legal if m["move"] in ("place", "action")}
     if selected not in playable:
         selected = None
     page.selected, page.turned = selected, turned and selected is not None

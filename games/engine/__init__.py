@@ -4,14 +4,15 @@ Public API:
 
 - ``new_game(ruleset=, seats=, round_seeds=, variants=, rounds=, deals=)`` -> ``State``
 - ``apply(state, seat, move)`` -> ``(new_state, events)``; raises ``IllegalMove`` (``.code``)
-- ``legal_moves(state, seat)`` -> list of moves
+- ``legal_moves(state, seat, card=None)`` -> list of moves (only those playing ``card``)
+- ``playable_cards(state, seat)`` -> the hand's cards that some legal move plays
 - ``view_for(state, seat)`` -> what that seat may know (``seat=None``: the public view)
 - ``replay(state_config_json, moves)`` rebuilds a state from its seeds and moves
 - ``State.to_json()`` / ``State.from_json()``: the stable snapshot form
 """
 
 from .errors import REASONS, BadSetup, IllegalMove
-from .legal import legal_moves
+from .legal import discard_moves, legal_moves, playable_cards
 from .rules import apply, apply_in_place
 from .setup import new_game
 from .state import GAME_OVER, PICK_GOLD, STEAL, TURN, Config, State
@@ -42,11 +43,13 @@ __all__ = [
     "BadSetup",
     "Config",
     "IllegalMove",
+    "discard_moves",
     "State",
     "apply",
     "apply_in_place",
     "legal_moves",
     "new_game",
+    "playable_cards",
     "replay",
     "seed_hash",
     "view_for",

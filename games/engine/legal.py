@@ -15,39 +15,75 @@ from .rules import PASS_COUNTS, broken_tools, check, is_trapped
 from .state import PICK_GOLD, STEAL, TURN, State
 
 
-def legal_moves(state: State, seat: str) -> list[dict]:
-    """The moves ``seat`` may make now; empty when it is not their decision."""
+def legal_moves(state: State, seat: str, *, card: str | None = None) -> list[dict]:
+    """The moves ``seat`` may make now; empty when it is not their decision.
+
+    With ``card``, only the moves that play that card (placing it or acting with it): a page
+    showing one selected card needs no more. ``discard_moves`` gives the passes and clears.
+    """
     index = state.seat_index(seat)
     if index is None or state.finished or state.to_move != index:
         return []
     if state.decision == PICK_GOLD:
-        return [{"move": "pick-gold", "value": v} for v in sorted(set(state.offer))]
+        return [] if card else [{"move": "pick-gold", "value": v} for v in sorted(set(state.offer))]
     if state.decision == STEAL:
-        return _steals(state, seat)
+        return [] if card else _steals(state, seat)
     if state.decision != TURN:
         return []
     hand = sorted(set(state.hands[index]))
+    if card is not None:
+        hand = [c for c in hand if c == card]
     moves = _placements(state, index, [c for c in hand if CATALOGUE[c].kind == PATH])
-    for card in (c for c in hand if CATALOGUE[c].kind == ACTION):
-        moves += _valid(state, seat, _action_candidates(state, index, card))
-    moves += _valid(state, seat, _discard_candidates(state, index))
+    for action in (c for c in hand if CATALOGUE[c].kind == ACTION):
+        moves += _valid(state, seat, _action_candidates(state, index, action))
+    if card is None:
+        moves += _valid(state, seat, _discard_candidates(state, index))
     return moves
 
 
-def _valid(state: State, seat: str, candidates) -> list[dict]:
-    moves = []
+def discard_moves(state: State, seat: str) -> list[dict]:
+    """The legal passes and (saboteur2) clears of the seat's turn."""
+    index = state.seat_index(seat)
+    if index is None or state.finished or state.to_move != index or state.decision != TURN:
+        return []
+    return _valid(state, seat, _discard_candidates(state, index))
+
+
+def playable_cards(state: State, seat: str) -> set[str]:
+    """The cards of the seat's hand that some legal move plays now (stops at the first one)."""
+    index = state.seat_index(seat)
+    if index is None or state.finished or state.to_move != index or state.decision != TURN:
+        return set()
+    playable = set()
+    for card in sorted(set(state.hands[index])):
+        if CATALOGUE[card].kind == PATH:
+            if next(_placement_iter(state, index, [card]), None) is not None:
+                playable.add(card)
+        elif any(True for _ in _valid_iter(state, seat, _action_candidates(state, index, card))):
+            playable.add(card)
+    return playable
+
+
+def _valid_iter(state: State, seat: str, candidates):
     for move in candidates:
         try:
             check(state, seat, move)
         except IllegalMove:
             continue
-        moves.append(move)
-    return moves
+        yield move
+
+
+def _valid(state: State, seat: str, candidates) -> list[dict]:
+    return list(_valid_iter(state, seat, candidates))
 
 
 def _placements(state: State, index: int, cards: list[str]) -> list[dict]:
+    return list(_placement_iter(state, index, cards))
+
+
+def _placement_iter(state: State, index: int, cards: list[str]):
     if not cards or is_trapped(state, index) or broken_tools(state, index):
-        return []
+        return
     joined = maze.joined_nodes(state.board)
     spots = sorted(
         {
@@ -57,13 +93,11 @@ def _placements(state: State, index: int, cards: list[str]) -> list[dict]:
             if maze.neighbour(pos, edge) not in state.board
         }
     )
-    moves = []
     for card in cards:
         for at in spots:
             for turned in (False, True):
                 if maze.placement_error(state.board, card, at, turned, joined) is None:
-                    moves.append({"move": "place", "card": card, "at": list(at), "turned": turned})
-    return moves
+                    yield {"move": "place", "card": card, "at": list(at), "turned": turned}
 
 
 def _action_candidates(state: State, index: int, card_id: str):

@@ -95,3 +95,24 @@ def test_every_decision_of_the_rules_has_a_scenario():
     names = [p.name for p in SCENARIOS.glob("*/*.json")]
     missing = [n for n in range(1, 13) if not any(re.match(rf"d{n}_", name) for name in names)]
     assert missing == []
+
+
+@pytest.mark.parametrize("ruleset", ["base", "saboteur2"])
+def test_playable_cards_and_card_filter_agree_with_the_full_list(ruleset):
+    import random
+
+    from games.engine import legal_moves, playable_cards
+
+    rng = random.Random(5)
+    state = game(ruleset, 5)
+    for _ in range(120):
+        if state.finished:
+            break
+        seat = state.seats[state.to_move]
+        moves = legal_moves(state, seat)
+        played = {m["card"] for m in moves if m["move"] in ("place", "action")}
+        assert playable_cards(state, seat) == played
+        for card in set(state.hands[state.to_move]):
+            with_card = [m for m in moves if m.get("card") == card and m["move"] != "pass"]
+            assert legal_moves(state, seat, card=card) == with_card
+        state, _ = apply(state, seat, rng.choice(moves))
