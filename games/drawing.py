@@ -17,6 +17,7 @@ from functools import lru_cache
 
 from django.utils.html import escape, format_html
 from django.utils.safestring import SafeString, mark_safe
+from django.utils.translation import get_language
 from django.utils.translation import gettext_lazy as _
 
 from games.engine.cards import CATALOGUE, EDGES, GOAL, START, TREASURE, tunnels_of
@@ -674,6 +675,12 @@ def _svg(inner: str, title: str, size: float, css_class: str) -> SafeString:
 
 def card_svg(card_id: str, turned: bool = False, *, size: float = 60) -> SafeString:
     """A complete ``<svg>`` of a card face, ``size`` pixels wide (2:3 portrait)."""
+    return _card_svg(card_id, turned, size, get_language())
+
+
+@lru_cache(maxsize=1024)
+def _card_svg(card_id: str, turned: bool, size: float, language: str) -> SafeString:
+    # Keyed by language too: the <title> is the card's translated name.
     return _svg(_face(card_id, turned), card_name(card_id), size, "card-svg")
 
 

@@ -197,6 +197,8 @@ def test_every_card_and_role_has_a_name():
 
 def test_titles_are_escaped(monkeypatch):
     monkeypatch.setitem(drawing.CARD_NAMES, "cross", "<b>&</b>")
+    drawing._card_svg.cache_clear()  # drawings are cached per card and language
     markup = drawing.card_svg("cross")
+    drawing._card_svg.cache_clear()
     assert "<b>" not in markup
     assert parse(markup).find(SVG + "title").text == "<b>&</b>"
