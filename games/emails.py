@@ -6,6 +6,8 @@ lines the game page's log shows them. Links lead to the game and carry no login 
 
 from __future__ import annotations
 
+import email.policy
+
 from django.conf import settings
 from django.core.mail import EmailMultiAlternatives
 from django.template.loader import render_to_string
@@ -28,6 +30,18 @@ UNSUBSCRIBE_FOR = {
 }
 
 
+class NoticeEmail(EmailMultiAlternatives):
+    """An email whose long headers stay readable.
+
+    List-Unsubscribe holds one long URL with no space to fold at; the default policy would fold
+    it into RFC 2047 encoded words, which mail clients do not read as a URL. RFC 5322 allows
+    lines of up to 998 characters.
+    """
+
+    def message(self, *, policy=email.policy.default):
+        return super().message(policy=policy.clone(max_line_length=998))
+
+
 def build_email(notice: Notice, address: str) -> EmailMultiAlternatives:
     user = notice.user
     language = (user.language if user else "") or settings.LANGUAGE_CODE
@@ -42,9 +56,7 @@ def build_email(notice: Notice, address: str) -> EmailMultiAlternatives:
             headers["List-Unsubscribe-Post"] = "List-Unsubscribe=One-Click"
         text = render_to_string("emails/notice.txt", context)
         html = render_to_string("emails/notice.html", context)
-    message = EmailMultiAlternatives(
-        subject=context["subject"], body=text, to=[address], headers=headers
-    )
+    message = NoticeEmail(subject=context["subject"], body=text, to=[address], headers=headers)
     message.attach_alternative(html, "text/html")
     return message
 

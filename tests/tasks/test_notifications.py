@@ -106,6 +106,12 @@ def test_an_accepted_move_emails_the_next_player_after_commit(
     assert f"/games/{game.pk}/" in message.body and f"/games/{game.pk}/" in html
     assert message.extra_headers["List-Unsubscribe-Post"] == "List-Unsubscribe=One-Click"
     assert "/unsubscribe/" in message.extra_headers["List-Unsubscribe"]
+    # As sent: the header is the URL itself, not folded into encoded words.
+    import email.policy
+
+    for policy in (email.policy.default, email.policy.SMTP):
+        raw = message.message(policy=policy).as_string()
+        assert "List-Unsubscribe: <http://" in raw and "=?utf-8?" not in raw
     assert Notice.objects.get(kind="turn", user=seat.user).status == "sent"
 
 
