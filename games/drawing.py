@@ -17,7 +17,7 @@ from functools import lru_cache
 
 from django.utils.html import escape, format_html
 from django.utils.safestring import SafeString, mark_safe
-from django.utils.translation import get_language
+from django.utils.translation import get_language, pgettext_lazy
 from django.utils.translation import gettext_lazy as _
 
 from games.engine.cards import CATALOGUE, EDGES, GOAL, START, TREASURE, tunnels_of
@@ -122,7 +122,8 @@ CARD_NAMES = {
 
 ROLE_NAMES = {
     "gold-digger": _("Gold digger"),
-    "saboteur": _("Saboteur"),
+    # The role, told apart from the game's name (Romanian: "Sabotor" vs the game "Saboteur").
+    "saboteur": pgettext_lazy("role", "Saboteur"),
     "blue-digger": _("Blue gold digger"),
     "green-digger": _("Green gold digger"),
     "boss": _("Boss"),
