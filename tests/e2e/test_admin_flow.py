@@ -9,23 +9,12 @@ from playwright.sync_api import expect
 from games.drawing import card_name
 
 from .conftest import PLAYER_PASSWORD
+from .deals import BASE_DEAL
 
 WAIT = 10_000
 
 # Base game, 3 players: Bob (seat 1) leaves; Eve takes his seat and his hand.
-DEAL = {
-    "roles": {"0": "gold-digger", "1": "saboteur", "2": "gold-digger"},
-    "set_aside": ["gold-digger"],
-    "goals": {"north": "goal-stone-ne", "middle": "goal-gold", "south": "goal-stone-nw"},
-    "first": "0",
-    "hands": {
-        "0": ["t-new", "straight-ew", "cross", "curve-ne", "curve-ne", "curve-ne"],
-        "1": ["map", "cross", "straight-ew", "break-lantern", "break-lantern", "rockfall"],
-        "2": ["dead-n", "straight-ew", "cross", "curve-nw", "curve-nw", "curve-nw"],
-    },
-    "pile": ["t-nse", "t-nse", "t-nse", "t-nse", "t-nse", "straight-ns", "straight-ns"],
-    "gold": [3, 2, 1],
-}
+DEAL = BASE_DEAL
 
 
 def run_action(page, action, label):
