@@ -82,18 +82,10 @@ PLAYER_PASSWORD = "a-long-and-unusual-password"
 @pytest.fixture
 def make_player(db):
     """A verified user who can log in with PLAYER_PASSWORD; display name = name capitalized."""
-    from allauth.account.models import EmailAddress
-    from django.contrib.auth import get_user_model
+    from tests.players import create_player
 
     def make(name):
-        user = get_user_model().objects.create_user(
-            username=name,
-            email=f"{name}@example.com",
-            display_name=name.capitalize(),
-            password=PLAYER_PASSWORD,
-        )
-        EmailAddress.objects.create(user=user, email=user.email, verified=True, primary=True)
-        return user
+        return create_player(name, password=PLAYER_PASSWORD)
 
     return make
 

@@ -23,7 +23,6 @@ from urllib.parse import urlsplit, urlunsplit
 import pytest
 import redis
 from aiosmtpd.controller import Controller
-from allauth.account.models import EmailAddress
 from celery.exceptions import TimeoutError as CeleryTimeout
 from django.contrib.auth import get_user_model
 from django.db import connection
@@ -32,6 +31,7 @@ from games import engine
 from games.models import Game, Notice
 from games.services import game_create, game_start, move_submit, seat_join
 from saboteur_site.celery import app as celery_app
+from tests.players import create_player
 from tests.tasks.test_worker import celery_worker, redis_url_for_db, wait_for_log
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -199,16 +199,8 @@ def assert_clean(logs):
 # -- Games ------------------------------------------------------------------------------------
 
 
-def make_user(name):
-    user = get_user_model().objects.create_user(
-        username=name, email=f"{name}@example.com", display_name=name.capitalize()
-    )
-    EmailAddress.objects.create(user=user, email=user.email, verified=True, primary=True)
-    return user
-
-
 def lobby():
-    players = [make_user(name) for name in ("ann", "bob", "cid")]
+    players = [create_player(name) for name in ("ann", "bob", "cid")]
     game = game_create(creator=players[0], name=GAME_NAME, ruleset="base", max_seats=3)
     for user in players[1:]:
         seat_join(game_id=game.pk, user=user)

@@ -10,7 +10,6 @@ from datetime import UTC, datetime, time, timedelta
 import pytest
 import time_machine
 from allauth.account.models import EmailAddress
-from django.contrib.auth import get_user_model
 from django.core import mail, signing
 from django.db import connection, transaction
 from django.test import Client
@@ -29,6 +28,7 @@ from games.services import (
 )
 from games.tasks import send_notice, sweep
 from saboteur_site.celery import app
+from tests.players import create_player
 
 pytestmark = pytest.mark.django_db
 START = datetime(2026, 11, 2, 10, 0, tzinfo=UTC)
@@ -48,12 +48,7 @@ def traveller():
 
 
 def make_player(name, **preferences):
-    user = get_user_model().objects.create_user(
-        username=name, email=f"{name}@example.com", display_name=name.capitalize(),
-        password="x", **preferences,
-    )  # fmt: skip
-    EmailAddress.objects.create(user=user, email=user.email, verified=True, primary=True)
-    return user
+    return create_player(name, password="x", **preferences)
 
 
 @pytest.fixture

@@ -1,9 +1,9 @@
 import pytest
-from allauth.account.models import EmailAddress
-from django.contrib.auth import get_user_model
 from django.core.cache import cache
 
-PASSWORD = "correct-horse-battery-staple"
+from tests.players import PASSWORD, create_player
+
+__all__ = ["PASSWORD"]
 
 
 @pytest.fixture(autouse=True)
@@ -17,14 +17,7 @@ def _fresh_cache():
 @pytest.fixture
 def make_user(db):
     def make(name="ann", *, verified=True, password=PASSWORD):
-        user = get_user_model().objects.create_user(
-            username=name,
-            email=f"{name}@example.com",
-            display_name=name.capitalize(),
-            password=password,
-        )
-        EmailAddress.objects.create(user=user, email=user.email, verified=verified, primary=True)
-        return user
+        return create_player(name, verified=verified, password=password)
 
     return make
 
