@@ -409,7 +409,7 @@ def test_a_chat_mention_emails_the_player_named(players, django_capture_on_commi
     assert len(mail.outbox) == 1
 
 
-@pytest.mark.parametrize("kind", ["turn", "reminder", "absent", "mention", "digest"])
+@pytest.mark.parametrize("kind", ["turn", "reminder", "absent", "mention", "digest", "invitation"])
 def test_no_email_kind_shows_a_secret_of_another_seat(players, kind):
     """Every email type, rebuilt after changing what its recipient may not know, is identical."""
     from games.emails import build_email
@@ -427,6 +427,11 @@ def test_no_email_kind_shows_a_secret_of_another_seat(players, kind):
         other = game.seats.exclude(pk=seat.pk).select_related("user").first()
         chat_post(game_id=game.pk, user=other.user, text=f"@{seat.user.display_name} hi")
         notice = Notice.objects.get(kind="mention")
+    elif kind == "invitation":
+        Game.objects.filter(pk=game.pk).update(status=Game.Status.LOBBY)
+        invitation_send(game_id=game.pk, user=seat.user, email="pal@example.com")
+        Game.objects.filter(pk=game.pk).update(status=Game.Status.RUNNING)
+        notice = Notice.objects.get(kind="invitation")
     elif kind == "digest":
         notice = Notice.objects.create(
             key="digest-test", kind="digest", user=seat.user, due_at=START,
