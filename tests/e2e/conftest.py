@@ -3,7 +3,6 @@ from pathlib import Path
 
 import pytest
 from django.core.cache import cache
-from playwright.sync_api import sync_playwright
 
 # Playwright's sync API keeps an event loop in this thread; the Django calls made here
 # (fixtures, outbox) are synchronous and safe. The test script sets this as well.
@@ -28,15 +27,16 @@ def _fresh_cache():
 
 
 @pytest.fixture(scope="session")
-def browser():
+def browser_type_launch_args(browser_type_launch_args):
+    """pytest-playwright launches Debian's chromium: Playwright's own download is not possible."""
     if not CHROMIUM.exists():
         pytest.fail(f"{CHROMIUM} is missing: apt-get install -y chromium (.ci/run does this)")
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(
-            executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS
-        )
-        yield browser
-        browser.close()
+    return {
+        **browser_type_launch_args,
+        "executable_path": str(CHROMIUM),
+        "headless": True,
+        "args": CHROMIUM_ARGS,
+    }
 
 
 class CspWatcher:
