@@ -147,9 +147,13 @@ class DeletionCheck:
         return not self.running
 
 
+# Games a player may not walk away from: a paused game resumes with the same seats.
+UNDERWAY = (Game.Status.RUNNING, Game.Status.PAUSED)
+
+
 def account_deletion_check(user) -> DeletionCheck:
-    live = Seat.objects.filter(user=user).exclude(state=Seat.State.REPLACED)
-    running = Game.objects.filter(status=Game.Status.RUNNING, seats__in=live).distinct()
+    live = Seat.objects.filter(user=user).live()
+    running = Game.objects.filter(status__in=UNDERWAY, seats__in=live).distinct()
     lobbies = Game.objects.filter(status=Game.Status.LOBBY, seats__in=live).distinct()
     created = Game.objects.filter(status=Game.Status.LOBBY, creator=user)
     return DeletionCheck(
@@ -171,9 +175,8 @@ def account_delete(*, user, password: str) -> None:
         raise AccountError(_("The password is not correct."), code="password")
     User = get_user_model()
     with transaction.atomic():
-        User.objects.select_for_update().get(pk=user.pk)
-        # Lock the lobbies first (in a fixed order), so none of them starts meanwhile; a game
-        # that started before the lock is seen as running below.
+        # Game rows first (the site's lock order), in a fixed order, so that none of the lobbies
+        # starts meanwhile; a game that started before the lock is seen as underway below.
         lobby_ids = list(
             Game.objects.select_for_update()
             .filter(status=Game.Status.LOBBY)
@@ -187,11 +190,8 @@ def account_delete(*, user, password: str) -> None:
             .order_by("pk")
             .values_list("pk", flat=True)
         )
-        running = (
-            Seat.objects.filter(user=user, game__status=Game.Status.RUNNING)
-            .exclude(state=Seat.State.REPLACED)
-            .exists()
-        )
+        User.objects.select_for_update().get(pk=user.pk)
+        running = Seat.objects.filter(user=user, game__status__in=UNDERWAY).live().exists()
         if running:
             raise AccountError(
                 _(

@@ -28,6 +28,18 @@ admin.site.site_title = _("Saboteur admin")
 
 OVER = (Game.Status.FINISHED, Game.Status.ABORTED)
 HIDDEN = _("hidden until the game is over")
+SECRET_FIELDS = {"snapshot", "payload", "events", "data"}
+
+
+class NoSecretLookups:
+    """Refuse changelist filters into secret JSON fields (``?snapshot__roles__0=saboteur``
+    would otherwise tell, by its result count, what a running game hides)."""
+
+    def lookup_allowed(self, lookup, value, request=None):
+        if lookup.split("__")[0] in SECRET_FIELDS:
+            return False
+        return super().lookup_allowed(lookup, value, request)
+
 
 # -- Actions with a reason ---------------------------------------------------------------------
 
@@ -80,7 +92,7 @@ class ReplaceSeatForm(ReasonForm):
         game = queryset.first() if queryset is not None else None
         seats = []
         if game is not None:
-            seats = game.seats.select_related("user").exclude(state=Seat.State.REPLACED)
+            seats = game.seats.select_related("user").live()
         self.fields["position"].choices = [
             (
                 seat.position,
@@ -200,7 +212,7 @@ def _round_line(number: int, done: dict, names: dict[str, str]) -> str:
 
 
 @admin.register(Game)
-class GameAdmin(admin.ModelAdmin):
+class GameAdmin(NoSecretLookups, admin.ModelAdmin):
     list_display = (
         "name",
         "ruleset",
@@ -238,6 +250,14 @@ class GameAdmin(admin.ModelAdmin):
     )
     readonly_fields = fields[1:]
     inlines = [SeatInline, TableEventInline]
+
+    def save_model(self, request, obj, form, change):
+        if not change:
+            raise PermissionError("games are created by players, not in the admin")
+        # Only the name, under the game's lock: saving the whole row could write back an older
+        # snapshot and version than a move committed meanwhile.
+        moderation.game_rename(game_id=obj.pk, name=obj.name)
+
     actions = ["pause", "resume", "extend_deadline", "abort", "replace_seat"]
 
     def get_queryset(self, request):
@@ -258,7 +278,7 @@ class GameAdmin(admin.ModelAdmin):
         state = engine.State.from_json(game.snapshot)
         names = {
             seat.engine_name: str(seat.user or gettext("deleted player"))
-            for seat in game.seats.select_related("user").exclude(state=Seat.State.REPLACED)
+            for seat in game.seats.select_related("user").live()
         }
         lines = [(_round_line(n, done, names),) for n, done in enumerate(state.rounds_done, 1)]
         rounds = format_html_join("", "<li>{}</li>", lines)
@@ -327,12 +347,7 @@ class GameAdmin(admin.ModelAdmin):
     @admin.action(description=_("Replace a seat's player"))
     def replace_seat(self, request, queryset):
         def perform(game, data):
-            old = (
-                game.seats.select_related("user")
-                .filter(position=data["position"])
-                .exclude(state=Seat.State.REPLACED)
-                .first()
-            )
+            old = game.seats.select_related("user").filter(position=data["position"]).live().first()
             old_name = str(old.user) if old and old.user else gettext("deleted player")
             seat = moderation.seat_replace(
                 game_id=game.pk, position=data["position"], new_user=data["new_user"]
@@ -364,7 +379,7 @@ class ReadOnlyAdmin(admin.ModelAdmin):
 
 
 @admin.register(Move)
-class MoveAdmin(ReadOnlyAdmin):
+class MoveAdmin(NoSecretLookups, ReadOnlyAdmin):
     list_display = ("game", "sequence", "player", "automatic", "created_at")
     list_filter = ("automatic", "game__status")
     search_fields = ("game__name",)
@@ -419,7 +434,7 @@ class ChatMessageAdmin(admin.ModelAdmin):
 
 
 @admin.register(Notice)
-class NoticeAdmin(admin.ModelAdmin):
+class NoticeAdmin(NoSecretLookups, admin.ModelAdmin):
     list_display = ("kind", "status", "recipient", "game", "due_at", "attempts", "last_error")
     list_filter = ("status", "kind")
     search_fields = ("user__email", "user__display_name", "email", "key")

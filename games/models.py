@@ -93,6 +93,12 @@ class Game(models.Model):
         return self.name
 
 
+class SeatQuerySet(models.QuerySet):
+    def live(self):
+        """Seats still at the table: a replaced seat's position belongs to its newcomer."""
+        return self.exclude(state=Seat.State.REPLACED)
+
+
 class Seat(models.Model):
     class State(models.TextChoices):
         ACTIVE = "active", _("Playing")
@@ -113,6 +119,8 @@ class Seat(models.Model):
     # When the player last opened the game page: no "your turn" email to someone looking at it.
     last_seen_at = models.DateTimeField(null=True, blank=True)
     timeouts_in_a_row = models.PositiveSmallIntegerField(default=0)
+
+    objects = SeatQuerySet.as_manager()
 
     class Meta:
         verbose_name = _("seat")

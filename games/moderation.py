@@ -27,15 +27,11 @@ from django.utils.translation import ngettext
 from . import notifications
 from .log import Entry
 from .models import ChatMessage, Game, Notice, Seat, TableEvent
-from .services import ServiceError
+from .services import ServiceError, lock_game
 
 log = logging.getLogger(__name__)
 
 MAX_EXTENSION_HOURS = 24 * 14
-
-
-def _locked(game_id: int) -> Game:
-    return Game.objects.select_for_update().get(pk=game_id)
 
 
 def _name(user) -> str:
@@ -101,7 +97,7 @@ def _leave_lobbies(user) -> list[str]:
         .order_by("game_id")
     )
     for game_id in list(game_ids):
-        game = _locked(game_id)
+        game = lock_game(game_id)
         if game.status != Game.Status.LOBBY:
             continue
         seats = game.seats.filter(user=user)
@@ -139,11 +135,19 @@ def user_reactivate(*, user) -> None:
 # -- Games -----------------------------------------------------------------------------------
 
 
+def game_rename(*, game_id: int, name: str) -> None:
+    """Rename a game (an offensive name), touching nothing else."""
+    with transaction.atomic():
+        game = lock_game(game_id)
+        game.name = name
+        game.save(update_fields=["name"])
+
+
 def game_pause(*, game_id: int, now=None) -> Game:
     """Stop the clock: the time left is kept, the deadline cleared (the sweep ignores it)."""
     now = now or timezone.now()
     with transaction.atomic():
-        game = _locked(game_id)
+        game = lock_game(game_id)
         if game.status != Game.Status.RUNNING:
             raise ServiceError(_("Only a running game can be paused."))
         if game.deadline is not None:
@@ -162,7 +166,7 @@ def game_resume(*, game_id: int, now=None) -> Game:
     """Start the clock again with the time that was left; reminders move by the pause's length."""
     now = now or timezone.now()
     with transaction.atomic():
-        game = _locked(game_id)
+        game = lock_game(game_id)
         if game.status != Game.Status.PAUSED:
             raise ServiceError(_("Only a paused game can be resumed."))
         remaining = game.paused_remaining if game.paused_remaining is not None else game.turn_limit
@@ -186,7 +190,7 @@ def game_extend(*, game_id: int, hours: int, now=None) -> Game:
         raise ServiceError(_("Extend by 1 to %(max)d hours.") % {"max": MAX_EXTENSION_HOURS})
     extra = timedelta(hours=hours)
     with transaction.atomic():
-        game = _locked(game_id)
+        game = lock_game(game_id)
         if game.status == Game.Status.RUNNING and game.to_move is not None:
             game.deadline = max(game.deadline or now, now) + extra
         elif game.status == Game.Status.PAUSED:
@@ -205,19 +209,14 @@ def game_extend(*, game_id: int, hours: int, now=None) -> Game:
 
 
 def _live_at(game: Game) -> Seat | None:
-    return (
-        game.seats.select_related("user")
-        .filter(position=game.to_move)
-        .exclude(state=Seat.State.REPLACED)
-        .first()
-    )
+    return game.seats.select_related("user").filter(position=game.to_move).live().first()
 
 
 def game_abort(*, game_id: int, now=None) -> Game:
     """End the game for good: no more moves, no deadline. Its secrets become viewable."""
     now = now or timezone.now()
     with transaction.atomic():
-        game = _locked(game_id)
+        game = lock_game(game_id)
         if game.status not in (Game.Status.LOBBY, Game.Status.RUNNING, Game.Status.PAUSED):
             raise ServiceError(_("This game is already over."))
         game.status = Game.Status.ABORTED
@@ -238,20 +237,15 @@ def seat_replace(*, game_id: int, position: int, new_user, now=None) -> Seat:
     """
     now = now or timezone.now()
     with transaction.atomic():
-        game = _locked(game_id)
+        game = lock_game(game_id)
         if game.status not in (Game.Status.RUNNING, Game.Status.PAUSED):
             raise ServiceError(_("Only a running or paused game's seats can be taken over."))
-        old = (
-            game.seats.select_related("user")
-            .filter(position=position)
-            .exclude(state=Seat.State.REPLACED)
-            .first()
-        )
+        old = game.seats.select_related("user").filter(position=position).live().first()
         if old is None:
             raise ServiceError(_("This game has no such seat."))
         if not new_user.is_active:
             raise ServiceError(_("An inactive account cannot take over a seat."))
-        if game.seats.filter(user=new_user).exclude(state=Seat.State.REPLACED).exists():
+        if game.seats.filter(user=new_user).live().exists():
             raise ServiceError(
                 _("%(name)s already plays in this game.") % {"name": _name(new_user)}
             )
@@ -293,19 +287,8 @@ def notices_resend(*, notice_ids, now=None) -> int:
         count = Notice.objects.filter(pk__in=ids).update(
             status=Notice.Status.PENDING, due_at=now, reason="", sent_at=None
         )
-        transaction.on_commit(lambda: _enqueue(ids), robust=True)
+        transaction.on_commit(lambda: notifications.enqueue(ids), robust=True)
     return count
-
-
-def _enqueue(ids) -> None:
-    from .tasks import send_notice
-
-    for pk in ids:
-        try:
-            send_notice.delay(pk)
-        except Exception:  # the broker is down: the minute sweep sends it
-            log.warning("could not enqueue notice %s; the sweep will send it", pk)
-            return
 
 
 # -- The table's log -------------------------------------------------------------------------

@@ -9,6 +9,7 @@ when the turn has moved on, so a retry, a redelivery or two sweepers send one em
 from __future__ import annotations
 
 import logging
+import re
 import zoneinfo
 from datetime import datetime, time, timedelta
 
@@ -46,7 +47,7 @@ def notices_for_decision(*, game: Game, now: datetime) -> list[Notice]:
     """
     if game.status != Game.Status.RUNNING or game.to_move is None:
         return []
-    seat = game.seats.select_related("user").filter(position=game.to_move).first()
+    seat = game.seats.live().select_related("user").filter(position=game.to_move).first()
     if seat is None or seat.user is None:
         return []
     user, since = seat.user, _decision_key(game)
@@ -95,10 +96,16 @@ def notices_for_mentions(*, game: Game, message, now: datetime) -> list[Notice]:
         if seat.user is not None
         and seat.pk != message.seat_id
         and seat.state != Seat.State.REPLACED
-        and f"@{seat.user.display_name.casefold()}" in text
+        and _mentions(text, seat.user.display_name)
     ]
     Notice.objects.bulk_create(rows, ignore_conflicts=True)
     return rows
+
+
+def _mentions(text: str, name: str) -> bool:
+    """Whether ``text`` (casefolded) names "@name" as a whole: "@Al" is not in "@Alice"."""
+    pattern = rf"@{re.escape(name.casefold())}(?![\w-])"
+    return re.search(pattern, text) is not None
 
 
 def notice_absent(*, game: Game, absent: Seat, now: datetime) -> None:
@@ -128,9 +135,14 @@ def enqueue_after_commit(notices: list[Notice]) -> None:
 
 
 def _enqueue(keys: list[str]) -> None:
+    enqueue(Notice.objects.filter(key__in=keys).values_list("pk", flat=True))
+
+
+def enqueue(notice_ids) -> None:
+    """Hand these notices to Celery now (call after the commit); the sweep covers any failure."""
     from .tasks import send_notice
 
-    for pk in Notice.objects.filter(key__in=keys).values_list("pk", flat=True):
+    for pk in notice_ids:
         try:
             # No result is read: without ignore_result the Redis result backend subscribes to
             # it and, with Redis down, retries for about 20 s while the player's request waits.
@@ -151,14 +163,19 @@ def verified_email(user) -> str | None:
     return user.email if verified.exists() else None
 
 
+def user_zone(user) -> zoneinfo.ZoneInfo:
+    """The user's time zone (UTC when unset or unknown)."""
+    try:
+        return zoneinfo.ZoneInfo(user.time_zone or "UTC")
+    except (zoneinfo.ZoneInfoNotFoundError, ValueError):
+        return zoneinfo.ZoneInfo("UTC")
+
+
 def in_quiet_hours(user, now: datetime) -> datetime | None:
     """When the user's quiet hours end, if ``now`` is inside them; else None."""
     if user.quiet_from is None or user.quiet_until is None or user.quiet_from == user.quiet_until:
         return None
-    try:
-        zone = zoneinfo.ZoneInfo(user.time_zone or "UTC")
-    except (zoneinfo.ZoneInfoNotFoundError, ValueError):
-        zone = zoneinfo.ZoneInfo("UTC")
+    zone = user_zone(user)
     local = now.astimezone(zone)
     start, end, clock = user.quiet_from, user.quiet_until, local.time()
     inside = start <= clock < end if start < end else clock >= start or clock < end
@@ -219,17 +236,35 @@ def send(notice_id: int, *, now: datetime | None = None) -> str:
             notice.status, notice.reason = Notice.Status.SKIPPED, reason
             notice.save(update_fields=["status", "reason"])
             return notice.status
-        notice.attempts += 1
         try:
             build_email(notice, address).send()
         except Exception as error:
-            Notice.objects.filter(pk=notice.pk).update(
-                attempts=notice.attempts, last_error=str(error)[:300]
-            )
-            raise
-        notice.status, notice.sent_at = Notice.Status.SENT, now
-        notice.save(update_fields=["status", "sent_at", "attempts"])
-        return notice.status
+            failure = error
+        else:
+            notice.attempts += 1
+            notice.status, notice.sent_at = Notice.Status.SENT, now
+            notice.save(update_fields=["status", "sent_at", "attempts"])
+            return notice.status
+    # Outside the transaction, so that the record of the failure is kept.
+    _record_failure(notice, failure, now)
+    raise failure
+
+
+MAX_ATTEMPTS = 8
+
+
+def _record_failure(notice: Notice, error: Exception, now: datetime) -> None:
+    """Count the failed attempt, try again later (backing off), give up after MAX_ATTEMPTS.
+
+    Moving ``due_at`` on keeps a failing address from holding up the sweep's other rows.
+    """
+    attempts = notice.attempts + 1
+    changes = {"attempts": attempts, "last_error": str(error)[:300]}
+    if attempts >= MAX_ATTEMPTS:
+        changes["status"] = Notice.Status.FAILED
+    else:
+        changes["due_at"] = now + min(timedelta(minutes=2**attempts), timedelta(hours=6))
+    Notice.objects.filter(pk=notice.pk, status=Notice.Status.PENDING).update(**changes)
 
 
 def _wanted(notice: Notice) -> bool:
@@ -261,11 +296,7 @@ def digests_due(now: datetime) -> list[Notice]:
 
     rows = []
     for user in get_user_model().objects.filter(email_digest=True, is_active=True):
-        try:
-            zone = zoneinfo.ZoneInfo(user.time_zone or "UTC")
-        except (zoneinfo.ZoneInfoNotFoundError, ValueError):
-            zone = zoneinfo.ZoneInfo("UTC")
-        local = now.astimezone(zone)
+        local = now.astimezone(user_zone(user))
         if local.time() < time(DIGEST_HOUR):
             continue
         games = awaiting_games(user)

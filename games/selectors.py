@@ -13,7 +13,7 @@ from django.db.models import Count, F, Prefetch, Q
 from django.utils.translation import gettext as _
 
 from games import engine
-from games.engine.cards import CATALOGUE, PATH
+from games.engine.cards import CATALOGUE, PATH, PLAYERS
 
 from . import moderation
 from .drawing import card_name, card_svg, goal_back_svg, role_name
@@ -187,6 +187,7 @@ class GamePage:
     is_creator: bool
     lobby_names: list[str]
     max_seats: int
+    min_seats: int = 2
     view: dict | None = None
     me: str | None = None
     my_turn: bool = False
@@ -235,6 +236,7 @@ def game_page(
         is_creator=user.is_authenticated and game.creator_id == user.pk,
         lobby_names=[display_name(s) for s in seats],
         max_seats=game.max_seats,
+        min_seats=PLAYERS[game.ruleset][0],
     )
     if me_seat is not None:
         page.invite_path = game.invite_token
@@ -260,7 +262,11 @@ def game_page(
         if state.decision == engine.TURN:
             legal = engine.discard_moves(state, me)
             if selected:
-                legal += engine.legal_moves(state, me, card=selected)
+                mine = engine.legal_moves(state, me, card=selected)
+                places = {m["turned"] for m in mine if m["move"] == "place"}
+                if places and turned not in places:
+                    turned = not turned  # the card fits only the other way round: turn it
+                legal += mine
         else:
             legal = engine.legal_moves(state, me)
     _mine(page, view, legal, playable, selected, turned, names)
@@ -389,6 +395,10 @@ def _player_name(page: GamePage, seat: str) -> str:
 def _choice_label(move: dict, page: GamePage) -> str:
     if "goal" in move:
         return _("Look at the %(goal)s goal") % {"goal": goal_label(move["goal"])}
+    if move["target"] == page.me:
+        if "tool" in move:
+            return _("Repair your %(tool)s") % {"tool": tool_label(move["tool"])}
+        return _("Play on yourself")
     target = _player_name(page, move["target"])
     if "tool" in move:
         return _("Repair %(name)s's %(tool)s") % {"name": target, "tool": tool_label(move["tool"])}

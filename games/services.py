@@ -6,12 +6,14 @@ Lock contract: every writer that touches a running game locks its ``Game`` row f
 
 from __future__ import annotations
 
+import hashlib
 import secrets
 from dataclasses import dataclass
 from datetime import timedelta
 
 from django.db import transaction
 from django.utils import timezone
+from django.utils.translation import gettext
 from django.utils.translation import gettext as _
 
 from games import engine
@@ -53,7 +55,8 @@ class MoveResult:
     repeated: bool  # True when an idempotency key matched an earlier, identical submission
 
 
-def _locked(game_id: int) -> Game:
+def lock_game(game_id: int) -> Game:
+    """The game row, locked until the transaction ends: every writer takes this lock first."""
     return Game.objects.select_for_update().get(pk=game_id)
 
 
@@ -96,10 +99,10 @@ def game_create(
 
 def seat_join(*, game_id: int, user) -> Seat:
     with transaction.atomic():
-        game = _locked(game_id)
+        game = lock_game(game_id)
         if game.status != Game.Status.LOBBY:
             raise ServiceError(_("This game has already started."))
-        existing = game.seats.filter(user=user).exclude(state=Seat.State.REPLACED).first()
+        existing = game.seats.filter(user=user).live().first()
         if existing:
             return existing
         if game.seats.count() >= game.max_seats:
@@ -110,7 +113,7 @@ def seat_join(*, game_id: int, user) -> Seat:
 
 def seat_leave(*, game_id: int, user) -> None:
     with transaction.atomic():
-        game = _locked(game_id)
+        game = lock_game(game_id)
         if game.status != Game.Status.LOBBY:
             raise ServiceError(_("You can only leave a game before it starts."))
         if game.creator_id == user.pk:
@@ -122,7 +125,7 @@ def seat_leave(*, game_id: int, user) -> None:
 def game_start(*, game_id: int, user) -> Game:
     """Seat the players in random order, draw the round seeds and deal round 1."""
     with transaction.atomic():
-        game = _locked(game_id)
+        game = lock_game(game_id)
         if game.creator_id != user.pk:
             raise ServiceError(_("Only the game's creator can start it."))
         if game.status != Game.Status.LOBBY:
@@ -141,6 +144,7 @@ def game_start(*, game_id: int, user) -> Game:
             variants=game.variants,
             rounds=game.rounds,
             round_seeds=[secrets.token_hex(16) for _ in range(game.rounds)],
+            gold_seed=secrets.token_hex(16),
         )
         game.status = Game.Status.RUNNING
         game.started_at = timezone.now()
@@ -156,6 +160,7 @@ def _touch(game: Game) -> None:
 
 def _store(game: Game, state: engine.State, now) -> bool:
     """Copy the engine state into the game row and save it; True when a new decision began."""
+    previous_version = game.version if game.snapshot is not None else None
     game.revision += 1
     game.snapshot = state.to_json()
     game.version = state.version
@@ -165,7 +170,9 @@ def _store(game: Game, state: engine.State, now) -> bool:
         game.finished_at = now
         game.to_move = game.decision_since = game.deadline = None
     else:
-        if state.to_move != game.to_move or game.decision_since is None or state.version == 0:
+        # Every accepted move starts a new decision, even when the same seat decides again
+        # (a gold pick after their own turn, or everyone else's hand is empty): new deadline.
+        if state.version != previous_version or game.decision_since is None:
             game.decision_since = now
             game.deadline = now + game.turn_limit
             began = True
@@ -187,7 +194,7 @@ def move_submit(
     sees the first one's move.
     """
     with transaction.atomic():
-        game = _locked(game_id)
+        game = lock_game(game_id)
         seat = _live_seat(game, user)
         if idempotency_key:
             earlier = game.moves.filter(seat=seat, idempotency_key=idempotency_key).first()
@@ -248,10 +255,10 @@ def turn_timeout(*, game_id: int, now=None) -> Move | None:
     """
     now = now or timezone.now()
     with transaction.atomic():
-        game = _locked(game_id)
+        game = lock_game(game_id)
         if game.status != Game.Status.RUNNING or game.deadline is None or game.deadline > now:
             return None
-        seat = game.seats.select_related("user").get(position=game.to_move)
+        seat = game.seats.live().select_related("user").get(position=game.to_move)
         state = engine.State.from_json(game.snapshot)
         move = default_move(state, seat.engine_name, secrets.SystemRandom())
         record = _apply(game, seat, move, automatic=True)
@@ -281,7 +288,7 @@ def seat_seen(*, game: Game, user, now=None) -> None:
 
 
 def _live_seat(game: Game, user) -> Seat:
-    seat = game.seats.filter(user=user).exclude(state=Seat.State.REPLACED).first()
+    seat = game.seats.filter(user=user).live().first()
     if seat is None:
         raise ServiceError(_("You do not play in this game."), code="not-seated")
     return seat
@@ -292,7 +299,7 @@ def chat_post(*, game_id: int, user, text: str) -> ChatMessage:
     if not text:
         raise ServiceError(_("A message cannot be empty."))
     with transaction.atomic():
-        game = _locked(game_id)
+        game = lock_game(game_id)
         seat = _live_seat(game, user)
         _touch(game)
         message = ChatMessage.objects.create(game=game, seat=seat, text=text[:500])
@@ -308,7 +315,7 @@ MAX_INVITATIONS = 30  # per game: enough for friends, too few for spam
 def invitation_send(*, game_id: int, user, email: str) -> Invitation:
     """Email the game's invite link (once per address); only a seated player may invite."""
     with transaction.atomic():
-        game = _locked(game_id)
+        game = lock_game(game_id)
         _live_seat(game, user)
         if game.status != Game.Status.LOBBY:
             raise ServiceError(_("This game has already started."))
@@ -320,7 +327,7 @@ def invitation_send(*, game_id: int, user, email: str) -> Invitation:
             raise ServiceError(_("This game has sent enough invitations."))
         invitation = Invitation.objects.create(game=game, email=email, invited_by=user)
         notice = Notice.objects.create(
-            key=f"invitation:{game.pk}:{email}",
+            key=f"invitation:{game.pk}:{hashlib.sha256(email.encode()).hexdigest()}",
             kind=Notice.Kind.INVITATION,
             email=email,
             game=game,
@@ -332,29 +339,5 @@ def invitation_send(*, game_id: int, user, email: str) -> Invitation:
 
 
 def reason_message(code: str) -> str:
-    """The engine's reason code as a translated sentence for players."""
-    return str(REASON_MESSAGES.get(code, REASON_MESSAGES["malformed"]))
-
-
-REASON_MESSAGES = {
-    "not-your-decision": _("It is not your decision now, or this move does not fit it."),
-    "malformed": _("The move is incomplete or names something that does not exist."),
-    "not-in-hand": _("That card is not in your hand."),
-    "wrong-card": _("That card cannot be played this way."),
-    "occupied": _("That position already holds a card."),
-    "no-neighbour": _("A path card must be placed next to a card already on the table."),
-    "edge-mismatch": _("The card's edges do not fit its neighbours."),
-    "not-joined": _("The card's tunnels must be joined to the start."),
-    "tool-broken": _("You cannot place path cards while one of your tools is broken."),
-    "trapped": _("You cannot place path cards while you are trapped."),
-    "ladder-next-to-goal": _("A ladder may not be placed next to a goal card."),
-    "bad-target": _("That player cannot receive this card."),
-    "already-has": _("That player already has a card of this kind in front of them."),
-    "nothing-to-repair": _("There is nothing matching this card in front of that player."),
-    "bad-position": _("A rockfall must remove a path card from the maze."),
-    "bad-goal": _("That goal card is already face up."),
-    "wrong-count": _("Wrong number of cards for this move."),
-    "not-in-front": _("That card is not lying in front of you."),
-    "bad-pick": _("That gold card is not among the cards offered to you."),
-    "bad-victim": _("You cannot steal from that player."),
-}
+    """The engine's reason code as a translated sentence for players (translated when called)."""
+    return gettext(engine.REASONS.get(code, engine.REASONS["malformed"]))

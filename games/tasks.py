@@ -42,8 +42,11 @@ def sweep() -> dict:
     timeouts = 0
     overdue = Game.objects.filter(status=Game.Status.RUNNING, deadline__lte=now)
     for game_id in overdue.values_list("pk", flat=True):
-        if services.turn_timeout(game_id=game_id, now=now):
-            timeouts += 1
+        try:
+            if services.turn_timeout(game_id=game_id, now=now):
+                timeouts += 1
+        except Exception:  # one broken game must not stop the deadlines of all the others
+            log.exception("the deadline of game %s could not be enforced", game_id)
     notifications.digests_due(now)
     sent = 0
     for notice_id in notifications.due_notice_ids(now):

@@ -28,6 +28,7 @@ def replay(config: Config, moves: list[tuple[str, dict]]) -> State:
         rounds=config.rounds,
         round_seeds=config.round_seeds,
         deals=config.deals,
+        gold_seed=config.gold_seed,
     )
     for seat, move in moves:
         apply_in_place(state, seat, move)

@@ -143,6 +143,7 @@ def load(data) -> tuple[State, list[dict], dict]:
             rounds=rounds,
             round_seeds=round_seeds(seed, rounds),
             deals=deals,
+            gold_seed=f"scenario:{seed}:gold",
         )
     except BadSetup as error:
         raise Malformed(error.field, error.why) from None

@@ -44,8 +44,11 @@ def new_game(
     variants: list[str] = (),
     rounds: int = 3,
     deals: list[dict | None] | None = None,
+    gold_seed: str | None = None,
 ) -> State:
-    """A new game, with round 1 dealt. ``round_seeds`` holds one secret seed per round."""
+    """A new game, with round 1 dealt. ``round_seeds`` holds one secret seed per round and
+    ``gold_seed`` one for the gold supply (the caller draws them: the engine has no randomness).
+    """
     if ruleset not in RULESETS:
         raise BadSetup("ruleset", f"unknown rule set {ruleset!r}")
     if not isinstance(seats, (list, tuple)) or not all(isinstance(s, str) and s for s in seats):
@@ -76,6 +79,8 @@ def new_game(
         rounds=rounds,
         round_seeds=[str(seed) for seed in round_seeds],
         deals=deals,
+        # Without one (tests), derived from every round seed: public only once the game is over.
+        gold_seed=str(gold_seed) if gold_seed is not None else ":".join(map(str, round_seeds)),
     )
     state = State(config=config, gold=[0] * len(seats))
     deal_round(state, previous_first=None)
@@ -251,7 +256,7 @@ def _prepare_gold(state: State, deal: dict, rng: random.Random) -> None:
         return
     if state.round == 1:
         supply = list(OLD_MINE_GOLD if "old-mine" in state.config.variants else BASE_GOLD)
-        rng.shuffle(supply)
+        random.Random(state.config.gold_seed).shuffle(supply)  # noqa: S311 - seeded by a secret
         state.gold_supply = supply
     top = deal.get("gold", [])
     if not isinstance(top, list) or not all(type(v) is int for v in top):

@@ -39,6 +39,9 @@ class Config:
     round_seeds: list[str] = field(default_factory=list)
     # Rigged deals (scenarios and tests only): one dict per round, or None.
     deals: list[dict | None] = field(default_factory=list)
+    # The base game's gold supply is shuffled once for the whole game, with its own secret seed:
+    # the round seeds become public after their round, the gold order must stay hidden.
+    gold_seed: str = ""
 
 
 @dataclass

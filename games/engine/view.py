@@ -56,6 +56,9 @@ def view_for(state: State, seat: str | None = None) -> dict:
         "players": [_player(state, i) for i in range(len(names))],
         "offer_count": len(state.offer) if state.decision == PICK_GOLD else 0,
         "seed_hash": seed_hash(state.config.round_seeds[state.round - 1]),
+        # The gold supply's order is fixed for the whole game: its seed shows when the game ends.
+        "gold_seed_hash": seed_hash(state.config.gold_seed) if state.ruleset == BASE else None,
+        "gold_seed": state.config.gold_seed if state.finished and state.ruleset == BASE else None,
         "rounds_done": [_round_done(state, result, me) for result in state.rounds_done],
         "me": _mine(state, me) if me is not None else None,
     }

@@ -191,7 +191,7 @@ def test_saboteur2_blue_door_decides_and_the_thief_steals(
     open_turn(b, url)
     place(b, "straight-ew", 2, 0)
     open_turn(c, url)
-    choose(c, "theft", "Play on Cid")
+    choose(c, "theft", "Play on yourself")
     open_turn(a, url)
     place(a, "cross", 3, 0)
     open_turn(b, url)

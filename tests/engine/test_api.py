@@ -116,3 +116,31 @@ def test_playable_cards_and_card_filter_agree_with_the_full_list(ruleset):
             with_card = [m for m in moves if m.get("card") == card and m["move"] != "pass"]
             assert legal_moves(state, seat, card=card) == with_card
         state, _ = apply(state, seat, rng.choice(moves))
+
+
+def test_the_gold_order_has_its_own_seed_revealed_only_at_game_end():
+    """Round seeds are published after their round; the gold supply's order must not follow."""
+    import dataclasses
+
+    state = game(rounds=1, gold_seed="gold-secret")
+    other = state.clone()
+    other.config = dataclasses.replace(state.config, gold_seed="another")
+    for seat in [None, *state.seats]:
+        mine, theirs = view_for(state, seat), view_for(other, seat)
+        assert mine["gold_seed_hash"] == seed_hash("gold-secret") != theirs["gold_seed_hash"]
+        mine.pop("gold_seed_hash"), theirs.pop("gold_seed_hash")
+        assert mine == theirs
+        assert mine["gold_seed"] is None
+    same_rounds = game(rounds=1, gold_seed="another")
+    assert same_rounds.gold_supply != state.gold_supply  # the gold seed alone orders the gold
+    assert same_rounds.hands == state.hands
+    while not state.finished:
+        seat = state.seats[state.to_move]
+        hand = state.hands[state.to_move]
+        move = (
+            {"move": "pass", "discard": [hand[0]]}
+            if state.decision == "turn"
+            else {"move": "pick-gold", "value": max(state.offer)}
+        )
+        state, _ = apply(state, seat, move)
+    assert view_for(state, None)["gold_seed"] == "gold-secret"

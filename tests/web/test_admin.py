@@ -409,7 +409,9 @@ def test_resend_makes_notices_pending_now_and_enqueues_them(
     body = admin_client.get(url, {"status__exact": "failed"}).content.decode()
     assert "421" in body
     queued = []
-    monkeypatch.setattr(tasks.send_notice, "delay", lambda pk: queued.append(pk))
+    monkeypatch.setattr(
+        tasks.send_notice, "apply_async", lambda args, **options: queued.append(args[0])
+    )
     with django_capture_on_commit_callbacks(execute=True):
         run_action(admin_client, Notice, "resend", [notice.pk], reason="SMTP was down")
     notice.refresh_from_db()
