@@ -67,6 +67,7 @@ def put(page, x, y, *, tap=False):
     spot.tap() if tap else spot.click()
     confirm = page.locator(f'button.maze__spot--chosen[value="{x},{y}"]')
     expect(confirm).to_have_count(1, timeout=WAIT)
+    expect(confirm).to_be_focused(timeout=WAIT)  # static/js/game.js: keyboard players go on
     before = version(page)
     confirm.tap() if tap else confirm.click()
     made(page, before)
@@ -268,6 +269,11 @@ def test_phone_can_select_and_tap_a_spot(
     board = page.locator(".board")
     assert board.evaluate("el => getComputedStyle(el).overflowX") in ("auto", "scroll")
     assert board.evaluate("el => el.scrollWidth > el.clientWidth")
+    # The maze keeps its scroll position when the play area is replaced (static/js/game.js).
+    board.evaluate("el => { el.scrollLeft = 40; }")
+    page.locator('a.hand-card[data-card="straight-ew"]').first.tap()
+    expect(page.locator(".selected-card")).to_be_visible(timeout=WAIT)
+    page.wait_for_function("document.querySelector('#play .board').scrollLeft === 40")
     put(page, 1, 0, tap=True)  # tap() scrolls the spot into view inside the board
     waits_for(page, "Bob")
     no_page_overflow()
