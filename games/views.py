@@ -21,7 +21,7 @@ from . import notifications, selectors, services
 from .forms import GameCreateForm, InvitationForm, MoveForm
 
 # The parts of the game page a client may ask for (django-template-partials names).
-PARTIALS = {"play": "games/game.html#play", "chat": "games/game.html#chat"}
+PARTIALS = {"play": "games/play_response.html", "chat": "games/game.html#chat"}
 CHAT_SENT = "games/chat_sent.html"  # a fresh chat form, and the play area out of band
 
 

@@ -317,3 +317,19 @@ def test_a_peeked_goal_is_marked_for_the_peeker_alone(players):
     other = game.seats.exclude(pk=seat.pk).first()
     theirs = logged_in(other.user).get(reverse("game", args=[game.pk])).content.decode()
     assert 'data-testid="peeked"' not in theirs
+
+
+def test_poll_answers_update_the_tab_title_and_the_awaiting_count(players):
+    game = start_game(players)
+    seat, _ = to_move(game)
+    client = logged_in(seat.user)
+    body = client.get(reverse("game_poll", args=[game.pk]) + "?v=-1", headers=HTMX).content.decode()
+    assert re.search(r"<title>Your turn – Deep mine", body)
+    assert re.search(r'id="my-games" data-testid="my-games" hx-swap-oob="true"', body)
+    other = game.seats.exclude(pk=seat.pk).first()
+    body = (
+        logged_in(other.user)
+        .get(reverse("game_poll", args=[game.pk]) + "?v=-1", headers=HTMX)
+        .content.decode()
+    )
+    assert "<title>Deep mine" in body
