@@ -11,7 +11,6 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
-from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.views.decorators.cache import never_cache
 from django.views.decorators.csrf import csrf_exempt
@@ -217,10 +216,8 @@ def invitation_create(request, pk):
 @never_cache
 def invite(request, token):
     """An invite link shows the game and a join button; only the POST joins (link scanners)."""
-    game = selectors.game_by_invite(token)
-    if game is None:
-        raise Http404
-    if request.user.is_authenticated and selectors.live_seat(game, request.user):
+    game = _invited_game(token)
+    if selectors.live_seat(game, request.user):
         return redirect("game", pk=game.pk)
     return render(request, "games/invite.html", {"game": selectors.invite_page(game)})
 
@@ -228,14 +225,14 @@ def invite(request, token):
 @require_POST
 @login_required
 def invite_accept(request, token):
+    return _lobby_action(request, _invited_game(token), services.seat_join)
+
+
+def _invited_game(token):
     game = selectors.game_by_invite(token)
     if game is None:
         raise Http404
-    try:
-        services.seat_join(game_id=game.pk, user=request.user)
-    except services.ServiceError as refused:
-        messages.error(request, refused.message)
-    return redirect(reverse("game", kwargs={"pk": game.pk}))
+    return game
 
 
 def _unsubscribe_labels():
