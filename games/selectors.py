@@ -159,6 +159,7 @@ class Cell:
     label: str = ""
     legal: bool = False
     chosen: bool = False
+    last: bool = False  # where the maze last changed
     face_down: bool = False
     peeked: str = ""  # what the viewer saw on this face-down goal with a map
 
@@ -277,9 +278,12 @@ def game_page(
             ({"name": p["name"], "gold": p["gold"]} for p in page.players),
             key=lambda row: -row["gold"],
         )
-    moves = game.moves.order_by("sequence").values_list(
-        "sequence", "events", "automatic", "seat__position"
+    moves = list(
+        game.moves.order_by("sequence").values_list(
+            "sequence", "events", "automatic", "seat__position"
+        )
     )
+    _mark_last_change(page.rows, moves)
     log = entries_for(moves, names, me) + moderation.table_entries(game)
     log.sort(key=lambda entry: entry.sequence)  # stable: a table event follows its move
     page.log = log[-LOG_LENGTH:][::-1]
@@ -412,6 +416,18 @@ def _fields(move: dict) -> dict:
         if key in move and move[key] is not None:
             fields[key] = move[key]
     return fields
+
+
+def _mark_last_change(rows: list[list[Cell]], moves) -> None:
+    """Outline where the maze last changed (a card placed or removed), from the public events."""
+    for _sequence, events, _automatic, _seat in reversed(moves):
+        for event in reversed(events):
+            if event["to"] is None and event["kind"] in ("placed", "action") and "at" in event:
+                x, y = event["at"]
+                for row in rows:
+                    for cell in row:
+                        cell.last = (cell.x, cell.y) == (x, y)
+                return
 
 
 def _position(text: str | None) -> tuple[int, int] | None:

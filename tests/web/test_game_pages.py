@@ -333,3 +333,14 @@ def test_poll_answers_update_the_tab_title_and_the_awaiting_count(players):
         .content.decode()
     )
     assert "<title>Deep mine" in body
+
+
+def test_the_latest_change_to_the_maze_is_outlined(players):
+    game = start_game(players)
+    seat, state = to_move(game)
+    place = next(m for m in engine.legal_moves(state, seat.engine_name) if m["move"] == "place")
+    move_submit(game_id=game.pk, user=seat.user, move=place, expected_version=0)
+    body = logged_in(players[4]).get(reverse("game", args=[game.pk])).content.decode()
+    x, y = place["at"]
+    assert body.count("maze__cell--last") == 1
+    assert re.search(rf'maze__cell--last" data-x="{x}" data-y="{y}"', body)
