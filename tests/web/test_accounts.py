@@ -143,3 +143,35 @@ def test_seed_demo_is_idempotent_and_makes_verified_players(client):
     assert EmailAddress.objects.filter(verified=True, primary=True).count() == 4
     response = log_in(client, "ann@example.com", "saboteur-demo")
     assert response.headers["Location"] == reverse("home")
+
+
+@pytest.mark.django_db
+def test_the_session_key_changes_at_login(client, user):
+    session = client.session
+    session["before-login"] = True
+    session.save()
+    before = session.session_key
+    response = log_in(client, user.email)
+    assert response.status_code == 302
+    assert client.session.session_key != before
+    assert client.session["_auth_user_id"] == str(user.pk)
+
+
+@pytest.mark.django_db
+def test_login_and_reset_do_not_tell_which_addresses_have_accounts(client, user):
+    def normalised(response):
+        body = response.content.decode()
+        body = re.sub(r'name="csrfmiddlewaretoken" value="[^"]+"', "", body)
+        body = re.sub(r'nonce="[^"]+"', "", body)
+        body = re.sub(r'"X-CSRFToken": "[^"]+"', "", body)
+        return response.status_code, body.replace("nobody@example.com", user.email)
+
+    known = log_in(client, user.email, password="wrong-password")
+    unknown = log_in(client, "nobody@example.com", password="wrong-password")
+    assert normalised(known) == normalised(unknown)
+    known = client.post(reverse("account_reset_password"), {"email": user.email})
+    unknown = client.post(reverse("account_reset_password"), {"email": "nobody@example.com"})
+    assert (known.status_code, known.get("Location")) == (
+        unknown.status_code,
+        unknown.get("Location"),
+    )
