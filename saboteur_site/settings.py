@@ -106,6 +106,10 @@ CSRF_TRUSTED_ORIGINS = env_list("DJANGO_CSRF_TRUSTED_ORIGINS")
 INSTALLED_APPS = [
     "accounts",
     "games",
+    # Before django.contrib.auth: for strings both translate ("Email"), allauth's translations
+    # are the better ones (contrib.auth leaves "Email" in English in Ukrainian).
+    "allauth",
+    "allauth.account",
     "django.contrib.admin",
     "django.contrib.auth",
     "django.contrib.contenttypes",
@@ -113,8 +117,6 @@ INSTALLED_APPS = [
     "django.contrib.messages",
     "django.contrib.staticfiles",
     "django_htmx",
-    "allauth",
-    "allauth.account",
 ]
 
 MIDDLEWARE = [

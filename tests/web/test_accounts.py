@@ -175,3 +175,12 @@ def test_login_and_reset_do_not_tell_which_addresses_have_accounts(client, user)
         unknown.status_code,
         unknown.get("Location"),
     )
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("language", ["cs", "sk", "uk", "ro"])
+def test_the_sign_up_and_log_in_forms_are_translated(client, language):
+    for name in ("account_signup", "account_login"):
+        body = client.get(reverse(name), headers={"Accept-Language": language}).content.decode()
+        labels = re.findall(r"<label[^>]*>([^<]*)</label>", body)
+        assert labels and not any(label.strip(": ") in ("Email", "Password") for label in labels)
