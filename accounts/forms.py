@@ -3,8 +3,8 @@ from django import forms
 from django.conf import settings
 from django.utils.translation import gettext_lazy as _
 
-from .models import DISPLAY_NAME_MAX_LENGTH, User
-from .services import PROFILE_FIELDS, display_name_taken, normalize_display_name, time_zones
+from .models import DISPLAY_NAME_MAX_LENGTH
+from .services import PROFILE_FIELDS, display_name_error, normalize_display_name, time_zones
 
 
 class SignupForm(AllauthSignupForm):
@@ -18,11 +18,10 @@ class SignupForm(AllauthSignupForm):
     field_order = ["display_name", "email", "password1", "password2"]
 
     def clean_display_name(self) -> str:
-        name = " ".join(self.cleaned_data["display_name"].split())
-        if not name:
-            raise forms.ValidationError(_("Please choose a display name."))
-        if User.objects.filter(display_name__iexact=name).exists():
-            raise forms.ValidationError(_("This display name is taken. Please choose another."))
+        name = normalize_display_name(self.cleaned_data["display_name"])
+        error = display_name_error(name)
+        if error:
+            raise forms.ValidationError(error)
         return name
 
 
@@ -75,10 +74,9 @@ class ProfileForm(forms.Form):
 
     def clean_display_name(self) -> str:
         name = normalize_display_name(self.cleaned_data["display_name"])
-        if not name:
-            raise forms.ValidationError(_("Please choose a display name."))
-        if display_name_taken(name, exclude_pk=self.user.pk):
-            raise forms.ValidationError(_("This display name is taken. Please choose another."))
+        error = display_name_error(name, exclude_pk=self.user.pk)
+        if error:
+            raise forms.ValidationError(error)
         return name
 
     def clean(self):

@@ -65,6 +65,19 @@ def display_name_taken(name: str, *, exclude_pk: int | None = None) -> bool:
     return others.exists()
 
 
+def display_name_error(name: str, *, exclude_pk: int | None = None) -> str | None:
+    """Why a (normalised) display name cannot be used, or None: the one place for its rules."""
+    if not name:
+        return _("Please choose a display name.")
+    if len(name) > DISPLAY_NAME_MAX_LENGTH:
+        return _("A display name has at most %(max)d characters.") % {
+            "max": DISPLAY_NAME_MAX_LENGTH
+        }
+    if display_name_taken(name, exclude_pk=exclude_pk):
+        return _("This display name is taken. Please choose another.")
+    return None
+
+
 def _validate_profile(user, values: dict) -> dict:
     """Check the profile rules; return the cleaned values or raise ``ValidationError``."""
     errors: dict[str, str] = {}
@@ -72,14 +85,9 @@ def _validate_profile(user, values: dict) -> dict:
     if "display_name" in values:
         name = normalize_display_name(values["display_name"])
         values["display_name"] = name
-        if not name:
-            errors["display_name"] = _("Please choose a display name.")
-        elif len(name) > DISPLAY_NAME_MAX_LENGTH:
-            errors["display_name"] = _("A display name has at most %(max)d characters.") % {
-                "max": DISPLAY_NAME_MAX_LENGTH
-            }
-        elif display_name_taken(name, exclude_pk=user.pk):
-            errors["display_name"] = _("This display name is taken. Please choose another.")
+        error = display_name_error(name, exclude_pk=user.pk)
+        if error:
+            errors["display_name"] = error
     if "language" in values:
         values["language"] = values["language"] or ""
         if values["language"] and values["language"] not in language_codes():
