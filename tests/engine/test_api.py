@@ -19,6 +19,19 @@ def game(ruleset="base", players=4, **options):
     return new_game(ruleset=ruleset, seats=seats, round_seeds=seeds, rounds=rounds, **options)
 
 
+def pass_to_the_end(state):
+    """Play the game out by passing (and keeping the highest gold card when offered)."""
+    while not state.finished:
+        seat = state.seats[state.to_move]
+        move = (
+            {"move": "pass", "discard": [state.hands[state.to_move][0]]}
+            if state.decision == "turn"
+            else {"move": "pick-gold", "value": max(state.offer)}
+        )
+        state, _ = apply(state, seat, move)
+    return state
+
+
 @pytest.mark.parametrize(
     ("ruleset", "players"), [("base", 2), ("base", 11), ("saboteur2", 1), ("saboteur2", 13)]
 )
@@ -78,15 +91,7 @@ def test_views_show_the_seed_hash_during_the_round_and_the_seed_after_it():
         view = view_for(state, seat)
         assert view["seed_hash"] == seed_hash(seed)
         assert seed not in json.dumps(view)
-    while not state.finished:
-        seat = state.seats[state.to_move]
-        hand = state.hands[state.to_move]
-        move = (
-            {"move": "pass", "discard": [hand[0]]}
-            if state.decision == "turn"
-            else {"move": "pick-gold", "value": max(state.offer)}
-        )
-        state, _ = apply(state, seat, move)
+    state = pass_to_the_end(state)
     assert view_for(state, None)["rounds_done"][0]["seed"] == seed
 
 
@@ -134,13 +139,5 @@ def test_the_gold_order_has_its_own_seed_revealed_only_at_game_end():
     same_rounds = game(rounds=1, gold_seed="another")
     assert same_rounds.gold_supply != state.gold_supply  # the gold seed alone orders the gold
     assert same_rounds.hands == state.hands
-    while not state.finished:
-        seat = state.seats[state.to_move]
-        hand = state.hands[state.to_move]
-        move = (
-            {"move": "pass", "discard": [hand[0]]}
-            if state.decision == "turn"
-            else {"move": "pick-gold", "value": max(state.offer)}
-        )
-        state, _ = apply(state, seat, move)
+    state = pass_to_the_end(state)
     assert view_for(state, None)["gold_seed"] == "gold-secret"
