@@ -5,5 +5,6 @@ run:
 	bash scripts/run.sh
 
 # Lint, the whole test suite (PostgreSQL, Redis) and the browser tests.
+# Extra pytest arguments: make test ARGS="-k leak" (given to both pytest runs).
 test:
-	bash scripts/test.sh
+	bash scripts/test.sh $(ARGS)

@@ -120,12 +120,6 @@ def test_the_walker_sees_every_route_including_includes(players):
 # -- Games, viewers and requests -------------------------------------------------------------
 
 
-@pytest.fixture(autouse=True)
-def _fast_passwords(settings):
-    # Eight users per game: the default hasher would take seconds of the time budget.
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
-
-
 @pytest.fixture
 def players(make_user):
     return [make_user(name) for name in NAMES]

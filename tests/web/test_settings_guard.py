@@ -103,3 +103,15 @@ def test_with_redis_the_cache_is_redis():
 
     assert settings.CACHES["default"]["BACKEND"] == "django.core.cache.backends.redis.RedisCache"
     assert settings.CELERY_BROKER_URL == os.environ["REDIS_URL"]
+
+
+def test_the_site_hashes_passwords_with_the_slow_default_hasher():
+    # Tests run with MD5 (tests/conftest.py); the site itself must not.
+    result = run_manage(
+        ["shell", "-c", "from django.conf import settings; print(settings.PASSWORD_HASHERS[0])"],
+        **production_env(),
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip().splitlines()[-1] == (
+        "django.contrib.auth.hashers.PBKDF2PasswordHasher"
+    )

@@ -1,0 +1,17 @@
+"""Settings shared by every test run.
+
+Passwords: the production hasher (Django's PBKDF2 default) is deliberately slow; hashing with it
+took about two thirds of the suite's time. Tests hash with MD5 instead; one test in
+tests/web/test_settings_guard.py checks that the site itself still uses the slow one.
+"""
+
+import pytest
+from django.test.utils import override_settings
+
+FAST_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _fast_password_hasher():
+    with override_settings(PASSWORD_HASHERS=FAST_HASHERS):
+        yield
