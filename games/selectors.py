@@ -9,13 +9,15 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
+from django.core.cache import cache
 from django.db.models import Count, F, Prefetch, Q
+from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 
 from games import engine
 from games.engine.cards import CATALOGUE, PATH, PLAYERS
 
-from . import moderation
+from . import history, moderation
 from .drawing import card_name, card_svg, goal_back_svg, role_name
 from .log import Entry, entries_for, goal_label, tool_label
 from .models import ChatMessage, Game, Seat
@@ -162,6 +164,8 @@ class Cell:
     last: bool = False  # where the maze last changed
     face_down: bool = False
     peeked: str = ""  # what the viewer saw on this face-down goal with a map
+    new: bool = False  # placed since the viewer's previous visit
+    removed: bool = False  # a card was removed here since the viewer's previous visit
 
 
 @dataclass
@@ -213,6 +217,12 @@ class GamePage:
     standings: list[dict] = field(default_factory=list)
     log: list[Entry] = field(default_factory=list)
     chat: list[dict] = field(default_factory=list)
+    # Since you were here: changes after this version are marked; recaps of rounds ended since.
+    since: int = 0
+    new_recaps: list[dict] = field(default_factory=list)
+    log_rounds: list[dict] = field(default_factory=list)
+    end: dict | None = None  # the end of the game: winners, gold per round, seeds
+    replay_step: int = 0
 
 
 def game_page(
@@ -273,6 +283,13 @@ def game_page(
     _mine(page, view, legal, playable, selected, turned, names)
     page.rows = _board(view, legal, page, at)
     page.rounds = _rounds(view, names)
+    page.end = history.game_end(view, names)
+    if view["finished"] and view["rounds_done"]:
+        # The game is over: the last round's maze with every goal turned face up.
+        page.rows = (
+            history.maze_rows({(x, y): (c, t) for x, y, c, t in view["rounds_done"][-1]["board"]})
+            or page.rows
+        )
     if view["finished"]:
         page.standings = sorted(
             ({"name": p["name"], "gold": p["gold"]} for p in page.players),
@@ -287,7 +304,29 @@ def game_page(
     log = entries_for(moves, names, me) + moderation.table_entries(game)
     log.sort(key=lambda entry: entry.sequence)  # stable: a table event follows its move
     page.log = log[-LOG_LENGTH:][::-1]
+    _since(page, view, moves, me_seat, names)
     return page
+
+
+def _since(page: GamePage, view: dict, moves, me_seat: Seat | None, names) -> None:
+    """Mark what changed since the viewer's previous visit or move; group the log by round."""
+    page.replay_step = view["version"]
+    page.log_rounds = history.log_by_round(page.log, moves, view["round"])
+    if me_seat is None:
+        return
+    page.since = history.since_version(me_seat, moves)
+    since = history.changes_since(moves, page.since, names, me_seat.engine_name)
+    for row in page.rows:
+        for cell in row:
+            cell.new = (cell.x, cell.y) in since.placed
+            cell.removed = (cell.x, cell.y) in since.removed
+    page.new_recaps = [
+        history.round_recap(
+            view["rounds_done"][n - 1], n, names, ruleset=view["ruleset"], maze=True
+        )
+        for n in since.rounds_ended
+        if n <= len(view["rounds_done"])
+    ]
 
 
 def _chat(game: Game, me_seat: Seat | None) -> list[dict]:
@@ -298,8 +337,15 @@ def _chat(game: Game, me_seat: Seat | None) -> list[dict]:
         .select_related("seat__user")
         .order_by("-created_at", "-pk")[:CHAT_LENGTH]
     )
+    since = me_seat.since_at
     return [
-        {"author": display_name(m.seat), "text": m.text, "at": m.created_at}
+        {
+            "author": display_name(m.seat),
+            "text": m.text,
+            "at": m.created_at,
+            # Unread: written by someone else after the viewer's previous visit.
+            "unread": m.seat_id != me_seat.pk and (since is None or m.created_at > since),
+        }
         for m in reversed(messages)
     ]
 
@@ -482,29 +528,45 @@ def _board(view: dict, legal: list[dict], page: GamePage, at: str | None) -> lis
 
 
 def _rounds(view: dict, names: dict[str, str]) -> list[dict]:
-    rounds = []
-    for number, done in enumerate(view["rounds_done"], start=1):
-        rounds.append(
-            {
-                "number": number,
-                "treasure_found": done["treasure_found"],
-                "finisher": names.get(done["finisher"]) if done["finisher"] else None,
-                "winners": [names.get(s, "?") for s in done["winners"]],
-                "roles": [
-                    {"name": names.get(s, "?"), "role": role_name(r)}
-                    for s, r in done["roles"].items()
-                ],
-                "goals": [
-                    {"goal": goal_label(g), "card": card_name(c)} for g, c in done["goals"].items()
-                ],
-                "gained": [
-                    {"name": names.get(s, "?"), "gold": v} for s, v in done["gained"].items()
-                ],
-                "seed": done["seed"],
-                "seed_hash": done["seed_hash"],
-            }
+    return [
+        history.round_recap(done, number, names, ruleset=view["ruleset"])
+        for number, done in enumerate(view["rounds_done"], start=1)
+    ]
+
+
+def round_recap_page(game: Game, user, number: int) -> dict | None:
+    """The recap of finished round ``number`` as ``user`` may see it, or None."""
+    if game.snapshot is None:
+        return None
+    me_seat = live_seat(game, user)
+    me = me_seat.engine_name if me_seat else None
+    key = f"recap:{game.pk}:{game.version}:{me}:{number}:{get_language()}"
+    recap = cache.get(key)
+    if recap is None:
+        view = engine.view_for(engine.State.from_json(game.snapshot), me)
+        if not 1 <= number <= len(view["rounds_done"]):
+            return None
+        names = _names(game)
+        recap = history.round_recap(
+            view["rounds_done"][number - 1], number, names, ruleset=view["ruleset"], maze=True
         )
-    return rounds
+        recap["rounds"] = len(view["rounds_done"])
+        cache.set(key, recap, history.CACHE_SECONDS)
+    return {**recap, "id": game.pk, "name": game.name}
+
+
+def _names(game: Game) -> dict[str, str]:
+    return {
+        s.engine_name: display_name(s) for s in game.seats.all() if s.state != Seat.State.REPLACED
+    }
+
+
+def replay_page(game: Game, user, step: int | None) -> history.ReplayPage | None:
+    if game.snapshot is None:
+        return None
+    me_seat = live_seat(game, user)
+    me = me_seat.engine_name if me_seat else None
+    return history.replay_page(game, user, step, _names(game), me)
 
 
 def my_hand(game: Game, user) -> list[str]:

@@ -111,6 +111,33 @@ def game_poll(request, pk):
     return _render_game(request, _visible_game(request, pk), partial="play")
 
 
+@require_safe
+@login_required
+@never_cache
+def game_replay(request, pk):
+    """Step through the moves: the viewer's own view at each step, everything after the game."""
+    game = _visible_game(request, pk)
+    try:
+        step = int(request.GET["step"])
+    except (KeyError, ValueError):
+        step = None  # the latest step
+    page = selectors.replay_page(game, request.user, step)
+    if page is None:
+        raise Http404
+    return render(request, "games/replay.html", {"page": page})
+
+
+@require_safe
+@login_required
+@never_cache
+def round_recap(request, pk, number):
+    game = _visible_game(request, pk)
+    recap = selectors.round_recap_page(game, request.user, number)
+    if recap is None:
+        raise Http404
+    return render(request, "games/recap.html", {"recap": recap})
+
+
 @require_POST
 @login_required
 def move_create(request, pk):
