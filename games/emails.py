@@ -17,7 +17,7 @@ from django.utils.translation import gettext as _
 
 from games import engine
 
-from .log import entries_for
+from . import history
 from .models import ChatMessage, Game, Notice, Seat
 from .notifications import UNSUBSCRIBE_KINDS, site_url, unsubscribe_token
 from .selectors import display_name
@@ -70,7 +70,13 @@ def _context(notice: Notice) -> dict:
         Notice.Kind.INVITATION: _invitation,
         Notice.Kind.MENTION: _mention,
     }
-    context = {"greeting": _greeting(notice.user), "lines": [], "log": [], "links": []}
+    context = {
+        "greeting": _greeting(notice.user),
+        "lines": [],
+        "log": [],
+        "recaps": [],
+        "links": [],
+    }
     context.update(builders[notice.kind](notice))
     return context
 
@@ -97,14 +103,8 @@ def _turn(notice: Notice) -> dict:
     game, seat = notice.game, notice.seat
     seats = list(game.seats.select_related("user"))
     names = {s.engine_name: display_name(s) for s in seats if s.state != Seat.State.REPLACED}
-    last_own = game.moves.filter(seat=seat, automatic=False).order_by("-sequence").first()
-    since = last_own.sequence if last_own else 0
-    moves = game.moves.filter(sequence__gt=since).order_by("sequence")
-    entries = entries_for(
-        moves.values_list("sequence", "events", "automatic", "seat__position"),
-        names,
-        seat.engine_name,
-    )
+    # What changed since the player last looked at the game or moved (as the page marks it).
+    since = history.since_for_email(game, seat, names)
     state = engine.State.from_json(game.snapshot)
     if notice.kind == Notice.Kind.REMINDER:
         subject = _("Reminder: it is your turn in %(game)s") % {"game": game.name}
@@ -119,10 +119,16 @@ def _turn(notice: Notice) -> dict:
         subject = _("Your turn in %(game)s") % {"game": game.name}
         lines = [_("It is your turn in %(game)s.") % {"game": game.name}]
     lines.append(_decision_text(state))
+    view = engine.view_for(state, seat.engine_name)
     return {
         "subject": subject,
         "lines": lines,
-        "log": [entry.text for entry in entries],
+        "log": [entry.text for entry in since.entries] + history.change_lines(since),
+        "recaps": [
+            history.recap_lines(view["rounds_done"][n - 1], n, names, ruleset=view["ruleset"])
+            for n in since.rounds_ended
+            if n <= len(view["rounds_done"])
+        ],
         "links": [(_("Open the game"), _game_link(game))],
     }
 

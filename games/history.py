@@ -103,6 +103,29 @@ def round_recap(
     return recap
 
 
+def recap_lines(done: dict, number: int, names: dict[str, str], *, ruleset: str) -> list[str]:
+    """A round's recap as sentences (emails)."""
+    recap = round_recap(done, number, names, ruleset=ruleset)
+    found = (
+        _("Round %(round)d is over: the treasure was found.")
+        if recap["treasure_found"]
+        else _("Round %(round)d is over: the treasure was not found.")
+    ) % {"round": number}
+    lines = [found, *recap["decided"]]
+    lines.append(_("Winners: %(names)s") % {"names": ", ".join(recap["winners"]) or "–"})
+    lines.append(
+        _("Roles: %(roles)s")
+        % {"roles": ", ".join(f"{r['name']}: {r['role']}" for r in recap["roles"])}
+    )
+    if recap["gained"]:
+        lines.append(
+            _("Gold: %(gold)s")
+            % {"gold": ", ".join(f"{g['name']} +{g['gold']}" for g in recap["gained"])}
+        )
+    lines.extend(recap["thefts"])
+    return lines
+
+
 def _decided(done: dict, name, ruleset: str) -> list[str]:
     """What decided the round, in sentences."""
     lines = []
