@@ -10,7 +10,8 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
 from django.core.cache import cache
-from django.db.models import Count, F, Prefetch, Q
+from django.db.models import Count, F, OuterRef, Prefetch, Q, Subquery
+from django.db.models.fields.json import KT
 from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 
@@ -20,7 +21,7 @@ from games.engine.cards import CATALOGUE, PATH, PLAYERS
 from . import history, moderation
 from .drawing import card_name, card_svg, goal_back_svg, role_name
 from .log import Entry, entries_for, goal_label, tool_label
-from .models import ChatMessage, Game, Seat
+from .models import ChatMessage, Game, Move, Seat
 
 LOG_LENGTH = 80
 CHAT_LENGTH = 50
@@ -98,9 +99,16 @@ class GameRow:
     seats_taken: int
     max_seats: int
     decision_since: datetime | None
+    # Running games (My games, games to watch): whose decision, the round, the clock.
+    to_move_name: str | None = None
+    round: int | None = None
+    rounds: int | None = None
+    deadline: datetime | None = None
+    last_move_at: datetime | None = None
 
 
 def _row(game: Game, seats_taken: int | None = None) -> GameRow:
+    round_ = getattr(game, "current_round", None)
     return GameRow(
         pk=game.pk,
         name=game.name,
@@ -110,6 +118,26 @@ def _row(game: Game, seats_taken: int | None = None) -> GameRow:
         seats_taken=seats_taken if seats_taken is not None else 0,
         max_seats=game.max_seats,
         decision_since=game.decision_since,
+        to_move_name=getattr(game, "to_move_name", None),
+        round=int(round_) if round_ is not None else None,
+        rounds=game.rounds,
+        deadline=game.deadline,
+        last_move_at=getattr(game, "last_move_at", None),
+    )
+
+
+def _with_progress(games):
+    """Whose decision (display name), the round and the last move's time, in the same query."""
+    return games.annotate(
+        to_move_name=Subquery(
+            Seat.objects.filter(game=OuterRef("pk"), position=OuterRef("to_move"))
+            .exclude(state=Seat.State.REPLACED)
+            .values("user__display_name")[:1]
+        ),
+        current_round=KT("snapshot__round"),
+        last_move_at=Subquery(
+            Move.objects.filter(game=OuterRef("pk")).order_by("-sequence").values("created_at")[:1]
+        ),
     )
 
 
@@ -131,7 +159,7 @@ def dashboard_for(user) -> Dashboard:
         my_position=F("seats__position")
     )
     underway = [Game.Status.RUNNING, Game.Status.PAUSED]
-    running = list(mine.filter(status__in=underway).order_by("decision_since"))
+    running = list(_with_progress(mine.filter(status__in=underway)).order_by("decision_since"))
     finished = mine.filter(status=Game.Status.FINISHED).order_by("-finished_at")[:30]
     return Dashboard(
         awaiting=[_row(g) for g in running if _awaits(g)],
@@ -139,6 +167,16 @@ def dashboard_for(user) -> Dashboard:
         lobby=[_row(g) for g in mine.filter(status=Game.Status.LOBBY)],
         finished=[_row(g) for g in finished],
     )
+
+
+def games_to_watch(user) -> list[GameRow]:
+    """Running open games the user does not play in (spectators see the public view)."""
+    games = _with_progress(
+        Game.objects.filter(status=Game.Status.RUNNING, visibility=Game.Visibility.OPEN)
+        .exclude(seats__user=user)
+        .annotate(seats_taken=Count("seats"))
+    ).order_by("-decision_since")[:30]
+    return [_row(game, game.seats_taken) for game in games]
 
 
 def open_lobbies(user) -> list[GameRow]:

@@ -38,7 +38,11 @@ def lobby(request):
     return render(
         request,
         "games/lobby.html",
-        {"games": selectors.open_lobbies(request.user), "form": GameCreateForm()},
+        {
+            "games": selectors.open_lobbies(request.user),
+            "watch": selectors.games_to_watch(request.user),
+            "form": GameCreateForm(),
+        },
     )
 
 

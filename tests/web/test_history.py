@@ -342,3 +342,31 @@ def test_the_next_email_after_a_round_ended_carries_its_recap():
     cid = p["cid"].display_name
     assert f"{cid} (Gold digger) completed the path to the treasure." in body
     assert "Roles: " in body and "Saboteur" in body
+
+
+# -- My games and games to watch -----------------------------------------------------------------
+
+
+def test_my_games_shows_whose_turn_the_round_time_left_and_last_move(make_user):
+    from tests.web.test_leaks import start_game
+
+    players = [make_user(n) for n in ("ann", "bob", "cid", "dan", "otto")]
+    start = timezone.now()
+    with time_machine.travel(start, tick=False) as clock:
+        game = start_game(players[:4], rng=random.Random(5))
+        state = engine.State.from_json(game.snapshot)
+        seat = game.seats.select_related("user").get(position=state.to_move)
+        move = engine.legal_moves(state, seat.engine_name)[0]
+        move_submit(game_id=game.pk, user=seat.user, move=move, expected_version=game.version)
+        clock.shift(timedelta(hours=3))
+        game.refresh_from_db()
+        waiting = game.seats.select_related("user").get(position=game.to_move)
+        someone_else = game.seats.exclude(position=game.to_move).select_related("user").first()
+        text = text_of(client_for(someone_else.user).get(reverse("home")))
+        assert f"Round 1 of 3 · {waiting.user.display_name} to decide" in text
+        assert "last move 3 hours ago" in text and "time left: 1 day, 21 hours" in text
+        mine = text_of(client_for(waiting.user).get(reverse("home")))
+        assert "Round 1 of 3 · your decision" in mine
+        watch = text_of(client_for(players[4]).get(reverse("lobby")))
+        assert "Games to watch" in watch and "Deep mine" in watch
+        assert f"{waiting.user.display_name} to decide" in watch
