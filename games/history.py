@@ -7,9 +7,12 @@ are cached per game, version, viewer, language and step.
 
 from __future__ import annotations
 
+import json
+import zlib
 from dataclasses import dataclass, field
 
 from django.core.cache import cache
+from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 
 from games import engine
@@ -304,15 +307,25 @@ def _moves(game: Game) -> list[tuple]:
     )
 
 
-def _step_data(game: Game, moves, me: str | None, revealed: bool, step: int) -> dict:
-    """The plain data of one replay step (cached): the viewer's view at that step and the
-    revealed hands and goals after the game."""
-    key = f"replay:{game.pk}:{game.version}:{me}:{int(revealed)}:{step}"
+LOG_LENGTH = 80
+
+
+def step_cache_key(game: Game, me: str | None, revealed: bool, step: int, names) -> str:
+    """Per game, version, viewer, step, language and the players' names as they are now."""
+    who = zlib.crc32(json.dumps(sorted(names.items())).encode())
+    return f"replay:{game.pk}:{game.version}:{me}:{int(revealed)}:{step}:{get_language()}:{who}"
+
+
+def _step_data(game: Game, me: str | None, revealed: bool, step: int, names) -> dict:
+    """The plain data of one replay step (cached): the viewer's view at that step, the revealed
+    hands, roles and goals after the game, the log until then and what the step changed."""
+    key = step_cache_key(game, me, revealed, step, names)
     data = cache.get(key)
     if data is not None:
         return data
+    all_moves = _moves(game)
     config = engine.State.from_json(game.snapshot).config
-    state = engine.replay(config, [(str(m[3]), m[4]) for m in moves[:step]])
+    state = engine.replay(config, [(str(m[3]), m[4]) for m in all_moves[:step]])
     data = {"view": engine.view_for(state, me), "hands": {}, "roles": {}, "goals": {}}
     if revealed:
         for seat in state.seats:
@@ -321,6 +334,13 @@ def _step_data(game: Game, moves, me: str | None, revealed: bool, step: int) -> 
         final = engine.view_for(engine.State.from_json(game.snapshot), None)
         if state.round <= len(final["rounds_done"]):
             data["goals"] = final["rounds_done"][state.round - 1]["goals"]
+    moves = [m[:4] for m in all_moves[:step]]
+    # What this step changed (marked on the maze) and the log until then, newest first.
+    changes = changes_since(moves, step - 1, names, me) if step else Since(0)
+    data["placed"], data["removed"] = sorted(changes.placed), sorted(changes.removed)
+    data["step_lines"] = [e.text for e in changes.entries] if step else []
+    log = entries_for(moves, names, me)[-LOG_LENGTH:][::-1]
+    data["log"] = [[e.sequence, e.text, e.private] for e in log]
     cache.set(key, data, CACHE_SECONDS)
     return data
 
@@ -332,8 +352,7 @@ def replay_page(game: Game, user, step: int | None, names: dict[str, str], me: s
     step = last if step is None else max(0, min(step, last))
     revealed = game.status == Game.Status.FINISHED
     viewer = None if revealed else me
-    all_moves = _moves(game)
-    data = _step_data(game, all_moves, viewer, revealed, step)
+    data = _step_data(game, viewer, revealed, step, names)
     view = data["view"]
     cards = {(c["x"], c["y"]): (c["card"], c["turned"]) for c in view["board"]}
     backs = set()
@@ -343,14 +362,11 @@ def replay_page(game: Game, user, step: int | None, names: dict[str, str], me: s
                 cards[(goal["x"], goal["y"])] = (data["goals"][goal["name"]], False)
             else:
                 backs.add((goal["x"], goal["y"]))
-    moves = [m[:4] for m in all_moves]
-    # The maze marks what this step changed.
-    step_changes = changes_since(moves[:step], step - 1, names, viewer) if step else None
     rows = maze_rows(
         cards,
         backs,
-        new=step_changes.placed if step_changes else (),
-        removed=step_changes.removed if step_changes else (),
+        new={tuple(p) for p in data["placed"]},
+        removed={tuple(p) for p in data["removed"]},
     )
     players = []
     for p in view["players"]:
@@ -380,7 +396,6 @@ def replay_page(game: Game, user, step: int | None, names: dict[str, str], me: s
                 _("You saw: %(target)s is %(role)s.")
                 % {"target": names.get(target, "?"), "role": role_name(seen)}
             )
-    log = entries_for(moves[:step], names, viewer)
     return ReplayPage(
         id=game.pk,
         name=game.name,
@@ -395,7 +410,7 @@ def replay_page(game: Game, user, step: int | None, names: dict[str, str], me: s
         hand=hand,
         role=role,
         knowledge=knowledge,
-        log=log[::-1],
-        step_lines=[e.text for e in step_changes.entries] if step_changes else [],
+        log=[Entry(*entry) for entry in data["log"]],
+        step_lines=data["step_lines"],
         view=view,
     )

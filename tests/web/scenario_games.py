@@ -9,7 +9,7 @@ from pathlib import Path
 
 from games import engine
 from games.engine.scenario import round_seeds
-from games.models import Game
+from games.models import Game, Seat
 from games.services import game_create, game_start, move_submit, seat_join
 from tests.players import create_player
 
@@ -68,8 +68,11 @@ def scenario_game(name: str, *, stop_before: int | None = None):
         gold_seed=f"scenario:{data.get('seed', 0)}:gold",
     )
     Game.objects.filter(pk=game.pk).update(snapshot=state.to_json(), to_move=state.to_move)
-    by_position = {s.position: s.user for s in game.seats.select_related("user")}
-    players = {seat: by_position[index] for index, seat in enumerate(names)}
+    # users[i] sits at position i (engine seat "i"), so names in failures read as the scenario's.
+    Seat.objects.filter(game=game).update(position=None)
+    for index, user in enumerate(users):
+        Seat.objects.filter(game=game, user=user).update(position=index)
+    players = dict(zip(names, users, strict=True))
     play_moves(game, name, 0, stop_before)
     return game, players
 

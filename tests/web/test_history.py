@@ -13,7 +13,7 @@ from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
 
-from games import engine
+from games import engine, history, selectors
 from games.models import Move
 from games.services import chat_post, move_submit
 from tests.web.scenario_games import play_moves, scenario_game
@@ -309,7 +309,8 @@ def test_replay_steps_are_each_seats_view_at_that_step_with_keyboard_links(make_
                     edit(twin, int(seat.engine_name), twin_rng)
                 from django.core.cache import cache
 
-                key = f"replay:{game.pk}:{game.version}:{seat.engine_name}:0:{step}"
+                names = selectors._names(game)
+                key = history.step_cache_key(game, seat.engine_name, False, step, names)
                 data = cache.get(key)
                 cache.set(key, {**data, "view": engine.view_for(twin, seat.engine_name)})
                 again = client.get(url)
