@@ -12,6 +12,8 @@ import zlib
 from dataclasses import dataclass, field
 
 from django.core.cache import cache
+from django.template.loader import render_to_string
+from django.utils.safestring import mark_safe
 from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 
@@ -40,6 +42,11 @@ class MazeCell:
     face_down: bool = False
     new: bool = False  # placed since the viewer's previous visit
     removed: bool = False  # a card was removed here since the viewer's previous visit
+
+
+def maze_html(rows: list[list[MazeCell]], testid: str = "maze") -> str:
+    html = render_to_string("games/_maze.html", {"rows": rows, "testid": testid})
+    return mark_safe(html)  # noqa: S308 - our own template's output, already escaped
 
 
 def maze_rows(cards: dict, backs=(), *, new=(), removed=()) -> list[list[MazeCell]]:
@@ -289,7 +296,7 @@ class ReplayPage:
     round: int
     rounds: int
     to_move_name: str | None
-    rows: list[list[MazeCell]]
+    maze: str  # the maze's HTML (games/_maze.html), cached with the step
     players: list[dict]
     hand: list[dict]
     role: str | None
@@ -362,12 +369,16 @@ def replay_page(game: Game, user, step: int | None, names: dict[str, str], me: s
                 cards[(goal["x"], goal["y"])] = (data["goals"][goal["name"]], False)
             else:
                 backs.add((goal["x"], goal["y"]))
-    rows = maze_rows(
-        cards,
-        backs,
-        new={tuple(p) for p in data["placed"]},
-        removed={tuple(p) for p in data["removed"]},
-    )
+    if "maze" not in data:
+        # The maze is the page's largest part: drawn once per cached step.
+        rows = maze_rows(
+            cards,
+            backs,
+            new={tuple(p) for p in data["placed"]},
+            removed={tuple(p) for p in data["removed"]},
+        )
+        data["maze"] = maze_html(rows, "board")
+        cache.set(step_cache_key(game, viewer, revealed, step, names), data, CACHE_SECONDS)
     players = []
     for p in view["players"]:
         seat = p["seat"]
@@ -405,7 +416,7 @@ def replay_page(game: Game, user, step: int | None, names: dict[str, str], me: s
         round=view["round"],
         rounds=view["rounds"],
         to_move_name=names.get(view["to_move"]) if view["to_move"] else None,
-        rows=rows,
+        maze=mark_safe(data["maze"]),  # noqa: S308 - rendered by our own template
         players=players,
         hand=hand,
         role=role,

@@ -589,6 +589,8 @@ def round_recap_page(game: Game, user, number: int) -> dict | None:
             view["rounds_done"][number - 1], number, names, ruleset=view["ruleset"], maze=True
         )
         recap["rounds"] = len(view["rounds_done"])
+        recap["maze"] = history.maze_html(recap.pop("rows"), "recap-maze")  # drawn once, cached
+        recap["rows"] = []
         cache.set(key, recap, history.CACHE_SECONDS)
     return {**recap, "id": game.pk, "name": game.name}
 
