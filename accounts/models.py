@@ -1,6 +1,6 @@
 from django.conf import settings
-from django.core.exceptions import ValidationError
 from django.contrib.auth.models import AbstractUser
+from django.core.exceptions import ValidationError
 from django.db import models
 from django.db.models.functions import Lower
 from django.utils.translation import gettext_lazy as _
@@ -21,7 +21,10 @@ class User(AbstractUser):
         help_text=_("The name other players see."),
     )
     # The name's TR39 skeleton (accounts.names): look-alike names share it, so it is unique.
-    display_name_key = models.CharField(max_length=200, unique=True, null=True, editable=False)
+    # NULL (not "") while the name is empty, so that nameless rows do not collide.
+    display_name_key = models.CharField(  # noqa: DJ001
+        max_length=200, unique=True, null=True, editable=False
+    )
 
     # Preferences (the profile page edits them).
     language = models.CharField(

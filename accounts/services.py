@@ -76,13 +76,12 @@ def display_name_error(name: str, *, exclude_pk: int | None = None) -> str | Non
             "max": DISPLAY_NAME_MAX_LENGTH
         }
     if names.forbidden_characters(name):
-        return _(
-            "A display name cannot contain invisible or control characters (%(chars)s)."
-        ) % {"chars": ", ".join(names.forbidden_characters(name))}
+        return _("A display name cannot contain invisible or control characters (%(chars)s).") % {
+            "chars": ", ".join(names.forbidden_characters(name))
+        }
     if display_name_taken(name, exclude_pk=exclude_pk):
         return _(
-            "This display name is taken, or looks too much like one that is. Please choose "
-            "another."
+            "This display name is taken, or looks too much like one that is. Please choose another."
         )
     return None
 
