@@ -16,6 +16,7 @@ from django.utils import translation
 from django.utils.translation import gettext as _
 
 from games import engine
+from saboteur_site.text import one_line
 
 from .log import entries_for
 from .models import ChatMessage, Game, Notice, Seat
@@ -56,7 +57,9 @@ def build_email(notice: Notice, address: str) -> EmailMultiAlternatives:
             headers["List-Unsubscribe-Post"] = "List-Unsubscribe=One-Click"
         text = render_to_string("emails/notice.txt", context)
         html = render_to_string("emails/notice.html", context)
-    message = NoticeEmail(subject=context["subject"], body=text, to=[address], headers=headers)
+    # One line whatever the stored data holds (a game named before names were checked).
+    subject = one_line(context["subject"])
+    message = NoticeEmail(subject=subject, body=text, to=[address], headers=headers)
     message.attach_alternative(html, "text/html")
     return message
 

@@ -8,8 +8,10 @@ from django import forms
 from django.utils.translation import gettext_lazy as _
 
 from games.engine.cards import PLAYERS
+from saboteur_site.text import has_line_breaks
 
 from .models import Game
+from .services import GAME_NAME_ONE_LINE
 
 MOVE_KINDS = ("place", "action", "pass", "clear", "pick-gold", "steal")
 
@@ -83,6 +85,13 @@ TURN_LIMITS = [
 
 class GameCreateForm(forms.Form):
     name = forms.CharField(label=_("Name"), max_length=80)
+
+    def clean_name(self) -> str:
+        name = self.cleaned_data["name"]
+        if has_line_breaks(name):
+            raise forms.ValidationError(GAME_NAME_ONE_LINE)
+        return name
+
     ruleset = forms.ChoiceField(label=_("Rule set"), choices=Game.Ruleset.choices)
     max_seats = forms.IntegerField(
         label=_("Number of players"), min_value=2, max_value=12, initial=4

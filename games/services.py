@@ -13,11 +13,12 @@ from datetime import timedelta
 
 from django.db import transaction
 from django.utils import timezone
-from django.utils.translation import gettext
+from django.utils.translation import gettext, gettext_lazy
 from django.utils.translation import gettext as _
 
 from games import engine
 from games.engine.cards import PLAYERS, VARIANTS
+from saboteur_site.text import has_line_breaks
 
 from . import notifications
 from .models import (
@@ -60,6 +61,11 @@ def lock_game(game_id: int) -> Game:
     return Game.objects.select_for_update().get(pk=game_id)
 
 
+GAME_NAME_ONE_LINE = gettext_lazy(
+    "A game's name must be one line, without control characters; it is used in email subjects."
+)
+
+
 def game_create(
     *,
     creator,
@@ -80,6 +86,8 @@ def game_create(
     variants = list(variants)
     if any(v not in VARIANTS for v in variants) or (variants and ruleset != Game.Ruleset.BASE):
         raise ServiceError(_("Variants belong to the base game."))
+    if has_line_breaks(name):
+        raise ServiceError(str(GAME_NAME_ONE_LINE))
     if turn_limit is not None and not MIN_TURN_LIMIT <= turn_limit <= MAX_TURN_LIMIT:
         raise ServiceError(_("The time per turn must be between one hour and seven days."))
     with transaction.atomic():
