@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import hashlib
+import json
 from datetime import timedelta
 
 from django import forms
@@ -39,6 +41,16 @@ class MoveForm(forms.Form):
         # apart; anything else is refused by the form.
         self.hand = sorted(hand)
         self.fields["discard"].choices = [(str(i), str(i)) for i in range(len(self.hand))]
+
+    def request_digest(self) -> str:
+        """A digest of the posted move fields as sent (not as read against today's hand): a
+        double click sends the same digest, a different move under the same key does not."""
+        fields = sorted(
+            (name, self.data.getlist(name) if hasattr(self.data, "getlist") else [self.data[name]])
+            for name in self.fields
+            if name != "key" and name in self.data
+        )
+        return hashlib.sha256(json.dumps(fields).encode()).hexdigest()
 
     def move(self) -> dict:
         """The engine move these fields describe (call after ``is_valid``)."""

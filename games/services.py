@@ -7,6 +7,7 @@ Lock contract: every writer that touches a running game locks its ``Game`` row f
 from __future__ import annotations
 
 import hashlib
+import json
 import secrets
 from dataclasses import dataclass
 from datetime import timedelta
@@ -44,6 +45,10 @@ class ServiceError(Exception):
 
 class StaleVersion(ServiceError):
     """The player acted on an old page: someone moved first."""
+
+
+class IdempotencyConflict(ServiceError):
+    """An idempotency key already used for a different move."""
 
 
 class MoveRefused(ServiceError):
@@ -192,13 +197,21 @@ def _store(game: Game, state: engine.State, now) -> bool:
 
 
 def move_submit(
-    *, game_id: int, user, move: dict, expected_version: int, idempotency_key: str | None = None
+    *,
+    game_id: int,
+    user,
+    move: dict,
+    expected_version: int,
+    idempotency_key: str | None = None,
+    request_digest: str = "",
 ) -> MoveResult:
     """The only way a player's move enters a game.
 
     Locks the game row, answers a repeated idempotency key with the first result, refuses a stale
     version, asks the engine, appends the move, saves the new snapshot and writes the notices it
-    causes, in one transaction. Concurrent submissions queue on the row lock, so the second one
+    causes, in one transaction. A repeated key with a different request (``request_digest``, or
+    the move itself when the caller gives none) is refused with ``IdempotencyConflict``.
+    Concurrent submissions queue on the row lock, so the second one
     sees the first one's move.
     """
     with transaction.atomic():
@@ -206,6 +219,16 @@ def move_submit(
         seat = _live_seat(game, user)
         if idempotency_key:
             earlier = game.moves.filter(seat=seat, idempotency_key=idempotency_key).first()
+            if earlier and not _same_request(earlier, move, request_digest):
+                # A retry repeats its move; the same key with another move is a client bug or a
+                # forgery, and answering "made" would silently drop the player's move.
+                raise IdempotencyConflict(
+                    _(
+                        "This page already sent a different move. Nothing was changed: here is "
+                        "the game as it is now."
+                    ),
+                    code="key-reused",
+                )
             if earlier:
                 return MoveResult(earlier, repeated=True)
         if game.status == Game.Status.PAUSED:
@@ -219,13 +242,21 @@ def move_submit(
             raise MoveRefused(_("This game is not running."), code="not-running")
         if expected_version != game.version:
             raise StaleVersion(_("Someone moved first: here is the game as it is now."))
-        record = _apply(game, seat, move, idempotency_key=idempotency_key or "")
+        record = _apply(
+            game, seat, move, idempotency_key=idempotency_key or "", request_digest=request_digest
+        )
         if seat.state == Seat.State.ABSENT or seat.timeouts_in_a_row:
             # Making a move takes an absent player's seat back.
             seat.state = Seat.State.ACTIVE
             seat.timeouts_in_a_row = 0
             seat.save(update_fields=["state", "timeouts_in_a_row"])
         return MoveResult(record, repeated=False)
+
+
+def _same_request(earlier: Move, move: dict, request_digest: str) -> bool:
+    if request_digest or earlier.request_digest:
+        return earlier.request_digest == request_digest
+    return earlier.payload == json.loads(json.dumps(move))
 
 
 def _apply(game: Game, seat: Seat, move: dict, **extra) -> Move:

@@ -14,9 +14,18 @@ from urllib.parse import quote
 
 import pytest
 from django.test import Client
+from django.urls import reverse
 
-from games.models import ChatMessage, Game
-from games.services import chat_post, game_create, game_start, seat_join
+from games import engine
+from games.models import ChatMessage, Game, Move
+from games.services import (
+    IdempotencyConflict,
+    chat_post,
+    game_create,
+    game_start,
+    move_submit,
+    seat_join,
+)
 from tests.players import create_player
 from tests.routes import walk_routes
 
@@ -125,3 +134,40 @@ def test_a_chat_message_with_a_nul_byte_is_refused_and_nothing_is_stored(world):
     response = client.post(url, {"text": "hi\x00there"}, HTTP_HX_REQUEST="true")
     assert response.status_code == 400
     assert list(ChatMessage.objects.values_list("text", flat=True)) == ["hello"]
+
+
+def test_an_idempotency_key_reused_for_another_move_is_refused_and_changes_nothing(world):
+    running = world["running"]
+    mover = running.seats.select_related("user").get(position=running.to_move).user
+    client = client_for(mover)
+    url = reverse("move", args=[running.pk])
+    first = {"version": 0, "key": "k-1", "kind": "pass", "discard": ["0"]}
+    assert client.post(url, first, HTTP_HX_REQUEST="true").status_code == 200
+    after_first = list(Move.objects.values_list("sequence", "payload"))
+
+    for version in (0, 1):  # the page's old version, or a forged fresh one
+        other = {**first, "discard": ["1"], "version": version}
+        response = client.post(url, other, HTTP_HX_REQUEST="true")
+        assert response.status_code == 409
+        assert "already sent a different move" in response.content.decode()
+    # The same key with the same move gets the first answer again.
+    again = client.post(url, first, HTTP_HX_REQUEST="true")
+    assert again.status_code == 200 and "Your move is made." in again.content.decode()
+    assert list(Move.objects.values_list("sequence", "payload")) == after_first
+
+
+def test_the_service_refuses_a_key_reused_for_another_move(world):
+    running = world["running"]
+    mover = running.seats.select_related("user").get(position=running.to_move).user
+    hand = engine.State.from_json(running.snapshot).hands[running.to_move]
+    first = {"move": "pass", "discard": [hand[0]]}
+    move_submit(game_id=running.pk, user=mover, move=first, expected_version=0, idempotency_key="k")
+    with pytest.raises(IdempotencyConflict):
+        move_submit(
+            game_id=running.pk, user=mover, move={"move": "pass", "discard": [hand[1]]},
+            expected_version=1, idempotency_key="k",
+        )  # fmt: skip
+    again = move_submit(
+        game_id=running.pk, user=mover, move=first, expected_version=0, idempotency_key="k"
+    )
+    assert again.repeated and Move.objects.count() == 1
