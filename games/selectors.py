@@ -527,11 +527,14 @@ class InvitePage:
 
 
 def invite_page(game: Game) -> InvitePage:
+    """What an invite link shows someone not seated: once the game has started, only that it
+    has (its table is no business of an old link's holder)."""
+    in_lobby = game.status == Game.Status.LOBBY
     return InvitePage(
         token=game.invite_token,
         name=game.name,
         ruleset_label=game.get_ruleset_display(),
         status=game.status,
-        players=[display_name(s) for s in game.seats.all()],
+        players=[display_name(s) for s in game.seats.all()] if in_lobby else [],
         max_seats=game.max_seats,
     )

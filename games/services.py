@@ -12,6 +12,7 @@ import secrets
 from dataclasses import dataclass
 from datetime import timedelta
 
+from django.contrib.auth import get_user_model
 from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext, gettext_lazy
@@ -66,6 +67,12 @@ def lock_game(game_id: int) -> Game:
     return Game.objects.select_for_update().get(pk=game_id)
 
 
+# Flood limits (README, "Rate limits"): counted in the database, so every process agrees.
+HOUR, DAY = timedelta(hours=1), timedelta(days=1)
+MAX_GAMES_PER_HOUR = 10  # games one player creates
+MAX_INVITATIONS_PER_SENDER_PER_HOUR = 20  # across all their games
+MAX_INVITATIONS_PER_ADDRESS_PER_DAY = 3  # to one address, from anyone, across all games
+
 GAME_NAME_ONE_LINE = gettext_lazy(
     "A game's name must be one line, without control characters; it is used in email subjects."
 )
@@ -93,6 +100,13 @@ def game_create(
         raise ServiceError(_("Variants belong to the base game."))
     if has_line_breaks(name):
         raise ServiceError(str(GAME_NAME_ONE_LINE))
+    recent = Game.objects.filter(creator=creator, created_at__gte=timezone.now() - HOUR)
+    if recent.count() >= MAX_GAMES_PER_HOUR:
+        raise ServiceError(
+            _("You have created %(count)d games in the last hour; please wait a while.")
+            % {"count": MAX_GAMES_PER_HOUR},
+            code="rate-limited",
+        )
     if turn_limit is not None and not MIN_TURN_LIMIT <= turn_limit <= MAX_TURN_LIMIT:
         raise ServiceError(_("The time per turn must be between one hour and seven days."))
     with transaction.atomic():
@@ -364,6 +378,23 @@ def invitation_send(*, game_id: int, user, email: str) -> Invitation:
             return existing
         if game.invitations.count() >= MAX_INVITATIONS:
             raise ServiceError(_("This game has sent enough invitations."))
+        # The sender's row serialises their invitations from all games (after the game row:
+        # the lock order), so two at once cannot both slip under the limit.
+        get_user_model().objects.select_for_update().filter(pk=user.pk).first()
+        now = timezone.now()
+        sent = Invitation.objects.filter(invited_by=user, created_at__gte=now - HOUR)
+        if sent.count() >= MAX_INVITATIONS_PER_SENDER_PER_HOUR:
+            raise ServiceError(
+                _("You have sent %(count)d invitations in the last hour; please wait a while.")
+                % {"count": MAX_INVITATIONS_PER_SENDER_PER_HOUR},
+                code="rate-limited",
+            )
+        received = Invitation.objects.filter(email=email, created_at__gte=now - DAY)
+        if received.count() >= MAX_INVITATIONS_PER_ADDRESS_PER_DAY:
+            raise ServiceError(
+                _("This address has had enough invitations today; please try again tomorrow."),
+                code="rate-limited",
+            )
         invitation = Invitation.objects.create(game=game, email=email, invited_by=user)
         notice = Notice.objects.create(
             key=f"invitation:{game.pk}:{hashlib.sha256(email.encode()).hexdigest()}",

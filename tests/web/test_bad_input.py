@@ -171,3 +171,20 @@ def test_the_service_refuses_a_key_reused_for_another_move(world):
         game_id=running.pk, user=mover, move=first, expected_version=0, idempotency_key="k"
     )
     assert again.repeated and Move.objects.count() == 1
+
+
+def test_an_old_invite_link_to_a_started_private_game_shows_no_players(world):
+    running = world["running"]
+    Game.objects.filter(pk=running.pk).update(visibility=Game.Visibility.INVITE)
+    outsider = create_player("oscar")
+    page = client_for(outsider).get(reverse("invite", args=[running.invite_token]))
+    assert page.status_code == 200
+    text = page.content.decode()
+    assert "This game has already started." in text
+    for user in running.seats.select_related("user"):
+        assert user.user.display_name not in text
+    assert "3/3" not in text
+    # While the game is in its lobby, the link shows who is there (that is its purpose).
+    lobby = world["lobby"]
+    text = client_for(outsider).get(reverse("invite", args=[lobby.invite_token])).content
+    assert b"Ann" in text
