@@ -13,6 +13,7 @@ from games.engine.cards import PLAYERS
 from saboteur_site.text import has_line_breaks
 
 from .models import Game
+from .selectors import hand_order
 from .services import GAME_NAME_ONE_LINE
 
 MOVE_KINDS = ("place", "action", "pass", "clear", "pick-gold", "steal")
@@ -37,9 +38,9 @@ class MoveForm(forms.Form):
 
     def __init__(self, *args, hand: list[str] = (), **kwargs):
         super().__init__(*args, **kwargs)
-        # Discards are posted as positions in the sorted hand, so two copies of a card can be told
-        # apart; anything else is refused by the form.
-        self.hand = sorted(hand)
+        # Discards are posted as positions in the hand as the page shows it, so two copies of a
+        # card can be told apart; anything else is refused by the form.
+        self.hand = hand_order(hand)
         self.fields["discard"].choices = [(str(i), str(i)) for i in range(len(self.hand))]
 
     def request_digest(self) -> str:

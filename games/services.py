@@ -15,7 +15,7 @@ from datetime import timedelta
 from django.contrib.auth import get_user_model
 from django.db import transaction
 from django.utils import timezone
-from django.utils.translation import gettext, gettext_lazy
+from django.utils.translation import gettext, gettext_lazy, ngettext
 from django.utils.translation import gettext as _
 
 from games import engine
@@ -103,7 +103,11 @@ def game_create(
     recent = Game.objects.filter(creator=creator, created_at__gte=timezone.now() - HOUR)
     if recent.count() >= MAX_GAMES_PER_HOUR:
         raise ServiceError(
-            _("You have created %(count)d games in the last hour; please wait a while.")
+            ngettext(
+                "You have created %(count)d game in the last hour; please wait a while.",
+                "You have created %(count)d games in the last hour; please wait a while.",
+                MAX_GAMES_PER_HOUR,
+            )
             % {"count": MAX_GAMES_PER_HOUR},
             code="rate-limited",
         )
@@ -160,7 +164,14 @@ def game_start(*, game_id: int, user) -> Game:
         seats = list(game.seats.all())
         low, _high = PLAYERS[game.ruleset]
         if len(seats) < low:
-            raise ServiceError(_("At least %(low)d players are needed.") % {"low": low})
+            raise ServiceError(
+                ngettext(
+                    "At least %(low)d player is needed.",
+                    "At least %(low)d players are needed.",
+                    low,
+                )
+                % {"low": low}
+            )
         secrets.SystemRandom().shuffle(seats)
         for position, seat in enumerate(seats):
             seat.position = position
@@ -385,7 +396,11 @@ def invitation_send(*, game_id: int, user, email: str) -> Invitation:
         sent = Invitation.objects.filter(invited_by=user, created_at__gte=now - HOUR)
         if sent.count() >= MAX_INVITATIONS_PER_SENDER_PER_HOUR:
             raise ServiceError(
-                _("You have sent %(count)d invitations in the last hour; please wait a while.")
+                ngettext(
+                    "You have sent %(count)d invitation in the last hour; please wait a while.",
+                    "You have sent %(count)d invitations in the last hour; please wait a while.",
+                    MAX_INVITATIONS_PER_SENDER_PER_HOUR,
+                )
                 % {"count": MAX_INVITATIONS_PER_SENDER_PER_HOUR},
                 code="rate-limited",
             )
