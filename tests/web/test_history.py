@@ -365,7 +365,7 @@ def test_my_games_shows_whose_turn_the_round_time_left_and_last_move(make_user):
         someone_else = game.seats.exclude(position=game.to_move).select_related("user").first()
         text = text_of(client_for(someone_else.user).get(reverse("home")))
         assert f"Round 1 of 3 · {waiting.user.display_name} to decide" in text
-        assert "last move 3 hours ago" in text and "time left: 1 day, 21 hours" in text
+        assert "last move 3 hours ago" in text and "Time left: 1 day, 21 hours" in text
         mine = text_of(client_for(waiting.user).get(reverse("home")))
         assert "Round 1 of 3 · your decision" in mine
         watch = text_of(client_for(players[4]).get(reverse("lobby")))
