@@ -268,15 +268,31 @@ def change_lines(since: Since) -> list[str]:
     return lines
 
 
-def log_by_round(log: list[Entry], moves, current_round: int) -> list[dict]:
-    """The log (newest first) grouped by round, newest round first; only the current one open."""
-    round_of, number = {}, 1
-    for sequence, events, _automatic, _position in moves:
+def log_by_round(
+    log: list[Entry], moves, current_round: int, names: dict[str, str], me: str | None
+) -> list[dict]:
+    """The log (newest first) grouped by round, newest round first; only the current one open.
+    A move that ends a round and deals the next one splits: "Round 2 begins" opens round 2."""
+    round_of, split, number = {}, {}, 1
+    for sequence, events, automatic, position in moves:
+        start = next((i for i, e in enumerate(events) if e["kind"] == "round-started"), None)
+        if start is not None:
+            before = entries_for([(sequence, events[:start], automatic, position)], names, me)
+            split[sequence] = (number, len(before))
+            number += 1
         round_of[sequence] = number
-        number += sum(1 for e in events if e["kind"] == "round-started")
     groups: dict[int, list[Entry]] = {}
-    for entry in log:
-        groups.setdefault(round_of.get(entry.sequence, number), []).append(entry)
+    seen: dict[int, int] = {}
+    number = 1
+    for entry in reversed(log):  # oldest first, to count each move's lines in order
+        # A moderators' line with no move of its own stays in the round of the line before it.
+        number = round_of.get(entry.sequence, number)
+        if entry.sequence in split:
+            earlier, count = split[entry.sequence]
+            seen[entry.sequence] = seen.get(entry.sequence, 0) + 1
+            if seen[entry.sequence] <= count:
+                number = earlier
+        groups.setdefault(number, []).insert(0, entry)
     return [
         {"round": n, "entries": groups[n], "open": n == current_round}
         for n in sorted(groups, reverse=True)

@@ -351,7 +351,7 @@ def game_page(
 def _since(page: GamePage, view: dict, moves, me_seat: Seat | None, names) -> None:
     """Mark what changed since the viewer's previous visit or move; group the log by round."""
     page.replay_step = view["version"]
-    page.log_rounds = history.log_by_round(page.log, moves, view["round"])
+    page.log_rounds = history.log_by_round(page.log, moves, view["round"], names, page.me)
     if me_seat is None:
         return
     page.since = history.since_version(me_seat, moves)

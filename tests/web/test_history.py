@@ -198,6 +198,9 @@ def test_since_you_were_here_shows_the_recap_of_a_round_ended_meanwhile_and_mark
         assert "Since you were here" in body and "the treasure was found" in since
         assert 'data-testid="recap-maze"' in since
         assert "chat__unread" in body and "Well dug!" in body
+        # The log: the current round open, the older one collapsed.
+        rounds = re.findall(r'<details class="log-round"( open)?>\s*<summary>Round (\d)', body)
+        assert rounds == [(" open", "2"), ("", "1")]
         assert body.count('class=" log__new"') + body.count("log__private log__new") >= 3
         # A minute later (the same visit) the marks stay; after a long pause they are gone.
         clock.shift(timedelta(minutes=2))
