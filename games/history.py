@@ -217,7 +217,9 @@ def since_version(seat: Seat | None, moves, *, visit: bool = True) -> int:
     return max([seen, *own])
 
 
-def changes_since(moves, version: int, names: dict[str, str], me: str | None) -> Since:
+def changes_since(
+    moves, version: int, names: dict[str, str], me: str | None, *, lines: bool = True
+) -> Since:
     """The maze's changes and the log lines after ``version``. ``moves`` are (sequence, events,
     automatic, seat position) tuples; only public events mark the maze."""
     since = Since(version)
@@ -237,7 +239,8 @@ def changes_since(moves, version: int, names: dict[str, str], me: str | None) ->
                 since.rounds_ended.append(event["round"])
             elif kind == "round-started":
                 since.placed, since.removed = set(), set()
-    since.entries = entries_for(later, names, me)
+    if lines:  # the game page marks its own log lines instead
+        since.entries = entries_for(later, names, me)
     return since
 
 

@@ -355,7 +355,7 @@ def _since(page: GamePage, view: dict, moves, me_seat: Seat | None, names) -> No
     if me_seat is None:
         return
     page.since = history.since_version(me_seat, moves)
-    since = history.changes_since(moves, page.since, names, me_seat.engine_name)
+    since = history.changes_since(moves, page.since, names, me_seat.engine_name, lines=False)
     for row in page.rows:
         for cell in row:
             cell.new = (cell.x, cell.y) in since.placed
