@@ -60,6 +60,9 @@ def lock_game(game_id: int) -> Game:
     return Game.objects.select_for_update().get(pk=game_id)
 
 
+GAME_ROUNDS = (1, 2, 3)  # 3 is the rulebook's game; RULES.md allows a shorter one
+
+
 def game_create(
     *,
     creator,
@@ -82,6 +85,8 @@ def game_create(
         raise ServiceError(_("Variants belong to the base game."))
     if turn_limit is not None and not MIN_TURN_LIMIT <= turn_limit <= MAX_TURN_LIMIT:
         raise ServiceError(_("The time per turn must be between one hour and seven days."))
+    if type(rounds) is not int or rounds not in GAME_ROUNDS:
+        raise ServiceError(_("A game is 1, 2 or 3 rounds."))
     with transaction.atomic():
         game = Game.objects.create(
             name=name.strip() or _("Saboteur game"),
