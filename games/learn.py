@@ -101,9 +101,9 @@ def card_help(card_id: str) -> str:
         if card.ladder:
             parts.append(_("Ladder: it joins the start by itself, but not next to a goal."))
         if card.door == "blue":
-            parts.append(_("Blue door (B): the green team cannot pass it."))
+            parts.append(_("Blue door (round sign): the green team cannot pass it."))
         if card.door == "green":
-            parts.append(_("Green door (G): the blue team cannot pass it."))
+            parts.append(_("Green door (triangle sign): the blue team cannot pass it."))
         if card.crystals:
             parts.append(_("Crystal: each one pays the geologists 1 gold."))
         if len(card.tunnels) > 1 and all(len(t) > 1 for t in card.tunnels):
@@ -180,11 +180,38 @@ def explain(page, view: dict, *, legal_cards) -> None:
             card["help"] = card_help(card["id"])
             card["reason"] = unplayable_reason(card["id"], in_front, page.my_turn, playable)
     for row in page.rows:
-        for cell in row:
+        for cell, east in zip(row, [*row[1:], None], strict=True):
             if cell.card:
                 cell.help = card_help(cell.card)
             elif cell.face_down:
                 cell.help = _("A goal card, face down: the treasure or a stone.")
+            # "You saw" goes beside the goal (in the empty cell east of it), not over it.
+            if cell.peeked and east is not None and not (east.svg or east.legal):
+                east.peek_note, cell.peeked = cell.peeked, ""
+    # Passing and clearing pick cards by their pictures.
+    for option in page.discard_options:
+        option["svg"] = page.hand[option["index"]]["svg"]
+
+
+def mark_drawn(page, moves) -> None:
+    """Mark the cards the viewer drew on their latest turn, while still in their hand."""
+    if page.me is None or not page.hand:
+        return
+    for _sequence, events, _automatic, _seat in reversed(moves):
+        if any(e["kind"] == "round-started" for e in events):
+            return  # a new deal since: nothing is "newly drawn"
+        drawn = [
+            card
+            for event in events
+            if event["kind"] == "drew" and event["to"] == page.me
+            for card in event["cards"]
+        ]
+        if drawn:
+            for card in page.hand:
+                if card["id"] in drawn:
+                    drawn.remove(card["id"])
+                    card["new"] = True
+            return
 
 
 # Choices that hurt the player making them (RULES.md 3.1, 6.3).

@@ -164,6 +164,7 @@ class Cell:
     peeked: str = ""  # what the viewer saw on this face-down goal with a map
     card: str = ""  # the face-up card lying here
     help: str = ""  # what that card does (games/learn.py)
+    peek_note: str = ""  # "You saw" shown here, beside the goal west of this cell
 
 
 @dataclass
@@ -302,6 +303,7 @@ def game_page(
         )
     )
     _mark_last_change(page.rows, moves)
+    learn.mark_drawn(page, moves)
     log = entries_for(moves, names, me) + moderation.table_entries(game)
     log.sort(key=lambda entry: entry.sequence)  # stable: a table event follows its move
     page.log = log[-LOG_LENGTH:][::-1]

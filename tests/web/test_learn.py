@@ -232,3 +232,35 @@ def test_the_rules_page_depends_on_no_game_nor_viewer(players):
     assert game.snapshot
     assert rules_article(logged_in(players[1])) == before
     assert rules_article(Client()) == before
+
+
+# -- 5. Readable maze and hand -------------------------------------------------------------------
+
+
+def test_the_drawn_card_is_marked_and_what_a_map_showed_sits_beside_the_goal(players):
+    deal = {**HELP_DEAL, "pile": ["straight-ns", "t-nse"]}
+    game = rigged(players[:3], ruleset="base", deal=deal)
+    client = logged_in(players[0])
+    url = reverse("game", args=[game.pk])
+    assert 'data-testid="new-card"' not in client.get(url).content.decode()
+    client.post(
+        reverse("move", args=[game.pk]),
+        {"version": 0, "key": "m", "kind": "action", "card": "map", "goal": "north"},
+    )
+    page = client.get(url).content.decode()
+    assert page.count('data-testid="new-card"') == 1
+    new = page.index('data-testid="new-card"')
+    assert page.rindex('data-card="', 0, new) == page.rindex('data-card="straight-ns"', 0, new)
+    # The label is in the empty cell east of the goal, not over the goal's picture.
+    assert page.count('data-testid="peeked"') == 1
+    assert "maze__peek--beside" in page
+    # The other players see neither.
+    theirs = logged_in(players[1]).get(url).content.decode()
+    assert 'data-testid="new-card"' not in theirs and 'data-testid="peeked"' not in theirs
+
+
+def test_passing_picks_cards_by_their_pictures(players):
+    game = rigged(players[:3], ruleset="base", deal=HELP_DEAL)
+    page = logged_in(players[0]).get(reverse("game", args=[game.pk])).content.decode()
+    form = page[page.index('name="kind" value="pass"') : page.index('data-testid="pass"')]
+    assert form.count("<svg") == 6 and form.count('name="discard"') == 6
