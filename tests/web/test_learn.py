@@ -264,3 +264,36 @@ def test_passing_picks_cards_by_their_pictures(players):
     page = logged_in(players[0]).get(reverse("game", args=[game.pk])).content.decode()
     form = page[page.index('name="kind" value="pass"') : page.index('data-testid="pass"')]
     assert form.count("<svg") == 6 and form.count('name="discard"') == 6
+
+
+# -- 3. First game -------------------------------------------------------------------------------
+
+
+def test_the_first_game_shows_a_guide_until_the_player_dismisses_it(players):
+    game = rigged(players[:3], ruleset="base", deal=HELP_DEAL)
+    url = reverse("game", args=[game.pk])
+    ann = Client(enforce_csrf_checks=True)
+    ann.force_login(players[0])
+    page = ann.get(url).content.decode()
+    assert 'data-testid="guide"' in page
+    token = ann.cookies["csrftoken"].value
+    # GET changes nothing; the POST hides it for good (per account, every game).
+    assert ann.get(reverse("guide_dismiss")).status_code == 405
+    response = ann.post(
+        reverse("guide_dismiss"), {"next": "https://evil.example/"}, headers={"X-CSRFToken": token}
+    )
+    assert response.status_code == 302 and response["Location"] == "/"
+    assert 'data-testid="guide"' not in ann.get(url).content.decode()
+    players[0].refresh_from_db()
+    assert players[0].guide_dismissed
+    # Others still see it; outsiders never do.
+    assert 'data-testid="guide"' in logged_in(players[1]).get(url).content.decode()
+    assert 'data-testid="guide"' not in logged_in(players[3]).get(url).content.decode()
+
+
+def test_dismissing_the_guide_through_htmx_removes_it_in_place(players):
+    client = logged_in(players[0])
+    response = client.post(reverse("guide_dismiss"), headers={"HX-Request": "true"})
+    assert response.status_code == 200 and response.content == b""
+    players[0].refresh_from_db()
+    assert players[0].guide_dismissed
