@@ -188,9 +188,33 @@ def explain(page, view: dict, *, legal_cards) -> None:
             # "You saw" goes beside the goal (in the empty cell east of it), not over it.
             if cell.peeked and east is not None and not (east.svg or east.legal):
                 east.peek_note, cell.peeked = cell.peeked, ""
+    _name_cells(page.rows)
     # Passing and clearing pick cards by their pictures.
     for option in page.discard_options:
         option["svg"] = page.hand[option["index"]]["svg"]
+
+
+def _name_cells(rows) -> None:
+    """Names for screen readers: each card of the maze and each legal spot says what it is,
+    where, and what lies next to it."""
+    cells = {(cell.x, cell.y): cell for row in rows for cell in row}
+
+    def what(x, y):
+        cell = cells.get((x, y))
+        return cell.label if cell is not None and cell.label else _("empty")
+
+    for cell in cells.values():
+        if not (cell.label or cell.legal):
+            continue
+        x, y = cell.x, cell.y
+        around = _("North: %(north)s; east: %(east)s; south: %(south)s; west: %(west)s.") % {
+            "north": what(x, y - 1),
+            "east": what(x + 1, y),
+            "south": what(x, y + 1),
+            "west": what(x - 1, y),
+        }
+        here = cell.label or _("Empty spot")
+        cell.name = _("%(card)s at %(x)d, %(y)d.") % {"card": here, "x": x, "y": y} + " " + around
 
 
 def mark_drawn(page, moves) -> None:

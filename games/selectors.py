@@ -165,6 +165,7 @@ class Cell:
     card: str = ""  # the face-up card lying here
     help: str = ""  # what that card does (games/learn.py)
     peek_note: str = ""  # "You saw" shown here, beside the goal west of this cell
+    name: str = ""  # for screen readers: the card, the position and the neighbours
 
 
 @dataclass

@@ -1,0 +1,256 @@
+// The game page, for newcomers, phones, keyboards and screen readers (issue 13). Runs after
+// game.js (both deferred, in order) and only adds behaviour:
+// 1. Long press on a card (hand or maze) shows its help, like hover and focus do.
+// 2. Arrow keys move the focus between the legal spots of the maze.
+// 3. New moves are announced in a polite live region (#announcer, outside the swapped area).
+// 4. Phones: a fit/zoom control for the maze, the maze scrolled to the selected card's legal
+//    spots, and no sideways jump when the maze grows a column on its west side.
+(function () {
+  "use strict";
+
+  var LONG_PRESS_MS = 500;
+  var FIT_KEY = "saboteur-maze-fit";
+
+  function board() {
+    return document.querySelector("#play .board");
+  }
+
+  // -- 1. Long press ----------------------------------------------------------------------------
+
+  var pressTimer = null;
+  var pressed = null;
+  var swallowClick = false;
+
+  function toast(text) {
+    var box = document.getElementById("help-toast");
+    if (!box) {
+      return;
+    }
+    box.textContent = text;
+    box.hidden = !text;
+  }
+
+  function clearPressed() {
+    if (pressed) {
+      pressed.classList.remove("is-pressed");
+      pressed = null;
+    }
+  }
+
+  document.addEventListener("touchstart", function (event) {
+    var target = event.target.closest ? event.target.closest(".hand > li, td[data-help]") : null;
+    clearTimeout(pressTimer);
+    if (!target) {
+      clearPressed();
+      toast("");
+      return;
+    }
+    pressTimer = setTimeout(function () {
+      swallowClick = true;
+      clearPressed();
+      if (target.matches("td[data-help]")) {
+        toast(target.getAttribute("data-help"));
+      } else {
+        pressed = target;
+        target.classList.add("is-pressed");
+        var tip = target.querySelector(".card-tip");
+        if (tip && window.matchMedia("(max-width: 30rem)").matches) {
+          toast(tip.textContent.trim());
+        }
+      }
+    }, LONG_PRESS_MS);
+  }, { passive: true });
+
+  ["touchend", "touchmove", "touchcancel"].forEach(function (name) {
+    document.addEventListener(name, function () {
+      clearTimeout(pressTimer);
+    }, { passive: true });
+  });
+
+  // The click that ends a long press only shows the help; it does not choose the card.
+  document.addEventListener("click", function (event) {
+    if (swallowClick) {
+      swallowClick = false;
+      event.preventDefault();
+      event.stopPropagation();
+    }
+  }, true);
+
+  // -- 2. Arrow keys between legal spots --------------------------------------------------------
+
+  var STEPS = { ArrowLeft: [-1, 0], ArrowRight: [1, 0], ArrowUp: [0, -1], ArrowDown: [0, 1] };
+
+  function spotAt(element) {
+    var cell = element.closest("td");
+    return { x: Number(cell.getAttribute("data-x")), y: Number(cell.getAttribute("data-y")) };
+  }
+
+  document.addEventListener("keydown", function (event) {
+    // Links that act as toggle buttons (the hand's cards) answer the space bar like buttons.
+    if (event.key === " " && event.target.matches && event.target.matches('a[role="button"]')) {
+      event.preventDefault();
+      event.target.click();
+      return;
+    }
+    var step = STEPS[event.key];
+    var current = event.target.closest ? event.target.closest(".maze__spot") : null;
+    if (!step || !current) {
+      return;
+    }
+    var here = spotAt(current);
+    var best = null;
+    var bestScore = Infinity;
+    document.querySelectorAll("#play .maze__spot").forEach(function (spot) {
+      if (spot === current) {
+        return;
+      }
+      var there = spotAt(spot);
+      var dx = there.x - here.x;
+      var dy = there.y - here.y;
+      var along = dx * step[0] + dy * step[1];
+      if (along <= 0) {
+        return;
+      }
+      var across = Math.abs(dx * step[1]) + Math.abs(dy * step[0]);
+      var score = along + 2 * across;
+      if (score < bestScore) {
+        bestScore = score;
+        best = spot;
+      }
+    });
+    if (best) {
+      event.preventDefault();
+      best.focus();
+      best.scrollIntoView({ block: "nearest", inline: "nearest" });
+    }
+  });
+
+  // -- 3. Announcing new moves ------------------------------------------------------------------
+
+  var lastEntry = null;
+
+  function latestEntry() {
+    var entry = document.querySelector("#play .log li");
+    return entry ? entry.textContent.trim() : "";
+  }
+
+  function announce() {
+    var entry = latestEntry();
+    var region = document.getElementById("announcer");
+    if (region && entry && lastEntry !== null && entry !== lastEntry) {
+      region.textContent = entry;
+    }
+    lastEntry = entry;
+  }
+
+  // -- 4. Phones: fit, scroll to the legal spots, keep the maze still ---------------------------
+
+  function fitWanted() {
+    try {
+      return window.sessionStorage.getItem(FIT_KEY) === "1";
+    } catch (error) {
+      return false;
+    }
+  }
+
+  function applyFit() {
+    var container = board();
+    var control = document.querySelector("#play [data-board-fit]");
+    if (!container) {
+      return;
+    }
+    var table = container.querySelector(".maze");
+    var fit = fitWanted();
+    if (control) {
+      control.hidden = false;
+      control.setAttribute("aria-pressed", fit ? "true" : "false");
+    }
+    container.classList.toggle("board--fit", fit);
+    if (table) {
+      table.style.zoom = "";
+      if (fit && table.scrollWidth > container.clientWidth) {
+        table.style.zoom = String(Math.max(0.3, (container.clientWidth - 4) / table.scrollWidth));
+      }
+    }
+  }
+
+  document.addEventListener("click", function (event) {
+    var control = event.target.closest ? event.target.closest("[data-board-fit]") : null;
+    if (!control) {
+      return;
+    }
+    try {
+      window.sessionStorage.setItem(FIT_KEY, fitWanted() ? "0" : "1");
+    } catch (error) {
+      // private mode: the control still works until the next swap
+    }
+    applyFit();
+  });
+
+  function visibleIn(container, element) {
+    var box = container.getBoundingClientRect();
+    var item = element.getBoundingClientRect();
+    return item.left >= box.left && item.right <= box.right &&
+      item.top >= box.top && item.bottom <= box.bottom;
+  }
+
+  function showSpots() {
+    var container = board();
+    if (!container) {
+      return;
+    }
+    var chosen = container.querySelector(".maze__spot--chosen");
+    var spots = container.querySelectorAll(".maze__spot");
+    if (!spots.length) {
+      return;
+    }
+    var anyVisible = Array.prototype.some.call(spots, function (spot) {
+      return visibleIn(container, spot);
+    });
+    var target = chosen || (anyVisible ? null : spots[0]);
+    if (target && !visibleIn(container, target)) {
+      target.scrollIntoView({ block: "center", inline: "center" });
+    }
+    // On a phone the bottom of the screen holds the hand and the selected card: keep the spot
+    // in the upper part of the screen.
+    var spot = chosen || target || spots[0];
+    var box = spot.getBoundingClientRect();
+    var dock = document.querySelector("#play .selected-card");
+    var limit = dock && getComputedStyle(dock).position === "fixed"
+      ? dock.getBoundingClientRect().top : window.innerHeight;
+    if (box.bottom > limit || box.top < 0) {
+      window.scrollBy(0, box.top - window.innerHeight * 0.2);
+    }
+  }
+
+  var westEdge = null;
+
+  function firstColumn() {
+    var cell = document.querySelector("#play .maze td");
+    return cell ? Number(cell.getAttribute("data-x")) : null;
+  }
+
+  document.addEventListener("htmx:beforeSwap", function () {
+    westEdge = firstColumn();
+  });
+
+  document.addEventListener("htmx:afterSettle", function () {
+    // game.js has put back the scroll position; a column added on the west side would shift
+    // the whole maze east by one cell: move the scroll with it.
+    var container = board();
+    var edge = firstColumn();
+    if (container && westEdge !== null && edge !== null && edge < westEdge) {
+      var cell = container.querySelector(".maze td");
+      container.scrollLeft += (westEdge - edge) * cell.getBoundingClientRect().width;
+    }
+    applyFit();
+    showSpots();
+    announce();
+  });
+
+  document.addEventListener("DOMContentLoaded", function () {
+    lastEntry = latestEntry();
+    applyFit();
+    showSpots();
+  });
+})();
