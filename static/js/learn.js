@@ -129,18 +129,23 @@
 
   var lastEntry = null;
 
-  function latestEntry() {
-    var entry = document.querySelector("#play .log li");
-    return entry ? entry.textContent.trim() : "";
+  function entries() {
+    return Array.prototype.map.call(document.querySelectorAll("#play .log li"), function (li) {
+      return li.textContent.trim();
+    });
   }
 
+  // The log lists the newest entry first: announce every entry above the one seen last, oldest
+  // first ("Ann played ... You drew ...").
   function announce() {
-    var entry = latestEntry();
+    var all = entries();
     var region = document.getElementById("announcer");
-    if (region && entry && lastEntry !== null && entry !== lastEntry) {
-      region.textContent = entry;
+    if (region && lastEntry !== null && all.length && all[0] !== lastEntry) {
+      var seen = lastEntry ? all.indexOf(lastEntry) : all.length;
+      var fresh = all.slice(0, Math.min(seen < 0 ? all.length : seen, 5)).reverse();
+      region.textContent = fresh.join(" ");
     }
-    lastEntry = entry;
+    lastEntry = all.length ? all[0] : "";
   }
 
   // -- 4. Phones: fit, scroll to the legal spots, keep the maze still ---------------------------
@@ -168,8 +173,9 @@
     container.classList.toggle("board--fit", fit);
     if (table) {
       table.style.zoom = "";
-      if (fit && table.scrollWidth > container.clientWidth) {
-        table.style.zoom = String(Math.max(0.3, (container.clientWidth - 4) / table.scrollWidth));
+      var wide = container.scrollWidth;  // the maze with its margins, unzoomed
+      if (fit && wide > container.clientWidth) {
+        table.style.zoom = String(Math.max(0.3, (container.clientWidth / wide) * 0.98));
       }
     }
   }
@@ -234,12 +240,32 @@
     westEdge = firstColumn();
   });
 
-  document.addEventListener("htmx:afterSettle", function () {
-    // game.js has put back the scroll position; a column added on the west side would shift
-    // the whole maze east by one cell: move the scroll with it.
+  // Keyboard players go on where the choice left them: from a card of the hand to its first
+  // legal spot (or its first choice), from a chosen target to its Confirm button.
+  function moveFocus(trigger) {
+    if (!trigger || !trigger.matches) {
+      return;
+    }
+    var next = null;
+    if (trigger.matches("a.hand-card")) {
+      next = document.querySelector("#play .maze__spot") ||
+        document.querySelector("#play .selected-card .button");
+    } else if (trigger.matches('[data-testid="choose-target"]')) {
+      next = document.querySelector('#play [data-testid="confirm-action"]');
+    }
+    if (next) {
+      next.focus({ preventScroll: true });
+    }
+  }
+
+  document.addEventListener("htmx:afterSettle", function (event) {
+    var trigger = event.detail && event.detail.requestConfig && event.detail.requestConfig.elt;
+    moveFocus(trigger);
+    // game.js has put back the scroll position; a column added (or dropped) on the west side
+    // would shift the whole maze sideways by one cell: move the scroll with it.
     var container = board();
     var edge = firstColumn();
-    if (container && westEdge !== null && edge !== null && edge < westEdge) {
+    if (container && westEdge !== null && edge !== null && edge !== westEdge) {
       var cell = container.querySelector(".maze td");
       container.scrollLeft += (westEdge - edge) * cell.getBoundingClientRect().width;
     }
@@ -249,7 +275,8 @@
   });
 
   document.addEventListener("DOMContentLoaded", function () {
-    lastEntry = latestEntry();
+    var all = entries();
+    lastEntry = all.length ? all[0] : "";
     applyFit();
     showSpots();
   });
