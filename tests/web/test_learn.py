@@ -1,6 +1,8 @@
 """Learning the game on the site: the creation form's options, rules pages, card and role help,
 confirmations (issue 13)."""
 
+import re
+
 import pytest
 from django.conf import settings
 from django.test import Client
@@ -193,6 +195,8 @@ def test_an_action_on_a_player_takes_a_confirmation_step(players):
     assert 'data-testid="confirm-action"' in confirm
     assert '<input type="hidden" name="target" value="1">' in confirm
     assert 'data-testid="self-harm"' not in confirm
+    # The page's poll keeps the step (a swap while waiting does not drop it).
+    assert re.search(r'poll/\?v=\d+&amp;card=break-pickaxe&amp;turned=0&amp;target=1"', confirm)
     # A target the engine does not offer is never shown for confirmation.
     bogus = client.get(url, {"card": "break-pickaxe", "target": "9"}).content.decode()
     assert 'data-testid="confirm-action"' not in bogus
