@@ -93,14 +93,32 @@
       return;
     }
     var step = STEPS[event.key];
-    var current = event.target.closest ? event.target.closest(".maze__spot") : null;
-    if (!step || !current) {
+    if (!step || !event.target.closest) {
+      return;
+    }
+    // With a card chosen, arrows walk the legal spots; otherwise the cards of the maze, each
+    // showing its help while focused (from the maze itself, start at the start card).
+    var current = event.target.closest(".maze__spot");
+    var selector = "#play .maze__spot";
+    if (!current) {
+      current = event.target.closest("#play td[data-help]");
+      selector = '#play td[data-help][tabindex="-1"]';
+      if (!current && event.target.matches("#play .board")) {
+        var start = document.querySelector('#play td[data-x="0"][data-y="0"]');
+        if (start) {
+          event.preventDefault();
+          start.focus();
+        }
+        return;
+      }
+    }
+    if (!current) {
       return;
     }
     var here = spotAt(current);
     var best = null;
     var bestScore = Infinity;
-    document.querySelectorAll("#play .maze__spot").forEach(function (spot) {
+    document.querySelectorAll(selector).forEach(function (spot) {
       if (spot === current) {
         return;
       }

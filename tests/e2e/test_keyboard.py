@@ -38,6 +38,14 @@ def test_moves_by_keyboard_alone_and_announced(
     page.goto(url)
     expect(page.get_by_test_id("turn-line")).to_contain_text("Your decision.", timeout=WAIT)
 
+    # Exploring the maze: from the maze, arrows walk its cards, each showing its help.
+    tab_to(page, "#play .board")
+    page.keyboard.press("ArrowRight")
+    assert focused(page, "data-help") == "Start: Every path starts here."
+    page.keyboard.press("ArrowRight")
+    assert focused(page, "data-x") == "8" and focused(page, "data-y") == "0"
+    assert "face down" in focused(page, "data-help")
+
     tab_to(page, 'a.hand-card[data-card="straight-ew"]')
     page.keyboard.press("Enter")
     expect(page.locator(".selected-card")).to_contain_text("Selected:", timeout=WAIT)
