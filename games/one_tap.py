@@ -176,6 +176,10 @@ def _check(token: str, viewer, now) -> tuple[TapPage, Tap | None, Seat | None]:
     if user is None or user.pk != tap.user_id or not user.is_active:
         page.status = "stale"
         return page, None, None
+    if game.status == Game.Status.PAUSED and game.version == tap.version:
+        page.status = "refused"
+        page.message = _("The moderators have paused this game; moves wait until it resumes.")
+        return page, None, None
     if (
         game.status != Game.Status.RUNNING
         or game.version != tap.version

@@ -179,6 +179,11 @@ def test_the_email_offers_every_decision_that_needs_no_maze(players):
     assert "Your role: Gold digger" in message.body
     assert "Your hand: Broken lantern, Cross, Map, Repair pickaxe, Rockfall" in message.body
     assert "Decide by " in message.body
+    # The reminders carry the same.
+    reminder = Notice.objects.filter(kind=Notice.Kind.REMINDER, game=game, user=ann).first()
+    reminded = build_email(reminder, ann.email)
+    assert reminded.subject.startswith("Reminder") and set(links(reminded)) == set(offered)
+    assert [cid for cid, _png in reminded.inline_images][0].startswith("maze-")
 
 
 def test_the_maze_and_hand_are_inline_pictures_the_html_shows(players):
@@ -375,7 +380,7 @@ def test_a_paused_game_refuses_the_link(players):
     offered = links(email_for(game, ann))
     Game.objects.filter(pk=game.pk).update(status=Game.Status.PAUSED)
     response = csrf_post(Client(enforce_csrf_checks=True), offered["Look at the north goal"])
-    assert response.status_code == 409 and "moved on" in response.content.decode()
+    assert response.status_code == 409 and "paused this game" in response.content.decode()
     Game.objects.filter(pk=game.pk).update(status=Game.Status.RUNNING)
     game.refresh_from_db()
     assert game.version == 0
