@@ -25,7 +25,7 @@ from .drawing import card_name, role_name
 from .log import describe, entries_for
 from .models import ChatMessage, Game, Notice, Seat
 from .notifications import UNSUBSCRIBE_KINDS, site_url, unsubscribe_token, user_zone
-from .selectors import display_name
+from .selectors import display_name, hand_order
 
 UNSUBSCRIBE_FOR = {
     Notice.Kind.TURN: "turns",
@@ -186,7 +186,8 @@ def _play_from_email(notice: Notice, state: engine.State, names: dict, moves) ->
         return context
     context["role"] = role_name(mine["role"])
     context["hand"] = [
-        {"name": card_name(card), "cid": f"card-{card}@saboteur"} for card in sorted(mine["hand"])
+        {"name": card_name(card), "cid": f"card-{card}@saboteur"}
+        for card in hand_order(mine["hand"])  # as the game page shows it
     ]
     for card in sorted(set(mine["hand"])):  # one picture per kind of card
         context["images"].append((f"card-{card}@saboteur", email_art.card_png(card)))

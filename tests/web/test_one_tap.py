@@ -177,7 +177,8 @@ def test_the_email_offers_every_decision_that_needs_no_maze(players):
     assert f"Cross: http://127.0.0.1:8000/games/{game.pk}/?card=cross" in message.body
     assert "?card=rockfall" not in message.body and "?card=map" not in message.body
     assert "Your role: Gold digger" in message.body
-    assert "Your hand: Broken lantern, Cross, Map, Repair pickaxe, Rockfall" in message.body
+    hand = "Cross, Straight (east-west), Broken lantern, Repair pickaxe, Rockfall, Map"
+    assert f"Your hand: {hand}\n" in message.body  # in the order of the game page
     assert "Decide by " in message.body
     # The reminders carry the same.
     reminder = Notice.objects.filter(kind=Notice.Kind.REMINDER, game=game, user=ann).first()
