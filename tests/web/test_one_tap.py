@@ -176,6 +176,10 @@ def test_the_email_offers_every_decision_that_needs_no_maze(players):
     # Path cards open the game with the card picked; Rockfall needs the maze: no link at all.
     assert f"Cross: http://127.0.0.1:8000/games/{game.pk}/?card=cross" in message.body
     assert "?card=rockfall" not in message.body and "?card=map" not in message.body
+    client = Client()
+    client.force_login(ann)
+    page = client.get(f"/games/{game.pk}/?card=cross").content.decode()
+    assert "Selected: Cross" in page
     assert "Your role: Gold digger" in message.body
     hand = "Cross, Straight (east-west), Broken lantern, Repair pickaxe, Rockfall, Map"
     assert f"Your hand: {hand}\n" in message.body  # in the order of the game page
@@ -220,7 +224,9 @@ def test_the_maze_and_hand_are_inline_pictures_the_html_shows(players):
 
     # Bob's email after Ann's next move mentions her card in the alt text.
     play(game, [("0", {"move": "place", "card": "straight-ew", "at": [2, 0], "turned": False})])
-    html = email_for(game, bob).message().get_body(("html",)).get_content()
+    message = email_for(game, bob)
+    assert "You saw: the north goal is Stone (north-east curve).\n" in message.body  # his map
+    html = message.message().get_body(("html",)).get_content()
     assert (
         'alt="The maze. Since your last move (outlined): Ann placed Straight (east-west) at 2, 0."'
         in html
