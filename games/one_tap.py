@@ -23,7 +23,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from games import engine
-from games.engine.cards import ACTION, CATALOGUE
+from games.engine.cards import ACTION, CATALOGUE, PATH
 
 from . import services
 from .drawing import card_name
@@ -71,27 +71,36 @@ def read_tap(token: str, *, max_age: timedelta = MAX_AGE) -> Tap | str:
 # -- Which decisions get a link, and their words -------------------------------------------------
 
 
+_RANK = {card: index for index, card in enumerate(CATALOGUE)}
+
+
+def _in_hand_order(card: str) -> tuple[bool, int]:
+    """The game page's order of a hand: path cards, then actions, each in catalogue order."""
+    return CATALOGUE[card].kind != PATH, _RANK[card]
+
+
 def one_tap_moves(state: engine.State, me: str) -> list[dict]:
-    """The seat's legal moves that need no maze, in a stable order."""
+    """The seat's legal moves that need no maze, in the order of the hand."""
     if state.decision in (engine.PICK_GOLD, engine.STEAL):
         return engine.legal_moves(state, me)
     if state.decision != engine.TURN:
         return []
     moves = []
-    for card in sorted(engine.playable_cards(state, me)):
+    for card in sorted(engine.playable_cards(state, me), key=_in_hand_order):
         if CATALOGUE[card].kind == ACTION:
             moves += [m for m in engine.legal_moves(state, me, card=card) if "at" not in m]
-    moves += [
+    passes = [
         m for m in engine.discard_moves(state, me) if m["move"] == "pass" and len(m["discard"]) == 1
     ]
-    return moves
+    return moves + sorted(passes, key=lambda m: _in_hand_order(m["discard"][0]))
 
 
 def path_cards(state: engine.State, me: str) -> list[str]:
     """The path cards the seat can place now (their links open the game with the card picked)."""
     if state.decision != engine.TURN:
         return []
-    return sorted(c for c in engine.playable_cards(state, me) if CATALOGUE[c].kind != ACTION)
+    playable = engine.playable_cards(state, me)
+    return sorted((c for c in playable if CATALOGUE[c].kind != ACTION), key=_in_hand_order)
 
 
 def move_label(move: dict, names: dict[str, str], me: str) -> str:
