@@ -412,6 +412,33 @@ def test_gold_and_theft_decisions_get_links(players):
     assert moves_of(steal)[-1] == {"move": "steal", "victim": "0"}
 
 
+@pytest.mark.parametrize("ruleset", ["base", "saboteur2"])
+def test_round_end_emails_show_no_secret_of_another_seat(players, ruleset):
+    """The gold picker's or thief's email, rebuilt from a twin state that differs in what they
+    may not know (other seats' gold, hands, roles, the pile), is byte-identical."""
+    deal, moves = {
+        "base": (BASE_DEAL, BASE_TO_GOLD),
+        "saboteur2": (SABOTEUR2_DEAL, SABOTEUR2_TO_STEAL),
+    }[ruleset]
+    game = rigged(players, deal=deal, ruleset=ruleset)
+    play(game, moves)
+    cid = players[2]
+    with time_machine.travel(timezone.now(), tick=False):  # the links' signatures carry the time
+        original = email_for(game, cid)
+        state = engine.State.from_json(game.snapshot)
+        for other in (0, 1):
+            if ruleset == "base" or state.gold[other]:
+                state.gold[other] += 5
+        state.hands[0], state.hands[1] = state.hands[1], state.hands[0]
+        state.roles[0], state.roles[1] = state.roles[1], state.roles[0]
+        state.pile.reverse()
+        Game.objects.filter(pk=game.pk).update(snapshot=state.to_json())
+        twin = email_for(game, cid)
+    texts = lambda m: (m.subject, m.body, m.alternatives, m.inline_images)  # noqa: E731
+    assert texts(twin) == texts(original)
+    assert links(original)
+
+
 def test_the_confirmation_page_shows_nothing_another_seat_would_hide(players):
     """Twin states differing in what Ann may not know render the same page for her link."""
     ann = players[0]
