@@ -18,7 +18,7 @@ from django.utils.translation import gettext as _
 from games import engine
 from games.engine.cards import CATALOGUE, PATH, PLAYERS
 
-from . import history, moderation
+from . import history, learn, moderation
 from .drawing import card_name, card_svg, goal_back_svg, role_name
 from .log import Entry, entries_for, goal_label, tool_label
 from .models import ChatMessage, Game, Move, Seat
@@ -202,6 +202,10 @@ class Cell:
     last: bool = False  # where the maze last changed
     face_down: bool = False
     peeked: str = ""  # what the viewer saw on this face-down goal with a map
+    card: str = ""  # the face-up card lying here
+    help: str = ""  # what that card does (games/learn.py)
+    peek_note: str = ""  # "You saw" shown here, beside the goal west of this cell
+    name: str = ""  # for screen readers: the card, the position and the neighbours
     new: bool = False  # placed since the viewer's previous visit
     removed: bool = False  # a card was removed here since the viewer's previous visit
 
@@ -212,6 +216,7 @@ class Choice:
 
     label: str
     fields: dict
+    confirm: bool = False  # a first step: the page then asks to confirm (games/learn.py)
 
 
 @dataclass
@@ -256,6 +261,11 @@ class GamePage:
     standings: list[dict] = field(default_factory=list)
     log: list[Entry] = field(default_factory=list)
     chat: list[dict] = field(default_factory=list)
+    # Issue 13 (games/learn.py): rules link, role help, a move awaiting confirmation.
+    ruleset: str = ""
+    role_help: str = ""
+    confirm: Choice | None = None
+    confirm_warning: str = ""
     # Since you were here: changes after this version are marked; recaps of rounds ended since.
     since: int = 0
     new_recaps: list[dict] = field(default_factory=list)
@@ -265,7 +275,14 @@ class GamePage:
 
 
 def game_page(
-    game: Game, user, *, selected: str | None = None, turned: bool = False, at: str | None = None
+    game: Game,
+    user,
+    *,
+    selected: str | None = None,
+    turned: bool = False,
+    at: str | None = None,
+    target: str | None = None,
+    tool: str | None = None,
 ) -> GamePage:
     """The game as ``user`` may see it, with a card ``selected`` (``turned``) and a position
     ``at`` ("x,y") picked for it when the player is choosing a move."""
@@ -287,6 +304,7 @@ def game_page(
         lobby_names=[display_name(s) for s in seats],
         max_seats=game.max_seats,
         min_seats=PLAYERS[game.ruleset][0],
+        ruleset=game.ruleset,
     )
     if me_seat is not None:
         page.invite_path = game.invite_token
@@ -321,6 +339,8 @@ def game_page(
             legal = engine.legal_moves(state, me)
     _mine(page, view, legal, playable, selected, turned, names)
     page.rows = _board(view, legal, page, at)
+    learn.explain(page, view, legal_cards=playable)
+    learn.confirm_step(page, target=target, tool=tool)
     page.rounds = _rounds(view, names)
     page.end = history.game_end(view, names)
     if view["finished"] and view["rounds_done"]:
@@ -340,6 +360,7 @@ def game_page(
         )
     )
     _mark_last_change(page.rows, moves)
+    learn.mark_drawn(page, moves)
     page.gold_pick = _gold_pick(view, names, me, moves)
     log = entries_for(moves, names, me) + moderation.table_entries(game)
     log.sort(key=lambda entry: entry.sequence)  # stable: a table event follows its move
@@ -580,6 +601,7 @@ def _board(view: dict, legal: list[dict], page: GamePage, at: str | None) -> lis
                 card = cards[(x, y)]
                 cell.svg = card_svg(card["card"], card["turned"])
                 cell.label = card_name(card["card"])
+                cell.card = card["card"]
             elif (x, y) in backs:
                 cell.peeked = peeked.get((x, y), "")
                 cell.svg = goal_back_svg()
