@@ -76,6 +76,9 @@ def test_wide_screen_keeps_maze_hand_chat_and_newest_events_in_view(
     ann = browser_user(players["ann"])
     page = player_page(ann, viewport={"width": 1280, "height": 800})
     page.goto(f"{live_server.url}/games/{game.pk}/")
+    # A player coming back has long put away the first-game guide.
+    page.get_by_role("button", name="Got it, hide this guide").click()
+    expect(page.get_by_role("button", name="Got it, hide this guide")).to_have_count(0)
     for locator in (
         page.get_by_test_id("board"),
         page.locator(".hand"),
