@@ -30,6 +30,9 @@ class User(AbstractUser):
         _("one daily summary instead of an email per game"), default=False
     )
     email_mentions = models.BooleanField(_("email me when I am mentioned in chat"), default=True)
+    email_absent = models.BooleanField(
+        _("email me when a player at my table is marked absent"), default=True
+    )
     quiet_from = models.TimeField(_("quiet hours from"), null=True, blank=True)
     quiet_until = models.TimeField(_("quiet hours until"), null=True, blank=True)
 

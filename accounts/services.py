@@ -29,6 +29,7 @@ PROFILE_FIELDS = (
     "email_reminders",
     "email_digest",
     "email_mentions",
+    "email_absent",
     "quiet_from",
     "quiet_until",
 )

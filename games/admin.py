@@ -336,7 +336,7 @@ class GameAdmin(NoSecretLookups, admin.ModelAdmin):
     @admin.action(description=_("Abort the selected games (no more moves)"))
     def abort(self, request, queryset):
         def perform(game, data):
-            moderation.game_abort(game_id=game.pk)
+            moderation.game_abort(game_id=game.pk, reason=data["reason"])
             return gettext("Aborted the game.")
 
         return action_with_form(

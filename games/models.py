@@ -256,6 +256,10 @@ class Notice(models.Model):
         ABSENT = "absent", _("Player absent")
         INVITATION = "invitation", _("Invitation")
         MENTION = "mention", _("Chat mention")
+        STARTED = "started", _("Game started")
+        ABORTED = "aborted", _("Game aborted")
+        BRIEFING = "briefing", _("Seat taken over (newcomer)")
+        REPLACED = "replaced", _("Seat taken over (replaced player)")
 
     class Status(models.TextChoices):
         PENDING = "pending", _("Pending")

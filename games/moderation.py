@@ -19,7 +19,6 @@ from django.conf import settings
 from django.contrib.auth import SESSION_KEY
 from django.contrib.sessions.models import Session
 from django.db import transaction
-from django.db.models import F
 from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
@@ -172,14 +171,12 @@ def game_resume(*, game_id: int, now=None) -> Game:
         remaining = game.paused_remaining if game.paused_remaining is not None else game.turn_limit
         if game.to_move is not None:
             game.deadline = now + remaining
-        if game.paused_at is not None:
-            Notice.objects.filter(
-                game=game, kind=Notice.Kind.REMINDER, status=Notice.Status.PENDING
-            ).update(due_at=F("due_at") + (now - game.paused_at))
         game.status = Game.Status.RUNNING
         game.paused_remaining = game.paused_at = None
         _event(game, TableEvent.Kind.RESUMED)
         game.save()
+        # Reminders follow the new deadline: none lost to the pause, none early.
+        notifications.enqueue_after_commit(notifications.turn_rescheduled(game=game, now=now))
     return game
 
 
@@ -205,6 +202,7 @@ def game_extend(*, game_id: int, hours: int, now=None) -> Game:
             who=_name(seat.user) if seat else "?",
         )
         game.save()
+        notifications.enqueue_after_commit(notifications.turn_rescheduled(game=game, now=now))
     return game
 
 
@@ -212,9 +210,13 @@ def _live_at(game: Game) -> Seat | None:
     return game.seats.select_related("user").filter(position=game.to_move).live().first()
 
 
-def game_abort(*, game_id: int, now=None) -> Game:
-    """End the game for good: no more moves, no deadline. Its secrets become viewable."""
+def game_abort(*, game_id: int, reason: str = "", now=None) -> Game:
+    """End the game for good: no more moves, no deadline. Its secrets become viewable.
+
+    Every player is emailed the moderators' ``reason``; the game's page shows it.
+    """
     now = now or timezone.now()
+    reason = reason.strip()
     with transaction.atomic():
         game = lock_game(game_id)
         if game.status not in (Game.Status.LOBBY, Game.Status.RUNNING, Game.Status.PAUSED):
@@ -222,8 +224,13 @@ def game_abort(*, game_id: int, now=None) -> Game:
         game.status = Game.Status.ABORTED
         game.deadline = game.paused_remaining = game.paused_at = None
         game.finished_at = now
-        _event(game, TableEvent.Kind.ABORTED)
+        _event(game, TableEvent.Kind.ABORTED, reason=reason)
         game.save()
+        notifications.turn_ended(game=game, reason="game aborted")
+        notices = notifications.notices_for_game_event(
+            game=game, kind=Notice.Kind.ABORTED, now=now, data={"reason": reason}
+        )
+        notifications.enqueue_after_commit(notices)
     return game
 
 
@@ -302,6 +309,12 @@ def table_entries(game: Game) -> list[Entry]:
     ]
 
 
+def stop_reason(game: Game) -> str:
+    """The moderators' reason for stopping ``game`` ("" when none was given)."""
+    event = game.table_events.filter(kind=TableEvent.Kind.ABORTED).last()
+    return (event.data.get("reason") or "") if event else ""
+
+
 def describe(event: TableEvent) -> str:
     data = event.data
     if event.kind == TableEvent.Kind.REPLACED:
@@ -317,5 +330,7 @@ def describe(event: TableEvent) -> str:
             data["hours"],
         ) % {"who": data["who"], "hours": data["hours"]}
     if event.kind == TableEvent.Kind.ABORTED:
+        if data.get("reason"):
+            return _("The moderators stopped the game: %(reason)s") % {"reason": data["reason"]}
         return _("The moderators stopped the game.")
     return str(event.get_kind_display())

@@ -130,7 +130,8 @@ def dashboard_for(user) -> Dashboard:
     )
     underway = [Game.Status.RUNNING, Game.Status.PAUSED]
     running = list(mine.filter(status__in=underway).order_by("decision_since"))
-    finished = mine.filter(status=Game.Status.FINISHED).order_by("-finished_at")[:30]
+    over = [Game.Status.FINISHED, Game.Status.ABORTED]
+    finished = mine.filter(status__in=over).order_by("-finished_at")[:30]
     return Dashboard(
         awaiting=[_row(g) for g in running if _awaits(g)],
         running=[_row(g) for g in running if not _awaits(g)],
@@ -198,6 +199,8 @@ class GamePage:
     hand: list[dict] = field(default_factory=list)
     role: str | None = None
     knowledge: list[str] = field(default_factory=list)
+    # Why the moderators stopped the game, once aborted ("" when they gave no reason).
+    stopped_reason: str | None = None
     selected: str | None = None
     selected_name: str = ""
     turned: bool = False
@@ -242,6 +245,8 @@ def game_page(
     if me_seat is not None:
         page.invite_path = game.invite_token
     page.chat = _chat(game, me_seat)
+    if game.status == Game.Status.ABORTED:
+        page.stopped_reason = moderation.stop_reason(game)
     if game.snapshot is None:
         return page
     names = {s.engine_name: display_name(s) for s in seats if s.state != Seat.State.REPLACED}
