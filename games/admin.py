@@ -13,13 +13,17 @@ from django.contrib import admin, messages
 from django.contrib.admin import helpers
 from django.contrib.admin.models import LogEntry
 from django.contrib.auth import get_user_model
+from django.core.exceptions import PermissionDenied
 from django.db.models import Count, Q
+from django.http import Http404
+from django.shortcuts import redirect
 from django.template.response import TemplateResponse
+from django.urls import path, reverse
 from django.utils.html import format_html, format_html_join
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
-from . import engine, moderation
+from . import engine, moderation, notifications
 from .models import ChatMessage, Game, Move, Notice, Seat, TableEvent
 from .services import ServiceError
 
@@ -27,6 +31,13 @@ admin.site.site_header = _("Saboteur administration")
 admin.site.site_title = _("Saboteur admin")
 
 OVER = (Game.Status.FINISHED, Game.Status.ABORTED)
+MODERATION_BUTTONS = (
+    ("pause", _("Pause")),
+    ("resume", _("Resume")),
+    ("extend_deadline", _("Extend the deadline")),
+    ("replace_seat", _("Replace a seat")),
+    ("abort", _("Abort")),
+)
 HIDDEN = _("hidden until the game is over")
 SECRET_FIELDS = {"snapshot", "payload", "events", "data"}
 
@@ -94,13 +105,7 @@ class ReplaceSeatForm(ReasonForm):
         if game is not None:
             seats = game.seats.select_related("user").live()
         self.fields["position"].choices = [
-            (
-                seat.position,
-                gettext("Seat %(position)s: %(name)s")
-                % {"position": seat.position, "name": seat.user or gettext("deleted player")},
-            )
-            for seat in seats
-            if seat.position is not None
+            (seat.position, _seat_label(seat)) for seat in seats if seat.position is not None
         ]
 
     def clean_new_user(self):
@@ -109,7 +114,35 @@ class ReplaceSeatForm(ReasonForm):
             raise forms.ValidationError(gettext("No account has that name or address."))
         if not user.is_active:
             raise forms.ValidationError(gettext("That account is not active."))
+        if notifications.verified_email(user) is None:
+            raise forms.ValidationError(
+                gettext(
+                    "That account has no verified email address: they must confirm it before "
+                    "they can take over a seat."
+                )
+            )
         return user
+
+
+def _seat_label(seat: Seat) -> str:
+    """A seat in the replace form, marked when its player is absent, banned or unverified."""
+    user = seat.user
+    label = gettext("Seat %(position)s: %(name)s") % {
+        "position": seat.position,
+        "name": user or gettext("deleted player"),
+    }
+    marks = []
+    if seat.state == Seat.State.ABSENT:
+        marks.append(gettext("absent"))
+    if user is not None and user.bans.filter(lifted_at__isnull=True).exists():
+        marks.append(gettext("banned"))
+    elif user is not None and not user.is_active:
+        marks.append(gettext("inactive"))
+    if user is not None and notifications.verified_email(user) is None and user.is_active:
+        marks.append(gettext("unverified address"))
+    if marks:
+        label += " (" + ", ".join(marks) + ")"
+    return label
 
 
 def action_with_form(modeladmin, request, queryset, *, form_class, title, perform, single=False):
@@ -143,7 +176,9 @@ def action_with_form(modeladmin, request, queryset, *, form_class, title, perfor
                 done += 1
             return None
     else:
-        form = form_class(queryset=queryset)
+        # A link may preselect fields (?position=2 from a ban's list of seats).
+        initial = {name: value for name, value in request.GET.items() if name != "reason"}
+        form = form_class(queryset=queryset, initial=initial)
     opts = modeladmin.model._meta
     context = {
         **modeladmin.admin_site.each_context(request),
@@ -266,6 +301,36 @@ class GameAdmin(NoSecretLookups, admin.ModelAdmin):
     def has_add_permission(self, request):
         return False  # games begin in the lobby, through the site
 
+    def get_urls(self):
+        moderate = path(
+            "<int:pk>/moderate/<str:action>/",
+            self.admin_site.admin_view(self.moderate_view),
+            name="games_game_moderate",
+        )
+        return [moderate, *super().get_urls()]
+
+    def moderate_view(self, request, pk, action):
+        """One moderation action for this game, from a button on its own page."""
+        if action not in self.actions or not self.has_change_permission(request):
+            raise PermissionDenied
+        queryset = self.get_queryset(request).filter(pk=pk)
+        if not queryset.exists():
+            raise Http404
+        response = getattr(self, action)(request, queryset)
+        if response is None:  # done (or refused, with a message): back to the game
+            return redirect("admin:games_game_change", pk)
+        return response
+
+    def change_view(self, request, object_id, form_url="", extra_context=None):
+        extra_context = {
+            **(extra_context or {}),
+            "moderation_buttons": [
+                (reverse("admin:games_game_moderate", args=[object_id, name]), label)
+                for name, label in MODERATION_BUTTONS
+            ],
+        }
+        return super().change_view(request, object_id, form_url, extra_context)
+
     @admin.display(description=_("seats"), ordering="seat_count")
     def players(self, game):
         return game.seat_count
@@ -350,7 +415,10 @@ class GameAdmin(NoSecretLookups, admin.ModelAdmin):
             old = game.seats.select_related("user").filter(position=data["position"]).live().first()
             old_name = str(old.user) if old and old.user else gettext("deleted player")
             seat = moderation.seat_replace(
-                game_id=game.pk, position=data["position"], new_user=data["new_user"]
+                game_id=game.pk,
+                position=data["position"],
+                new_user=data["new_user"],
+                reason=data["reason"],
             )
             return gettext("Seat %(position)d: %(new)s took over from %(old)s.") % {
                 "position": seat.position,

@@ -21,6 +21,7 @@ from games import engine
 
 from .log import entries_for
 from .models import ChatMessage, Game, Notice, Seat
+from .moderation import renames
 from .notifications import UNSUBSCRIBE_KINDS, site_url, unsubscribe_token, user_zone
 from .selectors import display_name
 
@@ -114,6 +115,7 @@ def _turn(notice: Notice) -> dict:
         moves.values_list("sequence", "events", "automatic", "seat__position"),
         names,
         seat.engine_name,
+        renames(game),
     )
     state = engine.State.from_json(game.snapshot)
     deadline = {"game": game.name, "deadline": when(game.deadline)}
@@ -156,15 +158,19 @@ def _digest(notice: Notice) -> dict:
 def _absent(notice: Notice) -> dict:
     absent = Seat.objects.select_related("user").get(pk=notice.data["absent"])
     name = display_name(absent)
+    if notice.data.get("banned"):
+        line = _(
+            "The moderators have removed %(name)s from the site. The site plays safe moves for "
+            "their seat until the moderators hand it to another player."
+        )
+    else:
+        line = _(
+            "%(name)s let their time run out three times in a row. The site keeps playing "
+            "safe moves for them until they come back."
+        )
     return {
         "subject": _("%(name)s is absent in %(game)s") % {"name": name, "game": notice.game.name},
-        "lines": [
-            _(
-                "%(name)s let their time run out three times in a row. The site keeps playing "
-                "safe moves for them until they come back."
-            )
-            % {"name": name}
-        ],
+        "lines": [line % {"name": name}],
         "links": [(_("Open the game"), _game_link(notice.game))],
     }
 

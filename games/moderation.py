@@ -126,8 +126,51 @@ def _leave_lobbies(user) -> list[str]:
     return outcomes
 
 
-def user_reactivate(*, user) -> None:
+def user_ban(*, user, by, reason: str, now=None) -> tuple[list[str], list[Seat]]:
+    """Ban a player: recorded as a ban (who, when, why), the account deactivated, their seats
+    in running and paused games marked absent at once and their tables told.
+
+    Returns what happened to their lobbies and the seats they held (for the moderators to hand
+    over with ``seat_replace``).
+    """
+    from accounts.models import Ban
+
+    now = now or timezone.now()
+    if by is not None and by.pk == user.pk:
+        raise ServiceError(_("You cannot ban your own account."))
+    with transaction.atomic():
+        Ban.objects.create(user=user, by=by, reason=reason.strip(), created_at=now)
+        outcomes = user_deactivate(user=user, by=by)
+        seats = []
+        underway = (Game.Status.RUNNING, Game.Status.PAUSED)
+        game_ids = (
+            Seat.objects.live()
+            .filter(user=user, game__status__in=underway)
+            .order_by("game_id")
+            .values_list("game_id", flat=True)
+        )
+        for game_id in list(game_ids):
+            game = lock_game(game_id)
+            seat = game.seats.live().filter(user=user).first()
+            if seat is None or game.status not in underway:
+                continue
+            if seat.state != Seat.State.ABSENT:
+                seat.state = Seat.State.ABSENT
+                seat.save(update_fields=["state"])
+                game.revision += 1
+                game.save(update_fields=["revision"])
+                notifications.enqueue_after_commit(
+                    notifications.notice_absent(game=game, absent=seat, now=now, banned=True)
+                )
+            seat.game = game
+            seats.append(seat)
+    return outcomes, seats
+
+
+def user_reactivate(*, user, now=None) -> None:
+    """Let the player back in; a ban on them ends (kept, with the time it was lifted)."""
     type(user).objects.filter(pk=user.pk).update(is_active=True)
+    user.bans.filter(lifted_at__isnull=True).update(lifted_at=now or timezone.now())
     user.is_active = True
 
 
@@ -234,7 +277,7 @@ def game_abort(*, game_id: int, reason: str = "", now=None) -> Game:
     return game
 
 
-def seat_replace(*, game_id: int, position: int, new_user, now=None) -> Seat:
+def seat_replace(*, game_id: int, position: int, new_user, reason: str = "", now=None) -> Seat:
     """Hand a seat of a running or paused game to ``new_user``.
 
     The old seat is kept as REPLACED (its moves and chat stay theirs); a new seat takes the same
@@ -252,6 +295,14 @@ def seat_replace(*, game_id: int, position: int, new_user, now=None) -> Seat:
             raise ServiceError(_("This game has no such seat."))
         if not new_user.is_active:
             raise ServiceError(_("An inactive account cannot take over a seat."))
+        if notifications.verified_email(new_user) is None:
+            raise ServiceError(
+                _(
+                    "%(name)s has no verified email address yet: they must confirm it before "
+                    "they can take over a seat."
+                )
+                % {"name": _name(new_user)}
+            )
         if game.seats.filter(user=new_user).live().exists():
             raise ServiceError(
                 _("%(name)s already plays in this game.") % {"name": _name(new_user)}
@@ -274,10 +325,44 @@ def seat_replace(*, game_id: int, position: int, new_user, now=None) -> Seat:
             else:
                 game.paused_remaining = game.turn_limit
         game.save()
+        notifications.turn_ended(game=game)
+        told = _tell_takeover(game, old, seat, reason, now)
         if began and game.status == Game.Status.RUNNING:
-            notices = notifications.notices_for_decision(game=game, now=now)
-            notifications.enqueue_after_commit(notices)
+            told += notifications.notices_for_decision(game=game, now=now)
+        notifications.enqueue_after_commit(told)
     return seat
+
+
+def _tell_takeover(game: Game, old: Seat, new: Seat, reason: str, now) -> list[Notice]:
+    """A briefing for the newcomer, and word to the player who lost the seat."""
+    stamp = f"{game.pk}:{old.pk}:{new.pk}"
+    rows = [
+        Notice(
+            key=f"briefing:{stamp}",
+            kind=Notice.Kind.BRIEFING,
+            user=new.user,
+            game=game,
+            seat=new,
+            version=game.version,
+            due_at=now,
+            data={"old": _name(old.user)},
+        )
+    ]
+    if old.user is not None:
+        rows.append(
+            Notice(
+                key=f"replaced:{stamp}",
+                kind=Notice.Kind.REPLACED,
+                user=old.user,
+                game=game,
+                seat=old,
+                version=game.version,
+                due_at=now,
+                data={"new": _name(new.user), "reason": reason.strip()},
+            )
+        )
+    Notice.objects.bulk_create(rows, ignore_conflicts=True)
+    return rows
 
 
 # -- The outbox ------------------------------------------------------------------------------
@@ -299,6 +384,15 @@ def notices_resend(*, notice_ids, now=None) -> int:
 
 
 # -- The table's log -------------------------------------------------------------------------
+
+
+def renames(game: Game) -> list[tuple[int, str, str]]:
+    """Seat takeovers as (after_version, engine seat name, the earlier player's name)."""
+    return [
+        (event.after_version, str(event.data["seat"]), event.data["old"])
+        for event in game.table_events.all()
+        if event.kind == TableEvent.Kind.REPLACED
+    ]
 
 
 def table_entries(game: Game) -> list[Entry]:

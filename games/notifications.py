@@ -240,8 +240,8 @@ def _mentions(text: str, name: str) -> bool:
     return re.search(pattern, text) is not None
 
 
-def notice_absent(*, game: Game, absent: Seat, now: datetime) -> None:
-    """Tell the other players that a seat is now marked absent."""
+def notice_absent(*, game: Game, absent: Seat, now: datetime, banned: bool = False) -> list[Notice]:
+    """Tell the other players that a seat is now marked absent (``banned``: by the moderators)."""
     rows = [
         Notice(
             key=f"absent:{game.pk}:{absent.pk}:{seat.pk}:{game.version}",
@@ -251,12 +251,13 @@ def notice_absent(*, game: Game, absent: Seat, now: datetime) -> None:
             seat=seat,
             version=game.version,
             due_at=now,
-            data={"absent": absent.pk},
+            data={"absent": absent.pk, "banned": banned},
         )
         for seat in game.seats.select_related("user").exclude(pk=absent.pk)
         if seat.user is not None and seat.state != Seat.State.REPLACED
     ]
     Notice.objects.bulk_create(rows, ignore_conflicts=True)
+    return rows
 
 
 def enqueue_after_commit(notices: list[Notice]) -> None:

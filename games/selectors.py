@@ -201,6 +201,8 @@ class GamePage:
     knowledge: list[str] = field(default_factory=list)
     # Why the moderators stopped the game, once aborted ("" when they gave no reason).
     stopped_reason: str | None = None
+    # For a player who took over a seat, on their first visit: whose seat and what it held.
+    briefing: dict | None = None
     selected: str | None = None
     selected_name: str = ""
     turned: bool = False
@@ -276,6 +278,8 @@ def game_page(
         else:
             legal = engine.legal_moves(state, me)
     _mine(page, view, legal, playable, selected, turned, names)
+    if me_seat is not None and me_seat.last_seen_at is None:
+        page.briefing = _briefing(page, me_seat, seats)
     page.rows = _board(view, legal, page, at)
     page.rounds = _rounds(view, names)
     if view["finished"]:
@@ -289,10 +293,24 @@ def game_page(
         )
     )
     _mark_last_change(page.rows, moves)
-    log = entries_for(moves, names, me) + moderation.table_entries(game)
+    log = entries_for(moves, names, me, moderation.renames(game)) + moderation.table_entries(game)
     log.sort(key=lambda entry: entry.sequence)  # stable: a table event follows its move
     page.log = log[-LOG_LENGTH:][::-1]
     return page
+
+
+def _briefing(page: GamePage, me_seat: Seat, seats: list[Seat]) -> dict | None:
+    """What a newcomer to a taken-over seat needs at once: whose seat, its role, hand and what
+    it has seen (the seat's own knowledge, from the page built from ``view_for``)."""
+    before = [s for s in seats if s.position == me_seat.position and s.state == Seat.State.REPLACED]
+    if not before:
+        return None
+    return {
+        "old": display_name(max(before, key=lambda s: s.joined_at)),
+        "role": page.role,
+        "hand": [card["name"] for card in page.hand],
+        "knowledge": list(page.knowledge),
+    }
 
 
 def _chat(game: Game, me_seat: Seat | None) -> list[dict]:
