@@ -167,8 +167,8 @@ def test_ban_asks_for_a_reason_ends_sessions_refuses_login_and_leaves_lobbies(
     assert set(own_shared.seats.values_list("user__username", flat=True)) == {"dan", "cid"}
     assert not ChatMessage.objects.filter(game=own_shared).exists()
     assert not other.seats.filter(user=bob).exists()
-    # A running game keeps his seat (the admins may hand it to someone else).
-    assert running.seats.filter(user=bob, state=Seat.State.ACTIVE).exists()
+    # A running game keeps his seat, marked absent at once (the admins may hand it over).
+    assert running.seats.filter(user=bob, state=Seat.State.ABSENT).exists()
 
 
 def test_an_inactive_users_remaining_session_does_not_authenticate(admin_client, players):
