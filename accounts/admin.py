@@ -1,6 +1,9 @@
-from allauth.account.models import EmailAddress
+from importlib import import_module
+
+from allauth.account.models import EmailAddress, EmailConfirmation
 from django.contrib import admin, messages
 from django.contrib.auth.admin import UserAdmin as BaseUserAdmin
+from django.db.models import OuterRef, Subquery
 from django.urls import reverse
 from django.utils.html import format_html, format_html_join
 from django.utils.translation import gettext
@@ -8,12 +11,83 @@ from django.utils.translation import gettext_lazy as _
 
 from games import moderation
 from games.admin import ReasonForm, action_with_form
+from games.models import Notice, Seat
 
 from .models import User
+
+# Addresses are shown on each user's page (one "Accounts" section in the admin index).
+# allauth's admin module registers them whenever it is imported: import it first.
+import_module("allauth.account.admin")
+for model in (EmailAddress, EmailConfirmation):
+    if admin.site.is_registered(model):
+        admin.site.unregister(model)
+
+
+class ReadOnlyInline(admin.TabularInline):
+    extra = 0
+    can_delete = False
+    show_change_link = True
+
+    def has_add_permission(self, request, obj=None):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+
+class EmailAddressInline(ReadOnlyInline):
+    model = EmailAddress
+    fields = ("email", "verified", "primary")
+    readonly_fields = fields
+    show_change_link = False
+    verbose_name_plural = _("email addresses")
+
+
+class UserSeatInline(ReadOnlyInline):
+    """The player's seats and games (never a role)."""
+
+    model = Seat
+    fk_name = "user"
+    fields = ("game", "game_status", "position", "state", "joined_at", "last_seen_at")
+    readonly_fields = fields
+    show_change_link = False
+    verbose_name_plural = _("seats and games")
+
+    def get_queryset(self, request):
+        return super().get_queryset(request).select_related("game").order_by("-joined_at")
+
+    @admin.display(description=_("game status"))
+    def game_status(self, seat):
+        return seat.game.get_status_display()
+
+
+class UserNoticeInline(ReadOnlyInline):
+    """Their outbox rows, newest first (the latest 50)."""
+
+    model = Notice
+    fk_name = "user"
+    fields = ("kind", "status", "game", "due_at", "sent_at", "reason", "last_error")
+    readonly_fields = fields
+    verbose_name_plural = _("email outbox")
+
+    def get_queryset(self, request):
+        latest = Notice.objects.filter(user=OuterRef("user")).order_by("-created_at")
+        return (
+            super()
+            .get_queryset(request)
+            .select_related("game")
+            .filter(pk__in=Subquery(latest.values("pk")[:50]))
+            .order_by("-created_at")
+        )
 
 
 @admin.register(User)
 class UserAdmin(BaseUserAdmin):
+    inlines = [EmailAddressInline, UserSeatInline, UserNoticeInline]
+
+    def get_inlines(self, request, obj):
+        return self.inlines if obj is not None else []  # not on the "add user" form
+
     fieldsets = (
         *BaseUserAdmin.fieldsets,
         (_("Player"), {"fields": ("display_name",)}),

@@ -14,11 +14,12 @@ from django.contrib.admin import helpers
 from django.contrib.admin.models import LogEntry
 from django.contrib.auth import get_user_model
 from django.core.exceptions import PermissionDenied
-from django.db.models import Count, Q
+from django.db.models import Count, Prefetch, Q
 from django.http import Http404
 from django.shortcuts import redirect
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
+from django.utils import formats, timezone
 from django.utils.html import format_html, format_html_join
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
@@ -192,6 +193,28 @@ def action_with_form(modeladmin, request, queryset, *, form_class, title, perfor
     return TemplateResponse(request, "admin/moderation_action.html", context)
 
 
+def _formatted(moment) -> str:
+    """A moment as the admin reads it (site time zone, localized), never an ISO string."""
+    if moment is None:
+        return "-"
+    return formats.date_format(timezone.localtime(moment), "DATETIME_FORMAT")
+
+
+class HasErrorFilter(admin.SimpleListFilter):
+    title = _("has an error")
+    parameter_name = "has_error"
+
+    def lookups(self, request, model_admin):
+        return [("yes", _("Yes")), ("no", _("No"))]
+
+    def queryset(self, request, queryset):
+        if self.value() == "yes":
+            return queryset.exclude(last_error="")
+        if self.value() == "no":
+            return queryset.filter(last_error="")
+        return queryset
+
+
 # -- Games -------------------------------------------------------------------------------------
 
 
@@ -253,12 +276,15 @@ class GameAdmin(NoSecretLookups, admin.ModelAdmin):
         "ruleset",
         "status",
         "players",
-        "version",
+        "whose_turn",
+        "round_number",
         "deadline",
+        "absent_seats",
+        "version",
         "created_at",
     )
     list_filter = ("status", "ruleset", "visibility")
-    search_fields = ("name", "seats__user__display_name")
+    search_fields = ("name", "seats__user__display_name", "=seats__user__email")
     date_hierarchy = "created_at"
     # Only the name may be edited (an offensive name); everything else goes through actions.
     fields = (
@@ -296,7 +322,13 @@ class GameAdmin(NoSecretLookups, admin.ModelAdmin):
     actions = ["pause", "resume", "extend_deadline", "abort", "replace_seat"]
 
     def get_queryset(self, request):
-        return super().get_queryset(request).annotate(seat_count=Count("seats", distinct=True))
+        seats = Prefetch("seats", queryset=Seat.objects.select_related("user"))
+        return (
+            super()
+            .get_queryset(request)
+            .annotate(seat_count=Count("seats", distinct=True))
+            .prefetch_related(seats)
+        )
 
     def has_add_permission(self, request):
         return False  # games begin in the lobby, through the site
@@ -334,6 +366,51 @@ class GameAdmin(NoSecretLookups, admin.ModelAdmin):
     @admin.display(description=_("seats"), ordering="seat_count")
     def players(self, game):
         return game.seat_count
+
+    def get_search_results(self, request, queryset, search_term):
+        results, may_have_duplicates = super().get_search_results(request, queryset, search_term)
+        return results.distinct(), False
+
+    def _live_seats(self, game) -> list[Seat]:
+        return [s for s in game.seats.all() if s.state != Seat.State.REPLACED]
+
+    @admin.display(description=_("whose turn"))
+    def whose_turn(self, game):
+        if game.status not in (Game.Status.RUNNING, Game.Status.PAUSED):
+            return "-"
+        seat = next((s for s in self._live_seats(game) if s.position == game.to_move), None)
+        return str(seat.user) if seat and seat.user else "-"
+
+    @admin.display(description=_("round"))
+    def round_number(self, game):
+        """The round under way (public: every player sees it)."""
+        if game.snapshot is None:
+            return "-"
+        return f"{game.snapshot.get('round', '-')} / {game.rounds}"
+
+    @admin.display(description=_("absent seats"))
+    def absent_seats(self, game):
+        names = [str(s.user) for s in self._live_seats(game) if s.state == Seat.State.ABSENT]
+        return ", ".join(names) or "-"
+
+    def has_delete_permission(self, request, obj=None):
+        """A running or paused game is aborted, never deleted (its players keep its page)."""
+        if obj is not None and obj.status in (Game.Status.RUNNING, Game.Status.PAUSED):
+            return False
+        return super().has_delete_permission(request, obj)
+
+    def delete_queryset(self, request, queryset):
+        underway = queryset.filter(status__in=(Game.Status.RUNNING, Game.Status.PAUSED))
+        if underway.exists():
+            self.message_user(
+                request,
+                gettext(
+                    "Running or paused games cannot be deleted: abort them instead (%(names)s)."
+                )
+                % {"names": ", ".join(g.name for g in underway)},
+                messages.ERROR,
+            )
+        queryset.exclude(pk__in=underway.values("pk")).delete()
 
     @admin.display(description=_("final state"))
     def final_state(self, game):
@@ -379,7 +456,7 @@ class GameAdmin(NoSecretLookups, admin.ModelAdmin):
         def perform(game, data):
             game = moderation.game_resume(game_id=game.pk)
             return gettext("Resumed the game; deadline %(deadline)s.") % {
-                "deadline": game.deadline.isoformat() if game.deadline else "-"
+                "deadline": _formatted(game.deadline)
             }
 
         return action_with_form(
@@ -503,8 +580,10 @@ class ChatMessageAdmin(admin.ModelAdmin):
 
 @admin.register(Notice)
 class NoticeAdmin(NoSecretLookups, admin.ModelAdmin):
-    list_display = ("kind", "status", "recipient", "game", "due_at", "attempts", "last_error")
-    list_filter = ("status", "kind")
+    list_display = (
+        "kind", "status", "recipient", "game", "due_at", "attempts", "reason", "last_error",
+    )  # fmt: skip
+    list_filter = ("status", "kind", HasErrorFilter)
     search_fields = ("user__email", "user__display_name", "email", "key")
     list_select_related = ("user", "game")
     date_hierarchy = "due_at"

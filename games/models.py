@@ -293,4 +293,7 @@ class Notice(models.Model):
         indexes = [models.Index(fields=["status", "due_at"], name="games_notice_due")]
 
     def __str__(self) -> str:
-        return self.key
+        to = self.user or self.email
+        if self.game_id:
+            return f"{self.get_kind_display()}: {to} ({self.game})"
+        return f"{self.get_kind_display()}: {to}"

@@ -400,7 +400,8 @@ def send(notice_id: int, *, now: datetime | None = None) -> str:
         else:
             notice.attempts += 1
             notice.status, notice.sent_at = Notice.Status.SENT, now
-            notice.save(update_fields=["status", "sent_at", "attempts"])
+            notice.last_error = ""  # a resend that worked leaves no stale error behind
+            notice.save(update_fields=["status", "sent_at", "attempts", "last_error"])
             return notice.status
     # Outside the transaction, so that the record of the failure is kept.
     _record_failure(notice, failure, now)

@@ -200,3 +200,86 @@ def test_moderation_buttons_on_a_games_own_page(admin_client, players):
         == 403
     )
     assert not Notice.objects.filter(kind="nothing").exists()
+
+
+def test_the_games_list_shows_turn_round_deadline_and_absent_seats(admin_client, players):
+    game = start_game(players[:3])
+    mover = game.seats.select_related("user").get(position=game.to_move)
+    other = game.seats.exclude(pk=mover.pk).select_related("user").first()
+    Seat.objects.filter(pk=other.pk).update(state=Seat.State.ABSENT)
+    page = admin_client.get(reverse("admin:games_game_changelist")).content.decode()
+    row = page[page.index("field-whose_turn") :]
+    assert row.split("</td>")[0].endswith(str(mover.user))
+    assert '<td class="field-round_number">1 / 3</td>' in page
+    assert f'<td class="field-absent_seats">{other.user}</td>' in page
+    assert "field-deadline" in page
+
+
+def test_running_games_cannot_be_deleted(admin_client, players):
+    game = start_game(players[:3])
+    delete = reverse("admin:games_game_delete", args=[game.pk])
+    assert admin_client.post(delete, {"post": "yes"}).status_code == 403
+    admin_client.post(
+        reverse("admin:games_game_changelist"),
+        {"action": "delete_selected", "_selected_action": [game.pk], "post": "yes"},
+    )
+    assert Game.objects.filter(pk=game.pk).exists()
+    moderation.game_abort(game_id=game.pk, reason="Test")
+    assert admin_client.post(delete, {"post": "yes"}).status_code == 302
+    assert not Game.objects.filter(pk=game.pk).exists()
+
+
+def test_games_can_be_searched_by_a_players_email(admin_client, players):
+    start_game(players[:3], name="Deep mine")
+    start_game(players[2:5], name="Gold rush")
+    url = reverse("admin:games_game_changelist")
+    page = admin_client.get(url, {"q": "ann@example.com"}).content.decode()
+    assert "Deep mine" in page and "Gold rush" not in page
+
+
+def test_a_users_page_shows_seats_addresses_and_outbox(admin_client, players):
+    game = start_game(players[:3])
+    ann = players[0]
+    page = admin_client.get(reverse("admin:accounts_user_change", args=[ann.pk])).content.decode()
+    assert "ann@example.com" in page and "seats and games" in page.lower()
+    assert game.name in page
+    assert "email outbox" in page.lower()
+    assert Notice.objects.filter(user=ann).exists()
+    kind = Notice.objects.filter(user=ann).first().get_kind_display()
+    assert kind in page
+
+
+def test_the_outbox_shows_reasons_filters_errors_and_clears_them_on_resend(
+    admin_client, players, django_capture_on_commit_callbacks
+):
+    game = start_game(players[:3])
+    notice = Notice.objects.filter(game=game, kind="turn").get()
+    Notice.objects.filter(pk=notice.pk).update(status="failed", last_error="421 try later")
+    skipped = Notice.objects.filter(game=game, kind="started").first()
+    Notice.objects.filter(pk=skipped.pk).update(status="skipped", reason="quiet hours")
+    url = reverse("admin:games_notice_changelist")
+    page = admin_client.get(url).content.decode()
+    assert "quiet hours" in page
+    errors = admin_client.get(url, {"has_error": "yes"}).content.decode()
+    assert "421 try later" in errors and errors.count('name="_selected_action"') == 1
+    with django_capture_on_commit_callbacks(execute=True):
+        response = run_action(admin_client, Notice, "resend", [notice.pk], reason="SMTP back")
+    notice.refresh_from_db()
+    assert notice.status == "sent" and notice.last_error == ""
+    listing = admin_client.get(response.url).content.decode()
+    assert notice.key not in listing  # messages name the email, not its internal key
+
+
+def test_resume_message_shows_a_formatted_time(admin_client, players):
+    game = start_game(players[:3])
+    moderation.game_pause(game_id=game.pk)
+    response = run_action(admin_client, Game, "resume", [game.pk], reason="Settled")
+    page = admin_client.get(response.url).content.decode()
+    assert "Resumed the game; deadline" in page
+    deadline = Game.objects.get(pk=game.pk).deadline
+    assert deadline.isoformat()[:16] not in page
+
+
+def test_one_accounts_section_in_the_admin_index(admin_client):
+    page = admin_client.get(reverse("admin:index")).content.decode()
+    assert page.count(">Accounts<") == 1
