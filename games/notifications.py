@@ -82,7 +82,10 @@ def notices_for_decision(*, game: Game, now: datetime) -> list[Notice]:
             )
         )
     if user.email_reminders:
-        for share, due in reminder_times(game=game, user=user, now=now):
+        times = reminder_times(game=game, user=user, now=now)
+        for share, due in times:
+            if any(later > share and when == due for later, when in times):
+                continue  # moved to the same moment as a later one: one reminder is enough
             rows.append(
                 Notice(
                     key=f"reminder{share}:{game.pk}:{seat.pk}:{since}",

@@ -322,3 +322,40 @@ def test_redelivered_tasks_and_concurrent_sweeps_send_one_email(channel, tmp_pat
     notice.refresh_from_db()
     assert notice.status == Notice.Status.SENT and notice.attempts == 1
     assert Game.objects.get(pk=game.pk).version == 1
+
+
+def test_the_worker_holds_a_turn_email_in_quiet_hours_and_the_sweep_sends_it_after(
+    channel, tmp_path
+):
+    """Quiet hours around the real clock: the worker's send keeps the notice pending (due at
+    their end); once they are over, the minute's sweep delivers it, once."""
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    url, queue = channel
+    game = lobby()
+    now = timezone.now()
+    quiet = {
+        "time_zone": "UTC",
+        "quiet_from": (now - timedelta(hours=1)).time().replace(microsecond=0),
+        "quiet_until": (now + timedelta(hours=1)).time().replace(microsecond=0),
+    }
+    get_user_model().objects.update(**quiet)
+    with smtp_server() as (inbox, port), celery_app_on(url, queue) as client:
+        with running_workers(tmp_path, queue, worker_env(url, port)) as logs:
+            game = game_start(game_id=game.pk, user=game.creator)
+            first = deciding_seat(game)
+            queue_drained(url, queue)
+            assert inbox.messages == []
+            notice = turn_notice(first)
+            assert notice.status == Notice.Status.PENDING and notice.due_at > timezone.now()
+            # The quiet hours are over (the player changed them); the notice falls due.
+            get_user_model().objects.update(quiet_from=None, quiet_until=None)
+            Notice.objects.exclude(kind=Notice.Kind.REMINDER).update(due_at=timezone.now())
+            for _ in range(2):
+                result_of(client.send_task("games.tasks.sweep"), logs)
+            queue_drained(url, queue)
+            assert_clean(logs)
+        assert len(inbox.to(first.user.email)) == 1
+        assert len(inbox.messages) == 3  # and the two others' "has started", once each
