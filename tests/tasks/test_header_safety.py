@@ -9,18 +9,10 @@ from django.urls import reverse
 
 from games.models import Game, Notice
 from games.services import ServiceError, game_create, game_start, invitation_send, seat_join
-from saboteur_site.celery import app
 from tests.players import create_player
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("eager_celery")]
 BAD_NAMES = ["Deep\r\nBcc: victim@example.com", "Deep\nmine", "Deep\rmine", "Deep\u2028mine"]
-
-
-@pytest.fixture(autouse=True)
-def eager_celery():
-    app.conf.task_always_eager = True
-    yield
-    app.conf.task_always_eager = False
 
 
 @pytest.fixture
