@@ -218,8 +218,11 @@ def game_resume(*, game_id: int, now=None) -> Game:
         game.paused_remaining = game.paused_at = None
         _event(game, TableEvent.Kind.RESUMED)
         game.save()
-        # Reminders follow the new deadline: none lost to the pause, none early.
-        notifications.enqueue_after_commit(notifications.turn_rescheduled(game=game, now=now))
+        # Reminders follow the new deadline: none lost to the pause, none early. A decision
+        # that began while paused (a seat handed over) gets its emails now.
+        notices = notifications.notices_for_decision(game=game, now=now)
+        notices += notifications.turn_rescheduled(game=game, now=now)
+        notifications.enqueue_after_commit(notices)
     return game
 
 

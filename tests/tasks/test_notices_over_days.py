@@ -422,3 +422,20 @@ def test_a_notice_to_an_inactive_account_says_so(players, traveller):
     type(first.user).objects.filter(pk=first.user.pk).update(is_active=False)
     sweep()
     assert Notice.objects.get(kind="turn").reason == "inactive account"
+
+
+def test_a_seat_handed_over_while_paused_gets_its_turn_email_on_resume(
+    players, traveller, django_capture_on_commit_callbacks
+):
+    game = start(players, capture=django_capture_on_commit_callbacks)
+    seat = mover(game)
+    fay = create_player("fay", password="x")
+    moderation.game_pause(game_id=game.pk)
+    with django_capture_on_commit_callbacks(execute=True):
+        moderation.seat_replace(game_id=game.pk, position=seat.position, new_user=fay)
+    assert to(fay, "Your turn") == []
+    traveller.shift(timedelta(hours=2))
+    with django_capture_on_commit_callbacks(execute=True):
+        moderation.game_resume(game_id=game.pk)
+    assert len(to(fay, "Your turn")) == 1
+    assert Notice.objects.filter(user=fay, kind="reminder", status="pending").count() == 2
