@@ -337,9 +337,10 @@ def turn_timeout(*, game_id: int, now=None) -> Move | None:
             seat.state = Seat.State.ABSENT
             notifications.notice_absent(game=game, absent=seat, now=now)
         seat.save(update_fields=["timeouts_in_a_row", "state"])
-        notifications.notice_timeout(
-            game=game, seat=seat, move=move, absent=seat.state == Seat.State.ABSENT, now=now
-        )
+        if seat.timeouts_in_a_row <= ABSENT_AFTER:  # then no more until they come back
+            notifications.notice_timeout(
+                game=game, seat=seat, move=move, absent=seat.state == Seat.State.ABSENT, now=now
+            )
         return record
 
 

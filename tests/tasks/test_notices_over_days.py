@@ -439,3 +439,18 @@ def test_a_seat_handed_over_while_paused_gets_its_turn_email_on_resume(
         moderation.game_resume(game_id=game.pk)
     assert len(to(fay, "Your turn")) == 1
     assert Notice.objects.filter(user=fay, kind="reminder", status="pending").count() == 2
+
+
+def test_timeout_emails_stop_once_the_seat_is_absent(players, traveller):
+    game = start(players, turn_limit=timedelta(hours=1))
+    late = mover(game)
+    sweep()
+    for _ in range(12):  # everyone is away: every turn times out
+        traveller.shift(timedelta(hours=1, minutes=1))
+        sweep()
+    late.refresh_from_db()
+    assert late.state == Seat.State.ABSENT and late.timeouts_in_a_row > 3
+    timeouts = to(late.user, "time ran out")
+    assert len(timeouts) == 3
+    assert "three times in a row" in timeouts[-1].body
+    assert "Make a move to take your seat back." in timeouts[-1].body
