@@ -41,6 +41,9 @@ class User(AbstractUser):
     email_absent = models.BooleanField(
         _("email me when a player at my table is marked absent"), default=True
     )
+    email_hand = models.BooleanField(
+        _("show my hand, my role and one-tap moves in emails"), default=True
+    )
     quiet_from = models.TimeField(_("quiet hours from"), null=True, blank=True)
     quiet_until = models.TimeField(_("quiet hours until"), null=True, blank=True)
 

@@ -31,6 +31,7 @@ PROFILE_FIELDS = (
     "email_digest",
     "email_mentions",
     "email_absent",
+    "email_hand",
     "quiet_from",
     "quiet_until",
 )

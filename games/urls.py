@@ -17,4 +17,5 @@ urlpatterns = [
     path("invite/<str:token>/", views.invite, name="invite"),
     path("invite/<str:token>/join/", views.invite_accept, name="invite_accept"),
     path("unsubscribe/<str:token>/", views.unsubscribe, name="unsubscribe"),
+    path("tap/<str:token>/", views.tap, name="one_tap"),
 ]

@@ -382,7 +382,7 @@ def test_language_and_deadline_follow_the_recipient(
     assert message.extra_headers["Content-Language"] == "en"
     assert '<html lang="en">' in message.alternatives[0].content
     # The deadline: 10:00 UTC tomorrow is 11:00 in Prague.
-    assert "Decide by Nov. 3, 2026, 11 a.m. (CET)." in message.body
+    assert "Decide by Nov. 3, 2026, 11 a.m. (Europe/Prague)." in message.body
 
 
 def test_invitations_state_the_rule_set_seats_and_time_limit(
