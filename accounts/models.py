@@ -46,6 +46,8 @@ class User(AbstractUser):
     )
     quiet_from = models.TimeField(_("quiet hours from"), null=True, blank=True)
     quiet_until = models.TimeField(_("quiet hours until"), null=True, blank=True)
+    # The first-game guide on the game page, until the player dismisses it (issue 13).
+    guide_dismissed = models.BooleanField(_("first-game guide dismissed"), default=False)
 
     REQUIRED_FIELDS = ["email", "display_name"]
 

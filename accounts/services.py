@@ -149,6 +149,13 @@ def language_set(*, user, language: str) -> None:
         user.save(update_fields=["language"])
 
 
+def guide_dismiss(*, user) -> None:
+    """The player has read the first-game guide: the game page stops showing it."""
+    if not user.guide_dismissed:
+        user.guide_dismissed = True
+        user.save(update_fields=["guide_dismissed"])
+
+
 # -- Deleting an account ------------------------------------------------------------------------
 
 

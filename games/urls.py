@@ -4,6 +4,7 @@ from . import views
 
 urlpatterns = [
     path("", views.home, name="home"),
+    path("rules/", views.rules, name="rules"),
     path("games/", views.lobby, name="lobby"),
     path("games/new/", views.game_create, name="game_create"),
     path("games/<int:pk>/", views.game_detail, name="game"),

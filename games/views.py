@@ -16,7 +16,7 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
-from . import notifications, one_tap, selectors, services
+from . import learn, notifications, one_tap, selectors, services
 from .forms import GameCreateForm, InvitationForm, MoveForm
 
 # The parts of the game page a client may ask for (django-template-partials names).
@@ -30,6 +30,11 @@ def home(request):
         dashboard = selectors.dashboard_for(request.user)
         return render(request, "games/dashboard.html", {"dashboard": dashboard})
     return render(request, "games/home.html")
+
+
+@require_safe
+def rules(request):
+    return render(request, "rules/page.html", learn.rules_page())
 
 
 @require_safe
@@ -71,6 +76,8 @@ def _selection(request) -> dict:
         "selected": card,
         "turned": request.GET.get("turned") == "1",
         "at": request.GET.get("at"),
+        "target": request.GET.get("target") or None,
+        "tool": request.GET.get("tool") or None,
     }
 
 
