@@ -53,6 +53,9 @@ class ProfileForm(forms.Form):
     email_mentions = forms.BooleanField(
         label=_("Email me when I am mentioned in chat"), required=False
     )
+    email_absent = forms.BooleanField(
+        label=_("Email me when a player at my table is marked absent"), required=False
+    )
     email_hand = forms.BooleanField(
         label=_("Show my hand, my role and one-tap moves in emails"),
         required=False,

@@ -30,6 +30,7 @@ PROFILE_FIELDS = (
     "email_reminders",
     "email_digest",
     "email_mentions",
+    "email_absent",
     "email_hand",
     "quiet_from",
     "quiet_until",

@@ -218,7 +218,7 @@ def since_version(seat: Seat | None, moves, *, visit: bool = True) -> int:
 
 
 def changes_since(
-    moves, version: int, names: dict[str, str], me: str | None, *, lines: bool = True
+    moves, version: int, names: dict[str, str], me: str | None, *, lines: bool = True, renames=()
 ) -> Since:
     """The maze's changes and the log lines after ``version``. ``moves`` are (sequence, events,
     automatic, seat position) tuples; only public events mark the maze."""
@@ -240,11 +240,11 @@ def changes_since(
             elif kind == "round-started":
                 since.placed, since.removed = set(), set()
     if lines:  # the game page marks its own log lines instead
-        since.entries = entries_for(later, names, me)
+        since.entries = entries_for(later, names, me, renames)
     return since
 
 
-def since_for_email(game: Game, seat: Seat, names: dict[str, str]) -> Since:
+def since_for_email(game: Game, seat: Seat, names: dict[str, str], renames=()) -> Since:
     """For the "your turn" email: what changed since the player last looked or moved."""
     moves = list(
         game.moves.order_by("sequence").values_list(
@@ -252,7 +252,7 @@ def since_for_email(game: Game, seat: Seat, names: dict[str, str]) -> Since:
         )
     )
     version = since_version(seat, moves, visit=False)
-    return changes_since(moves, version, names, seat.engine_name)
+    return changes_since(moves, version, names, seat.engine_name, renames=renames)
 
 
 def change_lines(since: Since) -> list[str]:

@@ -160,7 +160,8 @@ def dashboard_for(user) -> Dashboard:
     )
     underway = [Game.Status.RUNNING, Game.Status.PAUSED]
     running = list(_with_progress(mine.filter(status__in=underway)).order_by("decision_since"))
-    finished = mine.filter(status=Game.Status.FINISHED).order_by("-finished_at")[:30]
+    over = [Game.Status.FINISHED, Game.Status.ABORTED]
+    finished = mine.filter(status__in=over).order_by("-finished_at")[:30]
     return Dashboard(
         awaiting=[_row(g) for g in running if _awaits(g)],
         running=[_row(g) for g in running if not _awaits(g)],
@@ -245,6 +246,10 @@ class GamePage:
     hand: list[dict] = field(default_factory=list)
     role: str | None = None
     knowledge: list[str] = field(default_factory=list)
+    # Why the moderators stopped the game, once aborted ("" when they gave no reason).
+    stopped_reason: str | None = None
+    # For a player who took over a seat, on their first visit: whose seat and what it held.
+    briefing: dict | None = None
     selected: str | None = None
     selected_name: str = ""
     turned: bool = False
@@ -309,6 +314,8 @@ def game_page(
     if me_seat is not None:
         page.invite_path = game.invite_token
     page.chat = _chat(game, me_seat)
+    if game.status == Game.Status.ABORTED:
+        page.stopped_reason = moderation.stop_reason(game)
     if game.snapshot is None:
         return page
     names = {s.engine_name: display_name(s) for s in seats if s.state != Seat.State.REPLACED}
@@ -338,6 +345,8 @@ def game_page(
         else:
             legal = engine.legal_moves(state, me)
     _mine(page, view, legal, playable, selected, turned, names)
+    if me_seat is not None and me_seat.last_seen_at is None:
+        page.briefing = _briefing(page, me_seat, seats)
     page.rows = _board(view, legal, page, at)
     learn.explain(page, view, legal_cards=playable)
     learn.confirm_step(page, target=target, tool=tool)
@@ -362,7 +371,7 @@ def game_page(
     _mark_last_change(page.rows, moves)
     learn.mark_drawn(page, moves)
     page.gold_pick = _gold_pick(view, names, me, moves)
-    log = entries_for(moves, names, me) + moderation.table_entries(game)
+    log = entries_for(moves, names, me, moderation.renames(game)) + moderation.table_entries(game)
     log.sort(key=lambda entry: entry.sequence)  # stable: a table event follows its move
     page.log = log[-LOG_LENGTH:][::-1]
     _since(page, view, moves, me_seat, names)
@@ -388,6 +397,20 @@ def _since(page: GamePage, view: dict, moves, me_seat: Seat | None, names) -> No
         for n in since.rounds_ended
         if n <= len(view["rounds_done"])
     ]
+
+
+def _briefing(page: GamePage, me_seat: Seat, seats: list[Seat]) -> dict | None:
+    """What a newcomer to a taken-over seat needs at once: whose seat, its role, hand and what
+    it has seen (the seat's own knowledge, from the page built from ``view_for``)."""
+    before = [s for s in seats if s.position == me_seat.position and s.state == Seat.State.REPLACED]
+    if not before:
+        return None
+    return {
+        "old": display_name(max(before, key=lambda s: s.joined_at)),
+        "role": page.role,
+        "hand": [card["name"] for card in page.hand],
+        "knowledge": list(page.knowledge),
+    }
 
 
 def _gold_pick(view: dict, names: dict, me: str | None, moves: list) -> dict | None:

@@ -191,6 +191,9 @@ def game_start(*, game_id: int, user) -> Game:
         game.status = Game.Status.RUNNING
         game.started_at = timezone.now()
         _store(game, state, game.started_at)
+        notifications.enqueue_after_commit(
+            notifications.notices_for_start(game=game, now=game.started_at)
+        )
     return game
 
 
@@ -220,6 +223,8 @@ def _store(game: Game, state: engine.State, now) -> bool:
             began = True
         game.to_move = state.to_move
     game.save()
+    if began or state.finished:
+        notifications.turn_ended(game=game)
     if began:
         notifications.enqueue_after_commit(notifications.notices_for_decision(game=game, now=now))
     return began
@@ -331,10 +336,15 @@ def turn_timeout(*, game_id: int, now=None) -> Move | None:
         move = default_move(state, seat.engine_name, secrets.SystemRandom())
         record = _apply(game, seat, move, automatic=True)
         seat.timeouts_in_a_row += 1
-        if seat.timeouts_in_a_row >= ABSENT_AFTER and seat.state == Seat.State.ACTIVE:
+        absent = seat.timeouts_in_a_row >= ABSENT_AFTER and seat.state == Seat.State.ACTIVE
+        if absent:
             seat.state = Seat.State.ABSENT
             notifications.notice_absent(game=game, absent=seat, now=now)
         seat.save(update_fields=["timeouts_in_a_row", "state"])
+        if seat.timeouts_in_a_row <= ABSENT_AFTER:  # then no more until they come back
+            notifications.notice_timeout(
+                game=game, seat=seat, move=move, absent=seat.state == Seat.State.ABSENT, now=now
+            )
         return record
 
 

@@ -280,6 +280,7 @@ def _unsubscribe_labels():
         "reminders": _("reminders"),
         "digest": _("the daily digest"),
         "mentions": _("chat mention emails"),
+        "absent": _("emails about absent players"),
     }
 
 
