@@ -371,8 +371,9 @@ def seat_seen(*, game: Game, user, now=None) -> None:
             changes["last_seen_at"] = now
         if changes:
             Seat.objects.filter(pk=seat.pk).update(**changes)
-            for name, value in changes.items():  # the page being rendered reads these
-                setattr(seat, name, value)
+            for name in ("since_version", "since_at", "seen_version"):
+                if name in changes:  # the page being rendered reads these ("since you were here")
+                    setattr(seat, name, changes[name])
 
 
 def _live_seat(game: Game, user) -> Seat:
