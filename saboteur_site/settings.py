@@ -170,6 +170,18 @@ DATABASES = {
         conn_health_checks=True,
     )
 }
+# psycopg's connection pool (Django's "pool" option), on by default in production: each process
+# (a gunicorn worker, a Celery worker) keeps MIN_SIZE..MAX_SIZE open connections and lends them
+# out per request, instead of connecting for every request or pinning one per thread.
+# Size MAX_SIZE to the process's threads (gunicorn --threads, Celery --concurrency); PostgreSQL's
+# max_connections must exceed the sum over all processes.
+if DATABASES["default"]["ENGINE"].endswith("postgresql") and env_bool("DATABASE_POOL", PRODUCTION):
+    DATABASES["default"]["CONN_MAX_AGE"] = 0  # the pool keeps the connections, not Django
+    DATABASES["default"].setdefault("OPTIONS", {})["pool"] = {
+        "min_size": env_int("DATABASE_POOL_MIN_SIZE", 2),
+        "max_size": env_int("DATABASE_POOL_MAX_SIZE", 4),
+        "timeout": env_int("DATABASE_POOL_TIMEOUT", 10),
+    }
 if DATABASES["default"]["ENGINE"].endswith("sqlite3"):
     # The try-it-out default: the web process and the Celery worker write to one file. Writers
     # take the lock when their transaction starts and wait for it, instead of failing with
@@ -178,6 +190,13 @@ if DATABASES["default"]["ENGINE"].endswith("sqlite3"):
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 REDIS_URL = env_str("REDIS_URL")
+if PRODUCTION and not (REDIS_URL or env_str("CELERY_BROKER_URL")):
+    # Without it the emails would go to the filesystem broker, which only suits one machine.
+    require(
+        "REDIS_URL",
+        "Production needs Redis for the Celery broker and the cache, e.g. redis://host:6379/0 "
+        "(or CELERY_BROKER_URL for another broker).",
+    )
 if REDIS_URL:
     CACHES = {
         "default": {
@@ -298,7 +317,12 @@ CELERY_TASK_PUBLISH_RETRY = False
 CELERY_BROKER_CONNECTION_TIMEOUT = 2
 
 # Absolute links in emails.
-SITE_URL = env_str("SITE_URL", "http://127.0.0.1:8000")
+if PRODUCTION:
+    SITE_URL = require(
+        "SITE_URL", "Production needs its public address for links in emails, e.g. https://host."
+    )
+else:
+    SITE_URL = env_str("SITE_URL", "http://127.0.0.1:8000")
 
 # --- Internationalisation -------------------------------------------------------------------
 
