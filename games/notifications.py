@@ -19,6 +19,8 @@ from django.core import signing
 from django.db import transaction
 from django.utils import timezone
 
+from saboteur_site import logs
+
 from .models import Game, Notice, Seat
 
 log = logging.getLogger(__name__)
@@ -216,6 +218,7 @@ def send(notice_id: int, *, now: datetime | None = None) -> str:
         )
         if notice is None or notice.status != Notice.Status.PENDING:
             return notice.status if notice else "missing"
+        logs.bind_game(notice.game_id)
         if notice.due_at > now:
             return notice.status
         reason = _still_relevant(notice) if notice.game_id else None

@@ -117,9 +117,12 @@ INSTALLED_APPS = [
     "django.contrib.messages",
     "django.contrib.staticfiles",
     "django_htmx",
+    "health_check",
 ]
 
 MIDDLEWARE = [
+    # First: one log line per request, whatever answers it (saboteur_site/logs.py).
+    "saboteur_site.logs.RequestLogMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -312,6 +315,8 @@ CELERY_TIMEZONE = "UTC"
 CELERY_BEAT_SCHEDULE: dict = {
     "sweep": {"task": "games.tasks.sweep", "schedule": 60.0},
 }
+# Keep the settings' LOGGING (JSON lines in production) in the worker too.
+CELERY_WORKER_HIJACK_ROOT_LOGGER = False
 # A move must not wait on a broker that is down: publishing fails fast and the sweep catches up.
 CELERY_TASK_PUBLISH_RETRY = False
 CELERY_BROKER_CONNECTION_TIMEOUT = 2
@@ -387,12 +392,31 @@ if PRODUCTION:
     if env_bool("DJANGO_BEHIND_TLS_PROXY", False):
         # Only behind a proxy that sets this header itself and strips it from clients.
         SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+    # The load balancer's health probe speaks plain HTTP to the instance.
+    SECURE_REDIRECT_EXEMPT = [r"^health/$"]
 
 # --- Logging --------------------------------------------------------------------------------
 
+# JSON lines in production: one object per line, with the fields of saboteur_site/logs.py (one
+# line per request and per Celery task, with the game id where there is one).
+LOG_FORMAT = env_str("DJANGO_LOG_FORMAT", "json" if PRODUCTION else "text").lower()
+if LOG_FORMAT not in {"json", "text"}:
+    raise ImproperlyConfigured(f"DJANGO_LOG_FORMAT must be 'json' or 'text'; got {LOG_FORMAT!r}.")
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "formatters": {
+        "json": {
+            "()": "pythonjsonlogger.json.JsonFormatter",
+            "fmt": "%(asctime)s %(levelname)s %(name)s %(message)s",
+            "rename_fields": {"asctime": "time", "levelname": "level", "name": "logger"},
+        },
+        "text": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"},
+    },
+    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": LOG_FORMAT}},
     "root": {"handlers": ["console"], "level": env_str("DJANGO_LOG_LEVEL", "INFO")},
+    "loggers": {
+        # saboteur.task already logs each task once; Celery's own "succeeded in" would be a second.
+        "celery.app.trace": {"level": "WARNING" if LOG_FORMAT == "json" else "INFO"},
+    },
 }
