@@ -17,6 +17,8 @@ from allauth.account.models import EmailAddress
 from django.conf import settings
 from django.core import signing
 from django.db import transaction
+from django.db.models import CharField, Exists, F, OuterRef, Value
+from django.db.models.functions import Cast, Concat
 from django.utils import timezone
 
 from saboteur_site import logs
@@ -167,8 +169,12 @@ def verified_email(user) -> str | None:
 
 def user_zone(user) -> zoneinfo.ZoneInfo:
     """The user's time zone (UTC when unset or unknown)."""
+    return zone_named(user.time_zone)
+
+
+def zone_named(name: str) -> zoneinfo.ZoneInfo:
     try:
-        return zoneinfo.ZoneInfo(user.time_zone or "UTC")
+        return zoneinfo.ZoneInfo(name or "UTC")
     except (zoneinfo.ZoneInfoNotFoundError, ValueError):
         return zoneinfo.ZoneInfo("UTC")
 
@@ -292,29 +298,64 @@ def due_notice_ids(now: datetime, limit: int = 500) -> list[int]:
 
 
 def digests_due(now: datetime) -> list[Notice]:
-    """Daily digests: at DIGEST_HOUR local time, one per user with games awaiting them."""
+    """Daily digests: from DIGEST_HOUR local time, one row per digest user and local day.
+
+    Runs every minute, so its cost must not grow with the number of digest users: users are
+    grouped by time zone (a few distinct values), and only those whose row for the local day is
+    not written yet are looked at, with one query for all their awaiting games. A user with
+    nothing awaiting gets a skipped row, so that their day is done too. Returns the rows to send.
+    """
     from django.contrib.auth import get_user_model
 
-    from .selectors import awaiting_games
+    from .selectors import LIVE_SEAT
 
+    takers = get_user_model().objects.filter(email_digest=True, is_active=True)
+    zones_by_day: dict = {}
+    for name in takers.values_list("time_zone", flat=True).distinct():
+        local = now.astimezone(zone_named(name))
+        if local.time() >= time(DIGEST_HOUR):
+            zones_by_day.setdefault(local.date(), []).append(name)
     rows = []
-    for user in get_user_model().objects.filter(email_digest=True, is_active=True):
-        local = now.astimezone(user_zone(user))
-        if local.time() < time(DIGEST_HOUR):
-            continue
-        games = awaiting_games(user)
-        if not games:
-            continue
-        rows.append(
-            Notice(
-                key=f"digest:{user.pk}:{local.date().isoformat()}",
-                kind=Notice.Kind.DIGEST,
-                user=user,
-                due_at=now,
-                data={"games": [g.pk for g in games]},
-            )
+    for day, zones in zones_by_day.items():
+        suffix = f":{day.isoformat()}"
+        # The unique index on key finds each user's row of the day.
+        written = Notice.objects.filter(
+            key=Concat(Value("digest:"), Cast(OuterRef("pk"), CharField()), Value(suffix))
         )
-    return Notice.objects.bulk_create(rows, ignore_conflicts=True)
+        due = list(
+            takers.filter(time_zone__in=zones).exclude(Exists(written)).values_list("pk", flat=True)
+        )
+        if not due:
+            continue
+        awaiting: dict[int, list[int]] = {pk: [] for pk in due}
+        for user_id, game_id in (
+            Game.objects.filter(
+                status=Game.Status.RUNNING,
+                seats__user_id__in=due,
+                seats__state__in=LIVE_SEAT,
+                seats__position=F("to_move"),
+            )
+            .order_by("decision_since", "pk")
+            .values_list("seats__user_id", "pk")
+        ):
+            awaiting[user_id].append(game_id)
+        for user_id, games in awaiting.items():
+            rows.append(
+                Notice(
+                    key=f"digest:{user_id}{suffix}",
+                    kind=Notice.Kind.DIGEST,
+                    user_id=user_id,
+                    due_at=now,
+                    data={"games": games},
+                    **(
+                        {}
+                        if games
+                        else {"status": Notice.Status.SKIPPED, "reason": "nothing awaiting"}
+                    ),
+                )
+            )
+    Notice.objects.bulk_create(rows, ignore_conflicts=True, batch_size=1000)
+    return [row for row in rows if row.status == Notice.Status.PENDING]
 
 
 # -- Unsubscribe links ------------------------------------------------------------------------
