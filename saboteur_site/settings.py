@@ -218,6 +218,10 @@ else:
         }
     }
 
+# Per process, for markup that is the same for everyone (the lobby's creation form): no round
+# trip to Redis, nothing to invalidate but a deploy.
+CACHES["local"] = {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": "local"}
+
 # --- Accounts -------------------------------------------------------------------------------
 
 AUTH_USER_MODEL = "accounts.User"
