@@ -120,7 +120,8 @@ def check(args) -> int:
             f"{float(row['Requests/s']):>8.1f}{row['50%']:>8}{row['95%']:>8}"
             f"{int(row['Failure Count']):>6}"
         )
-    print(f"total: {total.get('Request Count')} requests, {float(total.get('Requests/s', 0)):.1f}/s")
+    rate = float(total.get("Requests/s", 0))
+    print(f"total: {total.get('Request Count')} requests, {rate:.1f}/s")
     if stats.violations:
         print("VIOLATIONS:")
         for violation in stats.violations[:20]:

@@ -203,7 +203,8 @@ class Player(HttpUser):
             choices = [
                 f
                 for f in picked.moves()
-                if f["fields"].get("kind") == "action" and not set(f["fields"]) <= BOARD_FIELDS
+                if f["fields"].get("kind") == "action"
+                and not set(f["fields"]) <= BOARD_FIELDS
                 and "at" not in f["fields"]
             ]
             if picked.spots and board:
