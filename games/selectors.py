@@ -146,12 +146,26 @@ def dashboard_for(user) -> Dashboard:
 
 
 def open_lobbies(user) -> list[GameRow]:
+    # Only the columns a row shows: no model instances (the lobby is a hot page).
     games = (
         Game.objects.filter(status=Game.Status.LOBBY, visibility=Game.Visibility.OPEN)
-        .annotate(seats_taken=Count("seats"))
-        .order_by("-created_at")[:50]
+        .order_by("-created_at")
+        .values_list("pk", "name", "ruleset", "status", "max_seats", "decision_since")
+        .annotate(seats_taken=Count("seats"))[:50]
     )
-    return [_row(game, game.seats_taken) for game in games]
+    return [
+        GameRow(
+            pk=pk,
+            name=name,
+            ruleset_label=str(_RULESET_LABELS.get(ruleset, ruleset)),
+            status=status,
+            status_label=str(_STATUS_LABELS.get(status, status)),
+            seats_taken=seats_taken,
+            max_seats=max_seats,
+            decision_since=since,
+        )
+        for pk, name, ruleset, status, max_seats, since, seats_taken in games
+    ]
 
 
 # -- The game page ---------------------------------------------------------------------------
