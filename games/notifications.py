@@ -303,7 +303,10 @@ def digests_due(now: datetime) -> list[Notice]:
     Runs every minute, so its cost must not grow with the number of digest users: users are
     grouped by time zone (a few distinct values), and only those whose row for the local day is
     not written yet are looked at, with one query for all their awaiting games. A user with
-    nothing awaiting gets a skipped row, so that their day is done too. Returns the rows to send.
+    nothing awaiting gets a skipped row, so that their day is done too. Once a zone's day has
+    nobody left, a marker row (``digests-done:<zone>:<day>``) says so, and later sweeps that day
+    cost two small queries whatever the number of users. Someone who turns the digest on after
+    that gets it from the next day. Returns the rows to send.
     """
     from django.contrib.auth import get_user_model
 
@@ -315,9 +318,14 @@ def digests_due(now: datetime) -> list[Notice]:
         local = now.astimezone(zone_named(name))
         if local.time() >= time(DIGEST_HOUR):
             zones_by_day.setdefault(local.date(), []).append(name)
+    markers = [f"digests-done:{z}:{d.isoformat()}" for d, zs in zones_by_day.items() for z in zs]
+    done = set(Notice.objects.filter(key__in=markers).values_list("key", flat=True))
     rows = []
-    for day, zones in zones_by_day.items():
+    for day, all_zones in zones_by_day.items():
         suffix = f":{day.isoformat()}"
+        zones = [z for z in all_zones if f"digests-done:{z}{suffix}" not in done]
+        if not zones:
+            continue
         # The unique index on key finds each user's row of the day.
         written = Notice.objects.filter(
             key=Concat(Value("digest:"), Cast(OuterRef("pk"), CharField()), Value(suffix))
@@ -326,6 +334,16 @@ def digests_due(now: datetime) -> list[Notice]:
             takers.filter(time_zone__in=zones).exclude(Exists(written)).values_list("pk", flat=True)
         )
         if not due:
+            rows += [
+                Notice(
+                    key=f"digests-done:{zone}{suffix}",
+                    kind=Notice.Kind.DIGEST,
+                    due_at=now,
+                    status=Notice.Status.SKIPPED,
+                    reason="every digest of the day written",
+                )
+                for zone in zones
+            ]
             continue
         awaiting: dict[int, list[int]] = {pk: [] for pk in due}
         for user_id, game_id in (
