@@ -174,3 +174,19 @@ def test_every_environment_variable_the_settings_read_is_in_the_readme():
         re.findall(r"`([A-Z][A-Z0-9_]*)`", "\n".join(line.split("|")[1] for line in table))
     )
     assert read - documented == set()
+
+
+LANGUAGE_COOKIE_PROBE = """
+from django.test import Client
+response = Client(HTTP_HOST="saboteur.example").post(
+    "/i18n/setlang/", {"language": "cs", "next": "/"}, secure=True
+)
+cookie = response.cookies["django_language"]
+print(response.status_code, bool(cookie["secure"]), cookie["samesite"])
+"""
+
+
+def test_language_cookie_is_secure_and_same_site_lax_in_production():
+    result = run_manage(["shell", "-c", LANGUAGE_COOKIE_PROBE], **production_env())
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip().splitlines()[-1] == "302 True Lax"
