@@ -45,11 +45,16 @@ def seed(threads: int):
 
     users = [harness.make_user(name) for name in ("ann", "bob", "cid", "dan")]
 
+    creators = iter(range(10**6))
+
     def started():
-        game = services.game_create(creator=users[0], name="Bench", ruleset="base", max_seats=4)
-        for user in users[1:]:
-            services.seat_join(game_id=game.pk, user=user)
-        return services.game_start(game_id=game.pk, user=users[0])
+        # Creators take turns: a player may create 10 games an hour.
+        creator = users[next(creators) % 4]
+        game = services.game_create(creator=creator, name="Bench", ruleset="base", max_seats=4)
+        for user in users:
+            if user != creator:
+                services.seat_join(game_id=game.pk, user=user)
+        return services.game_start(game_id=game.pk, user=creator)
 
     page_game = started()
     rng = random.Random(7)  # noqa: S311 - a benchmark's reproducible choices

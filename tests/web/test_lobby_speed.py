@@ -25,9 +25,9 @@ def _no_cached_form():
 def open_games(users, count):
     for n in range(count):
         game = game_create(
-            creator=users[n % 2], name=f"Open {n}", ruleset="base", max_seats=5
+            creator=users[n % len(users)], name=f"Open {n}", ruleset="base", max_seats=5
         )  # fmt: skip
-        seat_join(game_id=game.pk, user=users[(n + 1) % 2])
+        seat_join(game_id=game.pk, user=users[(n + 1) % len(users)])
 
 
 def lobby_queries(client) -> tuple[int, str]:
@@ -38,7 +38,8 @@ def lobby_queries(client) -> tuple[int, str]:
 
 
 def test_lobby_queries_do_not_grow_with_the_open_games(make_user):
-    users = [make_user("ann"), make_user("bob")]
+    # Four creators: each may create 10 games an hour.
+    users = [make_user(name) for name in ("ann", "bob", "dan", "eve")]
     client = Client()
     client.force_login(make_user("cid"))
     open_games(users, 2)
