@@ -33,7 +33,7 @@ def test_health_fails_while_no_celery_worker_answers(client):
     checks = by_check(results)
     assert checks["Database"] == "OK" and checks["Cache"] == "OK"
     assert checks["Ping"] != "OK"
-    assert status == 500
+    assert status == 503
 
 
 def test_health_is_ok_with_database_cache_and_a_worker(client, tmp_path, settings):
@@ -61,7 +61,7 @@ def test_health_reaches_the_site_over_plain_http_in_production():
     assert result.returncode == 0, result.stderr
     health_status, lobby_status = result.stdout.split()[-2:]
     assert lobby_status == "301"
-    assert health_status == "500"  # answered (no worker here), not redirected
+    assert health_status == "503"  # answered (no worker here), not redirected
 
 
 def json_lines(text: str) -> list[dict]:
