@@ -38,8 +38,13 @@ class User(AbstractUser):
         _("one daily summary instead of an email per game"), default=False
     )
     email_mentions = models.BooleanField(_("email me when I am mentioned in chat"), default=True)
+    email_hand = models.BooleanField(
+        _("show my hand, my role and one-tap moves in emails"), default=True
+    )
     quiet_from = models.TimeField(_("quiet hours from"), null=True, blank=True)
     quiet_until = models.TimeField(_("quiet hours until"), null=True, blank=True)
+    # The first-game guide on the game page, until the player dismisses it (issue 13).
+    guide_dismissed = models.BooleanField(_("first-game guide dismissed"), default=False)
 
     REQUIRED_FIELDS = ["email", "display_name"]
 

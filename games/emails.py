@@ -12,17 +12,20 @@ from django.conf import settings
 from django.core.mail import EmailMultiAlternatives
 from django.template.loader import render_to_string
 from django.urls import reverse
-from django.utils import translation
+from django.utils import formats, translation
+from django.utils.http import urlencode
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
 from games import engine
 from saboteur_site.text import one_line
 
-from .log import entries_for
+from . import email_art, one_tap
+from .drawing import card_name, role_name
+from .log import describe, entries_for, goal_label
 from .models import ChatMessage, Game, Notice, Seat
-from .notifications import UNSUBSCRIBE_KINDS, site_url, unsubscribe_token
-from .selectors import display_name
+from .notifications import UNSUBSCRIBE_KINDS, site_url, unsubscribe_token, user_zone
+from .selectors import display_name, hand_order
 
 UNSUBSCRIBE_FOR = {
     Notice.Kind.TURN: "turns",
@@ -40,8 +43,24 @@ class NoticeEmail(EmailMultiAlternatives):
     lines of up to 998 characters.
     """
 
+    inline_images: list[tuple[str, bytes]] = ()  # (Content-ID, PNG) shown by the HTML part
+
     def message(self, *, policy=email.policy.default):
-        return super().message(policy=policy.clone(max_line_length=998))
+        message = super().message(policy=policy.clone(max_line_length=998))
+        if self.inline_images:
+            # The HTML part becomes multipart/related with the pictures it shows by "cid:", so
+            # mail clients show them without loading anything remote.
+            html = message.get_body(("html",))
+            for cid, png in self.inline_images:
+                html.add_related(
+                    png,
+                    maintype="image",
+                    subtype="png",
+                    cid=f"<{cid}>",
+                    disposition="inline",
+                    filename=cid.split("@")[0] + ".png",
+                )
+        return message
 
 
 def build_email(notice: Notice, address: str) -> EmailMultiAlternatives:
@@ -62,6 +81,7 @@ def build_email(notice: Notice, address: str) -> EmailMultiAlternatives:
     subject = one_line(context["subject"])
     message = NoticeEmail(subject=subject, body=text, to=[address], headers=headers)
     message.attach_alternative(html, "text/html")
+    message.inline_images = context.get("images", [])
     return message
 
 
@@ -128,7 +148,99 @@ def _turn(notice: Notice) -> dict:
         "lines": lines,
         "log": [entry.text for entry in entries],
         "links": [(_("Open the game"), _game_link(game))],
+        **_play_from_email(notice, state, names, moves),
     }
+
+
+def _play_from_email(notice: Notice, state: engine.State, names: dict, moves) -> dict:
+    """The maze picture, the deadline and, unless the player turned them off, their role, hand
+    and one-tap links: all from the seat's own ``view_for``."""
+    game, seat, user = notice.game, notice.seat, notice.user
+    me = seat.engine_name
+    view = engine.view_for(state, me)
+    changed, said = set(), []
+    for events in moves.values_list("events", flat=True):
+        for event in events:
+            maze_event = event["kind"] in ("placed", "goal-revealed") or (
+                event["kind"] == "action" and "at" in event
+            )
+            if event.get("to") is None and maze_event:
+                said.append(describe(event, names, me))
+                if "at" in event:
+                    changed.add(tuple(event["at"]))
+    png, width, height = email_art.maze_png(view, changed)
+    maze_cid = f"maze-{game.pk}-{game.version}@saboteur"
+    if said:
+        alt = _("The maze. Since your last move (outlined): %(changes)s") % {
+            "changes": " ".join(said)
+        }
+    else:
+        alt = _("The maze. It has not changed since your last move.")
+    context = {
+        "maze": {"cid": maze_cid, "alt": alt, "width": width, "height": height},
+        "images": [(maze_cid, png)],
+        "deadline": _deadline_text(game, user),
+    }
+    mine = view["me"]
+    if user is None or not user.email_hand or mine is None:
+        return context
+    context["role"] = role_name(mine["role"])
+    context["knowledge"] = _knowledge(mine, names)
+    context["hand"] = [
+        {"name": card_name(card), "cid": f"card-{card}@saboteur"}
+        for card in hand_order(mine["hand"])  # as the game page shows it
+    ]
+    for card in sorted(set(mine["hand"])):  # one picture per kind of card
+        context["images"].append((f"card-{card}@saboteur", email_art.card_png(card)))
+    if game.status == Game.Status.RUNNING and view["to_move"] == me:
+        context["taps"] = _tap_groups(notice, state, names)
+    return context
+
+
+def _knowledge(mine: dict, names: dict) -> list[str]:
+    """What the player learnt this round, as the game page says it."""
+    known = [_("You are the greedy dwarf this round.")] if mine["greedy"] else []
+    for goal, card in sorted(mine["peeks"].items()):
+        known.append(
+            _("You saw: the %(goal)s goal is %(card)s.")
+            % {"goal": goal_label(goal), "card": card_name(card)}
+        )
+    for target, role in sorted(mine["inspections"].items()):
+        known.append(
+            _("You saw: %(target)s is %(role)s.")
+            % {"target": names.get(target, "?"), "role": role_name(role)}
+        )
+    return known
+
+
+def _deadline_text(game: Game, user) -> str | None:
+    if game.deadline is None:
+        return None
+    zone = user_zone(user) if user else None
+    local = game.deadline.astimezone(zone) if zone else game.deadline
+    when = formats.date_format(local, "DATETIME_FORMAT")
+    return _("Decide by %(when)s (%(zone)s).") % {"when": when, "zone": str(zone or "UTC")}
+
+
+def _tap_groups(notice: Notice, state: engine.State, names: dict) -> list[tuple[str, list]]:
+    """One-tap links grouped under headings; a path card links to the game with it picked."""
+    game, seat = notice.game, notice.seat
+    me = seat.engine_name
+    groups: dict[str, list] = {}
+    for move in one_tap.one_tap_moves(state, me):
+        token = one_tap.tap_token(
+            user_id=notice.user_id, game_id=game.pk, seat_id=seat.pk, version=game.version,
+            move=move,
+        )  # fmt: skip
+        url = site_url(reverse("one_tap", args=[token]))
+        label = one_tap.move_label(move, names, me)
+        groups.setdefault(one_tap.move_group(move), []).append((label, url))
+    paths = one_tap.path_cards(state, me)
+    if paths:
+        groups[_("Place a path card (opens the game)")] = [
+            (card_name(card), _game_link(game) + "?" + urlencode({"card": card})) for card in paths
+        ]
+    return list(groups.items())
 
 
 def _digest(notice: Notice) -> dict:

@@ -15,7 +15,7 @@ from django.utils.translation import gettext as _
 from games import engine
 from games.engine.cards import CATALOGUE, PATH, PLAYERS
 
-from . import moderation
+from . import learn, moderation
 from .drawing import card_name, card_svg, goal_back_svg, role_name
 from .log import Entry, entries_for, goal_label, tool_label
 from .models import ChatMessage, Game, Seat
@@ -182,6 +182,10 @@ class Cell:
     last: bool = False  # where the maze last changed
     face_down: bool = False
     peeked: str = ""  # what the viewer saw on this face-down goal with a map
+    card: str = ""  # the face-up card lying here
+    help: str = ""  # what that card does (games/learn.py)
+    peek_note: str = ""  # "You saw" shown here, beside the goal west of this cell
+    name: str = ""  # for screen readers: the card, the position and the neighbours
 
 
 @dataclass
@@ -190,6 +194,7 @@ class Choice:
 
     label: str
     fields: dict
+    confirm: bool = False  # a first step: the page then asks to confirm (games/learn.py)
 
 
 @dataclass
@@ -234,10 +239,22 @@ class GamePage:
     standings: list[dict] = field(default_factory=list)
     log: list[Entry] = field(default_factory=list)
     chat: list[dict] = field(default_factory=list)
+    # Issue 13 (games/learn.py): rules link, role help, a move awaiting confirmation.
+    ruleset: str = ""
+    role_help: str = ""
+    confirm: Choice | None = None
+    confirm_warning: str = ""
 
 
 def game_page(
-    game: Game, user, *, selected: str | None = None, turned: bool = False, at: str | None = None
+    game: Game,
+    user,
+    *,
+    selected: str | None = None,
+    turned: bool = False,
+    at: str | None = None,
+    target: str | None = None,
+    tool: str | None = None,
 ) -> GamePage:
     """The game as ``user`` may see it, with a card ``selected`` (``turned``) and a position
     ``at`` ("x,y") picked for it when the player is choosing a move."""
@@ -259,6 +276,7 @@ def game_page(
         lobby_names=[display_name(s) for s in seats],
         max_seats=game.max_seats,
         min_seats=PLAYERS[game.ruleset][0],
+        ruleset=game.ruleset,
     )
     if me_seat is not None:
         page.invite_path = game.invite_token
@@ -293,6 +311,8 @@ def game_page(
             legal = engine.legal_moves(state, me)
     _mine(page, view, legal, playable, selected, turned, names)
     page.rows = _board(view, legal, page, at)
+    learn.explain(page, view, legal_cards=playable)
+    learn.confirm_step(page, target=target, tool=tool)
     page.rounds = _rounds(view, names)
     if view["finished"]:
         page.standings = sorted(
@@ -305,6 +325,7 @@ def game_page(
         )
     )
     _mark_last_change(page.rows, moves)
+    learn.mark_drawn(page, moves)
     page.gold_pick = _gold_pick(view, names, me, moves)
     log = entries_for(moves, names, me) + moderation.table_entries(game)
     log.sort(key=lambda entry: entry.sequence)  # stable: a table event follows its move
@@ -516,6 +537,7 @@ def _board(view: dict, legal: list[dict], page: GamePage, at: str | None) -> lis
                 card = cards[(x, y)]
                 cell.svg = card_svg(card["card"], card["turned"])
                 cell.label = card_name(card["card"])
+                cell.card = card["card"]
             elif (x, y) in backs:
                 cell.peeked = peeked.get((x, y), "")
                 cell.svg = goal_back_svg()

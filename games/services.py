@@ -77,6 +77,8 @@ GAME_NAME_ONE_LINE = gettext_lazy(
     "A game's name must be one line, without control characters; it is used in email subjects."
 )
 
+GAME_ROUNDS = (1, 2, 3)  # 3 is the rulebook's game; RULES.md allows a shorter one
+
 
 def game_create(
     *,
@@ -113,6 +115,8 @@ def game_create(
         )
     if turn_limit is not None and not MIN_TURN_LIMIT <= turn_limit <= MAX_TURN_LIMIT:
         raise ServiceError(_("The time per turn must be between one hour and seven days."))
+    if type(rounds) is not int or rounds not in GAME_ROUNDS:
+        raise ServiceError(_("A game is 1, 2 or 3 rounds."))
     with transaction.atomic():
         game = Game.objects.create(
             name=name.strip() or _("Saboteur game"),

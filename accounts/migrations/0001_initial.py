@@ -38,6 +38,8 @@ class Migration(migrations.Migration):
                 ('email_reminders', models.BooleanField(default=True, verbose_name='remind me before my time runs out')),
                 ('email_digest', models.BooleanField(default=False, verbose_name='one daily summary instead of an email per game')),
                 ('email_mentions', models.BooleanField(default=True, verbose_name='email me when I am mentioned in chat')),
+                ('email_hand', models.BooleanField(default=True, verbose_name='show my hand, my role and one-tap moves in emails')),
+                ('guide_dismissed', models.BooleanField(default=False, verbose_name='first-game guide dismissed')),
                 ('quiet_from', models.TimeField(blank=True, null=True, verbose_name='quiet hours from')),
                 ('quiet_until', models.TimeField(blank=True, null=True, verbose_name='quiet hours until')),
                 ('groups', models.ManyToManyField(blank=True, help_text='The groups this user belongs to. A user will get all permissions granted to each of their groups.', related_name='user_set', related_query_name='user', to='auth.group', verbose_name='groups')),

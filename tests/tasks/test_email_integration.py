@@ -315,3 +315,27 @@ def test_redelivered_tasks_and_concurrent_sweeps_send_one_email(channel, tmp_pat
     notice.refresh_from_db()
     assert notice.status == Notice.Status.SENT and notice.attempts == 1
     assert Game.objects.get(pk=game.pk).version == 1
+
+
+def test_the_turn_email_arrives_with_its_maze_picture_and_one_tap_links(channel, tmp_path):
+    url, queue = channel
+    with smtp_server() as (inbox, port), celery_app_on(url, queue):
+        with running_workers(tmp_path, queue, worker_env(url, port)) as logs:
+            game = game_start(game_id=lobby().pk, user=get_user_model().objects.get(username="ann"))
+            inbox.wait_for(1)
+            following = play_one_move(game)
+            inbox.wait_for(2)
+            queue_drained(url, queue)
+            assert_clean(logs)
+    (message,) = inbox.to(following.user.email)
+    html = message.get_body(("html",))
+    related = next(p for p in message.walk() if p.get_content_type() == "multipart/related")
+    pictures = [p for p in related.iter_parts() if p.get_content_maintype() == "image"]
+    maze = next(p for p in pictures if p["Content-ID"].startswith("<maze-"))
+    assert maze.get_content_type() == "image/png" and maze.get_content_disposition() == "inline"
+    assert maze.get_content().startswith(b"\x89PNG\r\n\x1a\n") and len(maze.get_content()) > 1000
+    cid = maze["Content-ID"].strip("<>")
+    assert f'src="cid:{cid}"' in html.get_content()
+    assert len(pictures) > 1  # the hand's cards
+    text = message.get_body(("plain",)).get_content()
+    assert "/tap/" in text and "Your hand:" in text and "Decide by " in text

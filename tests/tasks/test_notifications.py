@@ -333,6 +333,7 @@ def test_emails_show_no_secret_of_another_seat(players, django_capture_on_commit
     notice = Notice.objects.filter(kind="turn").latest("pk")
     me = int(notice.seat.engine_name)
     original = build_email(notice, "x@example.com")
+    game.refresh_from_db()  # the twin differs from the state the email was built from
     state = engine.State.from_json(game.snapshot)
     others = [i for i in range(3) if i != me]
     state.hands[others[0]][0], state.pile[0] = state.pile[0], state.hands[others[0]][0]
@@ -341,9 +342,10 @@ def test_emails_show_no_secret_of_another_seat(players, django_capture_on_commit
     Game.objects.filter(pk=game.pk).update(snapshot=state.to_json())
     notice.game.refresh_from_db()
     twin = build_email(notice, "x@example.com")
-    assert (twin.subject, twin.body, twin.alternatives) == (
-        original.subject, original.body, original.alternatives,
+    assert (twin.subject, twin.body, twin.alternatives, twin.inline_images) == (
+        original.subject, original.body, original.alternatives, original.inline_images,
     )  # fmt: skip
+    assert "/tap/" in original.body and original.inline_images  # what is compared is there
     assert state.config.round_seeds[0] not in original.body
 
 
@@ -449,6 +451,6 @@ def test_no_email_kind_shows_a_secret_of_another_seat(players, kind):
     Game.objects.filter(pk=game.pk).update(snapshot=state.to_json())
     notice = Notice.objects.get(pk=notice.pk)
     twin = build_email(notice, "x@example.com")
-    texts = lambda m: (m.subject, m.body, m.alternatives, m.extra_headers)  # noqa: E731
+    texts = lambda m: (m.subject, m.body, m.alternatives, m.extra_headers, m.inline_images)  # noqa: E731
     assert texts(twin) == texts(original)
     assert state.config.round_seeds[0] not in original.body
