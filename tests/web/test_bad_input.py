@@ -104,6 +104,8 @@ def test_no_bad_input_reaches_a_server_error_on_any_route(world):
             for method, url, extra in requests_for(with_bad.url, plain.url, names, bad):
                 call = client.get if method == "GET" else client.post
                 response = call(url, **extra)
+                if response.status_code == 503 and url.startswith("/health/"):
+                    continue  # the health check's answer while no Celery worker runs here
                 if response.status_code >= 500:
                     failures.append(f"{label}: {method} {url[:120]} -> {response.status_code}")
     assert not failures, "\n".join(failures[:40])
