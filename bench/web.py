@@ -15,8 +15,12 @@ logged-in sessions and a few client threads, for:
   seat to move, answered with the fresh play area. Each client thread plays its own game; the
   version, whose turn and the mover's hand are read from the database between requests.
 
-Goals: poll at least 0.5 of bare, lobby at least 0.4, game page at least 0.15 of bare. See
-docs/web-performance.md.
+- ``replay step``: ``/games/<pk>/replay/?step=<n>`` of a finished 12-player, 3-round Saboteur 2
+  game (every hand and role revealed), a step in the middle, for one of its players;
+- ``recap``: ``/games/<pk>/rounds/2/``, the recap of that game's second round.
+
+Goals: poll at least 0.5 of bare, lobby at least 0.4, game page, replay step and recap at least
+0.15 of bare. See docs/web-performance.md.
 """
 
 from __future__ import annotations
@@ -35,7 +39,14 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench import harness  # noqa: E402
 
-GOALS = {"poll": 0.5, "lobby": 0.4, "page (seat to move)": 0.15, "page (waiting seat)": 0.15}
+GOALS = {
+    "poll": 0.5,
+    "lobby": 0.4,
+    "page (seat to move)": 0.15,
+    "page (waiting seat)": 0.15,
+    "replay step": 0.15,
+    "recap": 0.15,
+}
 LOBBIES = 20
 
 
@@ -73,8 +84,31 @@ def seed(threads: int):
         )
         services.seat_join(game_id=lobby.pk, user=users[(n + 1) % 4])
     move_games = [started() for _ in range(threads * 2)]
-    sessions = {user.pk: harness.session_cookie(user) for user in users}
-    return users, page_game, move_games, sessions
+    long_game, long_users = played_to_the_end(rng)
+    sessions = {user.pk: harness.session_cookie(user) for user in users + long_users}
+    return users, page_game, move_games, sessions, long_game, long_users
+
+
+def played_to_the_end(rng):
+    """A 12-player, 3-round Saboteur 2 game played to its end through the services."""
+    from games import engine, services
+
+    users = [harness.make_user(f"long{i}") for i in range(12)]
+    game = services.game_create(creator=users[0], name="Long", ruleset="saboteur2", max_seats=12)
+    for user in users[1:]:
+        services.seat_join(game_id=game.pk, user=user)
+    game = services.game_start(game_id=game.pk, user=users[0])
+    seats = {s.position: s.user for s in game.seats.all()}
+    while game.to_move is not None:
+        state = engine.State.from_json(game.snapshot)
+        legal = engine.legal_moves(state, str(game.to_move))
+        places = [m for m in legal if m["move"] == "place"]
+        move = rng.choice(places if places and rng.random() < 0.7 else legal)
+        services.move_submit(
+            game_id=game.pk, user=seats[game.to_move], move=move, expected_version=game.version
+        )
+        game.refresh_from_db()
+    return game, users
 
 
 def run(threads: int, seconds: float, make_worker):
@@ -192,7 +226,7 @@ def main() -> int:
     args = parser.parse_args()
 
     harness.setup_django()
-    users, page_game, move_games, sessions = seed(args.threads)
+    users, page_game, move_games, sessions, long_game, long_users = seed(args.threads)
     to_move_user = page_game.seats.get(position=page_game.to_move).user_id
     waiting_user = next(u.pk for u in users if u.pk != to_move_user)
     game_path = f"/games/{page_game.pk}/"
@@ -204,6 +238,16 @@ def main() -> int:
         "lobby": ("/games/", lambda i: sessions[users[i % 4].pk], 200),
         "page (seat to move)": (game_path, lambda i: sessions[to_move_user], 200),
         "page (waiting seat)": (game_path, lambda i: sessions[waiting_user], 200),
+        "replay step": (
+            f"/games/{long_game.pk}/replay/?step={long_game.version // 2}",
+            lambda i: sessions[long_users[i % 12].pk],
+            200,
+        ),
+        "recap": (
+            f"/games/{long_game.pk}/rounds/2/",
+            lambda i: sessions[long_users[i % 12].pk],
+            200,
+        ),
     }
     labels = [*gets, "move (htmx POST)"]
 

@@ -21,9 +21,9 @@ from django.utils.translation import ngettext
 from games import engine
 from saboteur_site.text import one_line
 
-from . import email_art, one_tap
+from . import email_art, history, one_tap
 from .drawing import card_name, role_name
-from .log import describe, entries_for, goal_label
+from .log import describe, goal_label
 from .models import ChatMessage, Game, Notice, Seat
 from .moderation import renames
 from .notifications import UNSUBSCRIBE_KINDS, site_url, unsubscribe_token, user_zone
@@ -104,7 +104,13 @@ def _context(notice: Notice) -> dict:
         Notice.Kind.BRIEFING: _briefing,
         Notice.Kind.REPLACED: _replaced,
     }
-    context = {"greeting": _greeting(notice.user), "lines": [], "log": [], "links": []}
+    context = {
+        "greeting": _greeting(notice.user),
+        "lines": [],
+        "log": [],
+        "recaps": [],
+        "links": [],
+    }
     context.update(builders[notice.kind](notice))
     return context
 
@@ -131,15 +137,9 @@ def _turn(notice: Notice) -> dict:
     game, seat = notice.game, notice.seat
     seats = list(game.seats.select_related("user"))
     names = {s.engine_name: display_name(s) for s in seats if s.state != Seat.State.REPLACED}
-    last_own = game.moves.filter(seat=seat, automatic=False).order_by("-sequence").first()
-    since = last_own.sequence if last_own else 0
-    moves = game.moves.filter(sequence__gt=since).order_by("sequence")
-    entries = entries_for(
-        moves.values_list("sequence", "events", "automatic", "seat__position"),
-        names,
-        seat.engine_name,
-        renames(game),
-    )
+    # What changed since the player last looked at the game or moved (as the page marks it).
+    since = history.since_for_email(game, seat, names, renames(game))
+    moves = game.moves.filter(sequence__gt=since.version).order_by("sequence")
     state = engine.State.from_json(game.snapshot)
     deadline = {"game": game.name, "deadline": when(game.deadline)}
     if notice.kind == Notice.Kind.REMINDER:
@@ -157,10 +157,16 @@ def _turn(notice: Notice) -> dict:
         if game.version == 0:
             lines[0:0] = _setup_lines(game, seat)
     lines.append(_decision_text(state))
+    view = engine.view_for(state, seat.engine_name)
     return {
         "subject": subject,
         "lines": lines,
-        "log": [entry.text for entry in entries],
+        "log": [entry.text for entry in since.entries] + history.change_lines(since),
+        "recaps": [
+            history.recap_lines(view["rounds_done"][n - 1], n, names, ruleset=view["ruleset"])
+            for n in since.rounds_ended
+            if n <= len(view["rounds_done"])
+        ],
         "links": [(_("Open the game"), _game_link(game))],
         **_play_from_email(notice, state, names, moves),
     }

@@ -9,7 +9,7 @@ from django.utils.translation import gettext as _
 from games.engine.cards import CATALOGUE, PATH
 
 from .drawing import card_svg, goal_back_svg
-from .log import tool_label
+from .log import position_label, tool_label
 
 RULES_LANGUAGES = ("en", "cs", "sk", "uk", "ro")
 
@@ -214,7 +214,8 @@ def _name_cells(rows) -> None:
             "west": what(x - 1, y),
         }
         here = cell.label or _("Empty spot")
-        cell.name = _("%(card)s at %(x)d, %(y)d.") % {"card": here, "x": x, "y": y} + " " + around
+        where = position_label(x, y)  # as the maze's edge labels and the log name it
+        cell.name = _("%(card)s at %(where)s.") % {"card": here, "where": where} + " " + around
 
 
 def mark_drawn(page, moves) -> None:

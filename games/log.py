@@ -18,6 +18,11 @@ def tool_label(tool: str) -> str:
     return {"pickaxe": _("pickaxe"), "lantern": _("lantern"), "cart": _("cart")}.get(tool, tool)
 
 
+def position_label(x: int, y: int) -> str:
+    """A maze position as the labels on the maze's edges name it."""
+    return _("column %(x)d, row %(y)d") % {"x": x, "y": y}
+
+
 @dataclass(frozen=True)
 class Entry:
     sequence: int
@@ -66,11 +71,10 @@ def describe(event: dict, names: dict[str, str], me: str | None) -> str | None:
     kind = event["kind"]
     who = names.get(event.get("seat"), "?")
     if kind == "placed":
-        return _("%(who)s placed %(card)s at %(x)d, %(y)d.") % {
+        return _("%(who)s placed %(card)s at %(where)s.") % {
             "who": who,
             "card": card_name(event["card"]),
-            "x": event["at"][0],
-            "y": event["at"][1],
+            "where": position_label(*event["at"]),
         }
     if kind == "goal-revealed":
         return _("The %(goal)s goal is revealed: %(card)s.") % {
@@ -132,11 +136,10 @@ def _action(event: dict, who: str, names: dict[str, str]) -> str:
             "goal": goal_label(event["goal"]),
         }
     if "at" in event:
-        return _("%(who)s played %(card)s at %(x)d, %(y)d.") % {
+        return _("%(who)s played %(card)s at %(where)s.") % {
             "who": who,
             "card": card,
-            "x": event["at"][0],
-            "y": event["at"][1],
+            "where": position_label(*event["at"]),
         }
     if "target" in event:
         return _("%(who)s played %(card)s on %(target)s.") % {

@@ -118,6 +118,11 @@ class Seat(models.Model):
     joined_at = models.DateTimeField(auto_now_add=True)
     # When the player last opened the game page: no "your turn" email to someone looking at it.
     last_seen_at = models.DateTimeField(null=True, blank=True)
+    # "Since you were here": the game version the player last looked at, and the version and time
+    # at the start of their current visit (what their previous visit had seen).
+    seen_version = models.PositiveIntegerField(default=0)
+    since_version = models.PositiveIntegerField(default=0)
+    since_at = models.DateTimeField(null=True, blank=True)
     timeouts_in_a_row = models.PositiveSmallIntegerField(default=0)
 
     objects = SeatQuerySet.as_manager()

@@ -9,16 +9,19 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
-from django.db.models import Count, F, Prefetch, Q
+from django.core.cache import cache
+from django.db.models import Count, F, OuterRef, Prefetch, Q, Subquery
+from django.db.models.fields.json import KT
+from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 
 from games import engine
 from games.engine.cards import CATALOGUE, PATH, PLAYERS
 
-from . import learn, moderation
+from . import history, learn, moderation
 from .drawing import card_name, card_svg, goal_back_svg, role_name
 from .log import Entry, entries_for, goal_label, tool_label
-from .models import ChatMessage, Game, Seat
+from .models import ChatMessage, Game, Move, Seat
 
 LOG_LENGTH = 80
 CHAT_LENGTH = 50
@@ -96,6 +99,12 @@ class GameRow:
     seats_taken: int
     max_seats: int
     decision_since: datetime | None
+    # Running games (My games, games to watch): whose decision, the round, the clock.
+    to_move_name: str | None = None
+    round: int | None = None
+    rounds: int | None = None
+    deadline: datetime | None = None
+    last_move_at: datetime | None = None
 
 
 # Not get_FOO_display(): it hashes every (lazily translated) choice on each call, which made a
@@ -105,6 +114,7 @@ _STATUS_LABELS = dict(Game.Status.choices)
 
 
 def _row(game: Game, seats_taken: int | None = None) -> GameRow:
+    round_ = getattr(game, "current_round", None)
     return GameRow(
         pk=game.pk,
         name=game.name,
@@ -114,6 +124,26 @@ def _row(game: Game, seats_taken: int | None = None) -> GameRow:
         seats_taken=seats_taken if seats_taken is not None else 0,
         max_seats=game.max_seats,
         decision_since=game.decision_since,
+        to_move_name=getattr(game, "to_move_name", None),
+        round=int(round_) if round_ is not None else None,
+        rounds=game.rounds,
+        deadline=game.deadline,
+        last_move_at=getattr(game, "last_move_at", None),
+    )
+
+
+def _with_progress(games):
+    """Whose decision (display name), the round and the last move's time, in the same query."""
+    return games.annotate(
+        to_move_name=Subquery(
+            Seat.objects.filter(game=OuterRef("pk"), position=OuterRef("to_move"))
+            .exclude(state=Seat.State.REPLACED)
+            .values("user__display_name")[:1]
+        ),
+        current_round=KT("snapshot__round"),
+        last_move_at=Subquery(
+            Move.objects.filter(game=OuterRef("pk")).order_by("-sequence").values("created_at")[:1]
+        ),
     )
 
 
@@ -135,7 +165,7 @@ def dashboard_for(user) -> Dashboard:
         my_position=F("seats__position")
     )
     underway = [Game.Status.RUNNING, Game.Status.PAUSED]
-    running = list(mine.filter(status__in=underway).order_by("decision_since"))
+    running = list(_with_progress(mine.filter(status__in=underway)).order_by("decision_since"))
     over = [Game.Status.FINISHED, Game.Status.ABORTED]
     finished = mine.filter(status__in=over).order_by("-finished_at")[:30]
     return Dashboard(
@@ -144,6 +174,16 @@ def dashboard_for(user) -> Dashboard:
         lobby=[_row(g) for g in mine.filter(status=Game.Status.LOBBY)],
         finished=[_row(g) for g in finished],
     )
+
+
+def games_to_watch(user) -> list[GameRow]:
+    """Running open games the user does not play in (spectators see the public view)."""
+    games = _with_progress(
+        Game.objects.filter(status=Game.Status.RUNNING, visibility=Game.Visibility.OPEN)
+        .exclude(seats__user=user)
+        .annotate(seats_taken=Count("seats"))
+    ).order_by("-decision_since")[:30]
+    return [_row(game, game.seats_taken) for game in games]
 
 
 def open_lobbies(user) -> list[GameRow]:
@@ -187,6 +227,8 @@ class Cell:
     help: str = ""  # what that card does (games/learn.py)
     peek_note: str = ""  # "You saw" shown here, beside the goal west of this cell
     name: str = ""  # for screen readers: the card, the position and the neighbours
+    new: bool = False  # placed since the viewer's previous visit
+    removed: bool = False  # a card was removed here since the viewer's previous visit
 
 
 @dataclass
@@ -249,6 +291,12 @@ class GamePage:
     role_help: str = ""
     confirm: Choice | None = None
     confirm_warning: str = ""
+    # Since you were here: changes after this version are marked; recaps of rounds ended since.
+    since: int = 0
+    new_recaps: list[dict] = field(default_factory=list)
+    log_rounds: list[dict] = field(default_factory=list)
+    end: dict | None = None  # the end of the game: winners, gold per round, seeds
+    replay_step: int = 0
 
 
 def game_page(
@@ -323,6 +371,13 @@ def game_page(
     learn.explain(page, view, legal_cards=playable)
     learn.confirm_step(page, target=target, tool=tool)
     page.rounds = _rounds(view, names)
+    page.end = history.game_end(view, names)
+    if view["finished"] and view["rounds_done"]:
+        # The game is over: the last round's maze with every goal turned face up.
+        page.rows = (
+            history.maze_rows({(x, y): (c, t) for x, y, c, t in view["rounds_done"][-1]["board"]})
+            or page.rows
+        )
     if view["finished"]:
         page.standings = sorted(
             ({"name": p["name"], "gold": p["gold"]} for p in page.players),
@@ -339,7 +394,29 @@ def game_page(
     log = entries_for(moves, names, me, moderation.renames(game)) + moderation.table_entries(game)
     log.sort(key=lambda entry: entry.sequence)  # stable: a table event follows its move
     page.log = log[-LOG_LENGTH:][::-1]
+    _since(page, view, moves, me_seat, names)
     return page
+
+
+def _since(page: GamePage, view: dict, moves, me_seat: Seat | None, names) -> None:
+    """Mark what changed since the viewer's previous visit or move; group the log by round."""
+    page.replay_step = view["version"]
+    page.log_rounds = history.log_by_round(page.log, moves, view["round"], names, page.me)
+    if me_seat is None:
+        return
+    page.since = history.since_version(me_seat, moves)
+    since = history.changes_since(moves, page.since, names, me_seat.engine_name, lines=False)
+    for row in page.rows:
+        for cell in row:
+            cell.new = (cell.x, cell.y) in since.placed
+            cell.removed = (cell.x, cell.y) in since.removed
+    page.new_recaps = [
+        history.round_recap(
+            view["rounds_done"][n - 1], n, names, ruleset=view["ruleset"], maze=True
+        )
+        for n in since.rounds_ended
+        if n <= len(view["rounds_done"])
+    ]
 
 
 def _briefing(page: GamePage, me_seat: Seat, seats: list[Seat]) -> dict | None:
@@ -389,8 +466,15 @@ def _chat(game: Game, me_seat: Seat | None) -> list[dict]:
         .select_related("seat__user")
         .order_by("-created_at", "-pk")[:CHAT_LENGTH]
     )
+    since = me_seat.since_at
     return [
-        {"author": display_name(m.seat), "text": m.text, "at": m.created_at}
+        {
+            "author": display_name(m.seat),
+            "text": m.text,
+            "at": m.created_at,
+            # Unread: written by someone else after the viewer's previous visit.
+            "unread": m.seat_id != me_seat.pk and (since is None or m.created_at > since),
+        }
         for m in reversed(messages)
     ]
 
@@ -574,29 +658,47 @@ def _board(view: dict, legal: list[dict], page: GamePage, at: str | None) -> lis
 
 
 def _rounds(view: dict, names: dict[str, str]) -> list[dict]:
-    rounds = []
-    for number, done in enumerate(view["rounds_done"], start=1):
-        rounds.append(
-            {
-                "number": number,
-                "treasure_found": done["treasure_found"],
-                "finisher": names.get(done["finisher"]) if done["finisher"] else None,
-                "winners": [names.get(s, "?") for s in done["winners"]],
-                "roles": [
-                    {"name": names.get(s, "?"), "role": role_name(r)}
-                    for s, r in done["roles"].items()
-                ],
-                "goals": [
-                    {"goal": goal_label(g), "card": card_name(c)} for g, c in done["goals"].items()
-                ],
-                "gained": [
-                    {"name": names.get(s, "?"), "gold": v} for s, v in done["gained"].items()
-                ],
-                "seed": done["seed"],
-                "seed_hash": done["seed_hash"],
-            }
+    return [
+        history.round_recap(done, number, names, ruleset=view["ruleset"])
+        for number, done in enumerate(view["rounds_done"], start=1)
+    ]
+
+
+def round_recap_page(game: Game, user, number: int) -> dict | None:
+    """The recap of finished round ``number`` as ``user`` may see it, or None."""
+    if game.snapshot is None:
+        return None
+    me_seat = live_seat(game, user)
+    me = me_seat.engine_name if me_seat else None
+    key = f"recap:{game.pk}:{game.version}:{me}:{number}:{get_language()}"
+    recap = cache.get(key)
+    if recap is None:
+        view = engine.view_for(engine.State.from_json(game.snapshot), me)
+        if not 1 <= number <= len(view["rounds_done"]):
+            return None
+        names = _names(game)
+        recap = history.round_recap(
+            view["rounds_done"][number - 1], number, names, ruleset=view["ruleset"], maze=True
         )
-    return rounds
+        recap["rounds"] = len(view["rounds_done"])
+        recap["maze"] = history.maze_html(recap.pop("rows"), "recap-maze")  # drawn once, cached
+        recap["rows"] = []
+        cache.set(key, recap, history.CACHE_SECONDS)
+    return {**recap, "id": game.pk, "name": game.name}
+
+
+def _names(game: Game) -> dict[str, str]:
+    return {
+        s.engine_name: display_name(s) for s in game.seats.all() if s.state != Seat.State.REPLACED
+    }
+
+
+def replay_page(game: Game, user, step: int | None) -> history.ReplayPage | None:
+    if game.snapshot is None:
+        return None
+    me_seat = live_seat(game, user)
+    me = me_seat.engine_name if me_seat else None
+    return history.replay_page(game, user, step, _names(game), me)
 
 
 CATALOGUE_ORDER = {card: index for index, card in enumerate(CATALOGUE)}

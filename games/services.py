@@ -349,20 +349,31 @@ def turn_timeout(*, game_id: int, now=None) -> Move | None:
 
 
 SEEN_EVERY = timedelta(minutes=1)
+VISIT_GAP = timedelta(minutes=30)  # a longer pause starts a new visit
 
 
 def seat_seen(*, game: Game, user, now=None) -> None:
-    """Remember that the player looked at the game (at most one write a minute).
+    """Remember that the player looked at the game (at most one write a minute, and one when the
+    game's version changed), and when a new visit begins, what the previous visit had seen.
 
     ``game.seats`` is usually prefetched: a seat seen a moment ago costs no query at all.
     """
     now = now or timezone.now()
     mine = [s for s in game.seats.all() if user.is_authenticated and s.user_id == user.pk]
-    if not mine or all(s.last_seen_at and now - s.last_seen_at < SEEN_EVERY for s in mine):
-        return
-    Seat.objects.filter(pk__in=[s.pk for s in mine]).exclude(
-        last_seen_at__gt=now - SEEN_EVERY
-    ).update(last_seen_at=now)
+    for seat in mine:
+        changes = {}
+        if seat.last_seen_at is None or now - seat.last_seen_at >= VISIT_GAP:
+            # A new visit: what the previous visit saw is what "since you were here" starts from.
+            changes.update(since_version=seat.seen_version, since_at=seat.last_seen_at)
+        if seat.seen_version != game.version:
+            changes["seen_version"] = game.version
+        if seat.last_seen_at is None or now - seat.last_seen_at >= SEEN_EVERY:
+            changes["last_seen_at"] = now
+        if changes:
+            Seat.objects.filter(pk=seat.pk).update(**changes)
+            for name in ("since_version", "since_at", "seen_version"):
+                if name in changes:  # the page being rendered reads these ("since you were here")
+                    setattr(seat, name, changes[name])
 
 
 def _live_seat(game: Game, user) -> Seat:

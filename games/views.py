@@ -43,7 +43,11 @@ def lobby(request):
     return render(
         request,
         "games/lobby.html",
-        {"games": selectors.open_lobbies(request.user), "form": GameCreateForm()},
+        {
+            "games": selectors.open_lobbies(request.user),
+            "watch": selectors.games_to_watch(request.user),
+            "form": GameCreateForm(),
+        },
     )
 
 
@@ -116,6 +120,33 @@ def game_poll(request, pk):
     if selectors.revision_unchanged(pk, request.user, revision):
         return HttpResponse(status=204)
     return _render_game(request, _visible_game(request, pk), partial="play")
+
+
+@require_safe
+@login_required
+@never_cache
+def game_replay(request, pk):
+    """Step through the moves: the viewer's own view at each step, everything after the game."""
+    game = _visible_game(request, pk)
+    try:
+        step = int(request.GET["step"])
+    except (KeyError, ValueError):
+        step = None  # the latest step
+    page = selectors.replay_page(game, request.user, step)
+    if page is None:
+        raise Http404
+    return render(request, "games/replay.html", {"page": page})
+
+
+@require_safe
+@login_required
+@never_cache
+def round_recap(request, pk, number):
+    game = _visible_game(request, pk)
+    recap = selectors.round_recap_page(game, request.user, number)
+    if recap is None:
+        raise Http404
+    return render(request, "games/recap.html", {"recap": recap})
 
 
 @require_POST

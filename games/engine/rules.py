@@ -595,12 +595,16 @@ def _settle_expansion(state: State, events: list[dict]) -> None:
         else:
             # Decision D10: anyone else completing the path: every team that can reach wins.
             teams = [t for t in (BLUE, GREEN) if reach[t]]
+        # What decided it, for the round's recap: which doors the treasure can be reached through.
+        state.result["reach"] = reach
+        state.result["teams"] = teams
         if teams:
             winners = [i for i in range(n) if roles[i] in teams or roles[i] in (BOSS, PROFITEER)]
         else:
             winners = [i for i in range(n) if roles[i] == BOSS]
     else:
         winners = [i for i in range(n) if roles[i] in (SABOTEUR, PROFITEER)]
+    state.result["trapped"] = [state.seats[i] for i in winners if is_trapped(state, i)]
     winners = [i for i in winners if not is_trapped(state, i)]
     state.result["winners"] = [state.seats[i] for i in winners]
     share = EXPANSION_SHARES.get(len(winners), 1)
@@ -664,6 +668,8 @@ def _finish_round(state: State, events: list[dict]) -> None:
     result["roles"] = dict(zip(state.seats, state.roles, strict=True))
     result["goals"] = {name: state.board[pos].card for name, pos in state.goals.items()}
     result["set_aside"] = list(state.set_aside)
+    # The round's final maze, goals included (all public now), before the next deal clears it.
+    result["board"] = [[x, y, p.card, p.turned] for (x, y), p in sorted(state.board.items())]
     result["seed"] = state.config.round_seeds[state.round - 1]
     state.rounds_done.append(result)
     state.result = None

@@ -102,6 +102,11 @@ def _round_done(state: State, result: dict, me: int | None) -> dict:
         for key in ("treasure_found", "finisher", "winners", "thefts", "roles", "goals", "seed")
     }
     done["set_aside"] = list(result["set_aside"])
+    # Older snapshots lack these (recorded since the round recaps).
+    done["board"] = [list(cell) for cell in result.get("board", [])]
+    done["reach"] = dict(result.get("reach") or {})
+    done["teams"] = list(result.get("teams") or [])
+    done["trapped"] = list(result.get("trapped") or [])
     done["seed_hash"] = seed_hash(result["seed"])
     if state.finished:
         done["gained"] = dict(result["gained"])

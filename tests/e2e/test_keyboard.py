@@ -61,7 +61,7 @@ def test_moves_by_keyboard_alone_and_announced(
     # Screen readers hear the spot's neighbours.
     described = page.locator('a.maze__spot[data-at="1,0"]').get_attribute("aria-describedby")
     expect(page.locator(f"#{described}")).to_have_text(
-        "Empty spot at 1, 0. North: empty; east: empty; south: empty; west: Start."
+        "Empty spot at column 1, row 0. North: empty; east: empty; south: empty; west: Start."
     )
     page.keyboard.press("Enter")
     confirm = page.get_by_test_id("confirm-move")
@@ -70,7 +70,7 @@ def test_moves_by_keyboard_alone_and_announced(
     page.keyboard.press("Enter")
     made(page, before)
     announcer = page.get_by_test_id("announcer")
-    expect(announcer).to_contain_text("Ann placed Straight (east-west) at 1, 0.")
+    expect(announcer).to_contain_text("Ann placed Straight (east-west) at column 1, row 0.")
     assert announcer.get_attribute("aria-live") == "polite"
 
     # Bob breaks Cid's cart: card, target, confirmation, all by keyboard.

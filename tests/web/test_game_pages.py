@@ -225,6 +225,9 @@ def test_game_page_queries_do_not_grow_with_moves_or_players(players):
     rng = random.Random(3)
     play_random(small, 30, rng)
     play_random(big, 30, rng)
+    # The first look at a new version writes it once ("since you were here"), then no more.
+    assert _page_queries(client, small) == early_small + 1
+    assert _page_queries(client, big) == early_big + 1
     assert _page_queries(client, small) == early_small
     assert _page_queries(client, big) == early_big
     assert early_small == early_big

@@ -180,6 +180,9 @@ def requests_for(routes: list[Route], viewer: Viewer, state: engine.State, game)
         for card in cards[:4]:
             pairs.append((f"{game_url}?part=play&card={card}&turned=1", True, None))
             pairs.append((f"{game_url}?card={card}", False, None))
+    # Replay steps before the latest one (the walker requests the latest): the deal and mid-way.
+    for step in sorted({0, state.version // 2}):
+        pairs.append((f"{game_url}replay/?step={step}", False, None))
     pairs.append(("/no-such-page/", False, None))
     pairs.append((f"/games/{game.pk + 10**6}/", False, None))
     pairs.append((f"/games/{game.pk + 10**6}/poll/?v=-1", True, None))

@@ -228,8 +228,8 @@ def test_the_maze_and_hand_are_inline_pictures_the_html_shows(players):
     assert "You saw: the north goal is Stone (north-east curve).\n" in message.body  # his map
     html = message.message().get_body(("html",)).get_content()
     assert (
-        'alt="The maze. Since your last move (outlined): Ann placed Straight (east-west) at 2, 0."'
-        in html
+        'alt="The maze. Since your last move (outlined): Ann placed Straight (east-west) '
+        'at column 2, row 0."' in html
     )
 
 

@@ -1,0 +1,446 @@
+"""Coming back after a day: round recaps, the end of the game, replays and "since you were here".
+
+Everything here is built from the engine's ``view_for`` for one viewer (a replay step: the view at
+that step, rebuilt from the stored moves with the engine), never from the raw state. Replay steps
+are cached per game, version, viewer, language and step.
+"""
+
+from __future__ import annotations
+
+import json
+import zlib
+from dataclasses import dataclass, field
+
+from django.core.cache import cache
+from django.template.loader import render_to_string
+from django.utils.safestring import mark_safe
+from django.utils.translation import get_language
+from django.utils.translation import gettext as _
+
+from games import engine
+
+from .drawing import card_name, card_svg, goal_back_svg, role_name
+from .log import Entry, entries_for, goal_label, position_label
+from .models import Game, Seat
+
+CACHE_SECONDS = 6 * 3600
+
+
+def team_label(team: str) -> str:
+    return {"blue-digger": _("the blue team"), "green-digger": _("the green team")}.get(team, team)
+
+
+# -- The maze of a recap or a replay step ----------------------------------------------------
+
+
+@dataclass
+class MazeCell:
+    x: int
+    y: int
+    svg: str = ""
+    label: str = ""
+    face_down: bool = False
+    new: bool = False  # placed since the viewer's previous visit
+    removed: bool = False  # a card was removed here since the viewer's previous visit
+
+
+def maze_html(rows: list[list[MazeCell]], testid: str = "maze") -> str:
+    html = render_to_string("games/_maze.html", {"rows": rows, "testid": testid})
+    return mark_safe(html)  # noqa: S308 - our own template's output, already escaped
+
+
+def maze_rows(cards: dict, backs=(), *, new=(), removed=()) -> list[list[MazeCell]]:
+    """Rows of cells for ``cards`` ({(x, y): (card, turned)}) and face-down goals at ``backs``,
+    with one empty ring around them."""
+    taken = set(cards) | set(backs)
+    if not taken:
+        return []
+    xs = [x for x, _y in taken]
+    ys = [y for _x, y in taken]
+    rows = []
+    for y in range(min(ys) - 1, max(ys) + 2):
+        row = []
+        for x in range(min(xs) - 1, max(xs) + 2):
+            cell = MazeCell(x, y, new=(x, y) in new, removed=(x, y) in removed)
+            if (x, y) in cards:
+                card, turned = cards[(x, y)]
+                cell.svg, cell.label = card_svg(card, turned), card_name(card)
+            elif (x, y) in backs:
+                cell.svg, cell.label, cell.face_down = goal_back_svg(), _("Face-down goal"), True
+            row.append(cell)
+        rows.append(row)
+    return rows
+
+
+# -- Round recaps and the end of the game -----------------------------------------------------
+
+
+def round_recap(
+    done: dict, number: int, names: dict[str, str], *, ruleset: str, maze: bool = False
+) -> dict:
+    """One finished round from the viewer's ``view["rounds_done"]`` entry: what the recap shows.
+    Gold gained is only what the view holds (the viewer's own until the game ends)."""
+
+    def name(seat):
+        return names.get(seat, "?")
+
+    roles = done["roles"]
+    recap = {
+        "number": number,
+        "treasure_found": done["treasure_found"],
+        "finisher": name(done["finisher"]) if done["finisher"] else None,
+        "winners": [name(s) for s in done["winners"]],
+        "roles": [{"name": name(s), "role": role_name(r)} for s, r in roles.items()],
+        "goals": [
+            {"goal": goal_label(goal), "card": card_name(c)} for goal, c in done["goals"].items()
+        ],
+        "gained": [{"name": name(s), "gold": v} for s, v in done["gained"].items()],
+        "thefts": [
+            _("%(thief)s stole one gold from %(victim)s.")
+            % {"thief": name(t["thief"]), "victim": name(t["victim"])}
+            if t["victim"]
+            else _("%(thief)s stole nothing.") % {"thief": name(t["thief"])}
+            for t in done["thefts"]
+        ],
+        "decided": _decided(done, name, ruleset),
+        "seed": done["seed"],
+        "seed_hash": done["seed_hash"],
+        "rows": [],
+    }
+    if maze:
+        # Every goal face up: the round is over and its goals are public.
+        recap["rows"] = maze_rows({(x, y): (card, turned) for x, y, card, turned in done["board"]})
+    return recap
+
+
+def recap_lines(done: dict, number: int, names: dict[str, str], *, ruleset: str) -> list[str]:
+    """A round's recap as sentences (emails)."""
+    recap = round_recap(done, number, names, ruleset=ruleset)
+    found = (
+        _("Round %(round)d is over: the treasure was found.")
+        if recap["treasure_found"]
+        else _("Round %(round)d is over: the treasure was not found.")
+    ) % {"round": number}
+    lines = [found, *recap["decided"]]
+    lines.append(_("Winners: %(names)s") % {"names": ", ".join(recap["winners"]) or "–"})
+    lines.append(
+        _("Roles: %(roles)s")
+        % {"roles": ", ".join(f"{r['name']}: {r['role']}" for r in recap["roles"])}
+    )
+    if recap["gained"]:
+        lines.append(
+            _("Gold: %(gold)s")
+            % {"gold": ", ".join(f"{g['name']} +{g['gold']}" for g in recap["gained"])}
+        )
+    lines.extend(recap["thefts"])
+    return lines
+
+
+def _decided(done: dict, name, ruleset: str) -> list[str]:
+    """What decided the round, in sentences."""
+    lines = []
+    finisher = done["finisher"]
+    if done["treasure_found"] and finisher:
+        lines.append(
+            _("%(name)s (%(role)s) completed the path to the treasure.")
+            % {"name": name(finisher), "role": role_name(done["roles"][finisher])}
+        )
+    if ruleset == "base":
+        if not done["treasure_found"]:
+            lines.append(_("Nobody reached the treasure: the saboteurs win."))
+        return lines
+    if not done["treasure_found"]:
+        lines.append(_("Nobody reached the treasure: the saboteurs and the profiteer win."))
+    else:
+        for team, open_route in done["reach"].items():
+            if open_route:
+                text = _("%(team)s has a route to the treasure: no door of another colour.")
+            else:
+                text = _("%(team)s has no route to the treasure: another colour blocks it.")
+            lines.append(text % {"team": team_label(team).capitalize()})
+        if done["teams"]:
+            lines.append(
+                _("Winning team: %(teams)s.")
+                % {"teams": ", ".join(team_label(t) for t in done["teams"])}
+            )
+        elif done["reach"]:
+            lines.append(_("No team has a route to the treasure: the boss wins alone."))
+    if done["trapped"]:
+        lines.append(
+            _("Trapped, so winning nothing: %(names)s.")
+            % {"names": ", ".join(name(s) for s in done["trapped"])}
+        )
+    return lines
+
+
+def game_end(view: dict, names: dict[str, str]) -> dict | None:
+    """The end of the game: winners with their gold, gold per player per round, the seeds."""
+    if not view["finished"]:
+        return None
+    players = [p for p in view["players"]]
+    best = max((p["gold"] for p in players), default=0)
+    table = []
+    for p in players:
+        per_round = [done["gained"].get(p["seat"], 0) for done in view["rounds_done"]]
+        table.append({"name": names.get(p["seat"], "?"), "rounds": per_round, "total": p["gold"]})
+    table.sort(key=lambda row: -row["total"])
+    return {
+        "winners": [names.get(p["seat"], "?") for p in players if p["gold"] == best],
+        "gold": best,
+        "table": table,
+        "round_numbers": list(range(1, len(view["rounds_done"]) + 1)),
+        "gold_seed": view["gold_seed"],
+    }
+
+
+# -- Since you were here ---------------------------------------------------------------------
+
+
+@dataclass
+class Since:
+    """What changed after ``version`` (the viewer's previous visit or own move)."""
+
+    version: int
+    placed: set = field(default_factory=set)  # (x, y) in the current round
+    removed: set = field(default_factory=set)
+    rounds_ended: list[int] = field(default_factory=list)
+    entries: list[Entry] = field(default_factory=list)
+
+
+def since_version(seat: Seat | None, moves, *, visit: bool = True) -> int:
+    """The version after which changes are new to ``seat``: its previous visit (``visit``: the
+    start of the current visit; else the last page it looked at) or its own last move."""
+    if seat is None:
+        return 0
+    seen = seat.since_version if visit else seat.seen_version
+    own = [s for s, _e, automatic, pos in moves if pos == seat.position and not automatic]
+    return max([seen, *own])
+
+
+def changes_since(
+    moves, version: int, names: dict[str, str], me: str | None, *, lines: bool = True, renames=()
+) -> Since:
+    """The maze's changes and the log lines after ``version``. ``moves`` are (sequence, events,
+    automatic, seat position) tuples; only public events mark the maze."""
+    since = Since(version)
+    later = [m for m in moves if m[0] > version]
+    for _sequence, events, _automatic, _position in later:
+        for event in events:
+            if event.get("to") is not None:
+                continue
+            kind = event["kind"]
+            if kind == "placed":
+                since.placed.add(tuple(event["at"]))
+                since.removed.discard(tuple(event["at"]))
+            elif kind == "action" and "at" in event:
+                since.removed.add(tuple(event["at"]))
+                since.placed.discard(tuple(event["at"]))
+            elif kind == "round-ended":
+                since.rounds_ended.append(event["round"])
+            elif kind == "round-started":
+                since.placed, since.removed = set(), set()
+    if lines:  # the game page marks its own log lines instead
+        since.entries = entries_for(later, names, me, renames)
+    return since
+
+
+def since_for_email(game: Game, seat: Seat, names: dict[str, str], renames=()) -> Since:
+    """For the "your turn" email: what changed since the player last looked or moved."""
+    moves = list(
+        game.moves.order_by("sequence").values_list(
+            "sequence", "events", "automatic", "seat__position"
+        )
+    )
+    version = since_version(seat, moves, visit=False)
+    return changes_since(moves, version, names, seat.engine_name, renames=renames)
+
+
+def change_lines(since: Since) -> list[str]:
+    """The maze's changes as sentences (emails)."""
+    lines = []
+    if since.placed:
+        lines.append(
+            _("New cards in the maze: %(where)s.")
+            % {"where": "; ".join(position_label(x, y) for x, y in sorted(since.placed))}
+        )
+    if since.removed:
+        lines.append(
+            _("Cards removed from the maze: %(where)s.")
+            % {"where": "; ".join(position_label(x, y) for x, y in sorted(since.removed))}
+        )
+    return lines
+
+
+def log_by_round(
+    log: list[Entry], moves, current_round: int, names: dict[str, str], me: str | None
+) -> list[dict]:
+    """The log (newest first) grouped by round, newest round first; only the current one open.
+    A move that ends a round and deals the next one splits: "Round 2 begins" opens round 2."""
+    round_of, split, number = {}, {}, 1
+    for sequence, events, automatic, position in moves:
+        start = next((i for i, e in enumerate(events) if e["kind"] == "round-started"), None)
+        if start is not None:
+            before = entries_for([(sequence, events[:start], automatic, position)], names, me)
+            split[sequence] = (number, len(before))
+            number += 1
+        round_of[sequence] = number
+    groups: dict[int, list[Entry]] = {}
+    seen: dict[int, int] = {}
+    number = 1
+    for entry in reversed(log):  # oldest first, to count each move's lines in order
+        # A moderators' line with no move of its own stays in the round of the line before it.
+        number = round_of.get(entry.sequence, number)
+        if entry.sequence in split:
+            earlier, count = split[entry.sequence]
+            seen[entry.sequence] = seen.get(entry.sequence, 0) + 1
+            if seen[entry.sequence] <= count:
+                number = earlier
+        groups.setdefault(number, []).insert(0, entry)
+    return [
+        {"round": n, "entries": groups[n], "open": n == current_round}
+        for n in sorted(groups, reverse=True)
+    ]
+
+
+# -- The replay ------------------------------------------------------------------------------
+
+
+@dataclass
+class ReplayPage:
+    id: int
+    name: str
+    step: int
+    last: int
+    revealed: bool  # the game is over: every hand and role is shown
+    round: int
+    rounds: int
+    to_move_name: str | None
+    maze: str  # the maze's HTML (games/_maze.html), cached with the step
+    players: list[dict]
+    hand: list[dict]
+    role: str | None
+    knowledge: list[str]
+    log: list[Entry]
+    step_lines: list[str]  # what this step's move did
+    view: dict
+
+
+def _moves(game: Game) -> list[tuple]:
+    return list(
+        game.moves.order_by("sequence").values_list(
+            "sequence", "events", "automatic", "seat__position", "payload"
+        )
+    )
+
+
+LOG_LENGTH = 80
+
+
+def step_cache_key(game: Game, me: str | None, revealed: bool, step: int, names) -> str:
+    """Per game, version, viewer, step, language and the players' names as they are now."""
+    who = zlib.crc32(json.dumps(sorted(names.items())).encode())
+    return f"replay:{game.pk}:{game.version}:{me}:{int(revealed)}:{step}:{get_language()}:{who}"
+
+
+def _step_data(game: Game, me: str | None, revealed: bool, step: int, names) -> dict:
+    """The plain data of one replay step (cached): the viewer's view at that step, the revealed
+    hands, roles and goals after the game, the log until then and what the step changed."""
+    key = step_cache_key(game, me, revealed, step, names)
+    data = cache.get(key)
+    if data is not None:
+        return data
+    all_moves = _moves(game)
+    config = engine.State.from_json(game.snapshot).config
+    state = engine.replay(config, [(str(m[3]), m[4]) for m in all_moves[:step]])
+    data = {"view": engine.view_for(state, me), "hands": {}, "roles": {}, "goals": {}}
+    if revealed:
+        for seat in state.seats:
+            mine = engine.view_for(state, seat)["me"]
+            data["hands"][seat], data["roles"][seat] = mine["hand"], mine["role"]
+        final = engine.view_for(engine.State.from_json(game.snapshot), None)
+        if state.round <= len(final["rounds_done"]):
+            data["goals"] = final["rounds_done"][state.round - 1]["goals"]
+    moves = [m[:4] for m in all_moves[:step]]
+    # What this step changed (marked on the maze) and the log until then, newest first.
+    changes = changes_since(moves, step - 1, names, me) if step else Since(0)
+    data["placed"], data["removed"] = sorted(changes.placed), sorted(changes.removed)
+    data["step_lines"] = [e.text for e in changes.entries] if step else []
+    log = entries_for(moves, names, me)[-LOG_LENGTH:][::-1]
+    data["log"] = [[e.sequence, e.text, e.private] for e in log]
+    cache.set(key, data, CACHE_SECONDS)
+    return data
+
+
+def replay_page(game: Game, user, step: int | None, names: dict[str, str], me: str | None):
+    """One step of the replay as ``user`` may see it: during the game their own view at that
+    step (``me``: their seat, None for spectators); after the game, everything."""
+    last = game.version
+    step = last if step is None else max(0, min(step, last))
+    revealed = game.status == Game.Status.FINISHED
+    viewer = None if revealed else me
+    data = _step_data(game, viewer, revealed, step, names)
+    view = data["view"]
+    cards = {(c["x"], c["y"]): (c["card"], c["turned"]) for c in view["board"]}
+    backs = set()
+    for goal in view["goals"]:
+        if goal["face_down"]:
+            if goal["name"] in data["goals"]:
+                cards[(goal["x"], goal["y"])] = (data["goals"][goal["name"]], False)
+            else:
+                backs.add((goal["x"], goal["y"]))
+    if "maze" not in data:
+        # The maze is the page's largest part: drawn once per cached step.
+        rows = maze_rows(
+            cards,
+            backs,
+            new={tuple(p) for p in data["placed"]},
+            removed={tuple(p) for p in data["removed"]},
+        )
+        data["maze"] = maze_html(rows, "board")
+        cache.set(step_cache_key(game, viewer, revealed, step, names), data, CACHE_SECONDS)
+    players = []
+    for p in view["players"]:
+        seat = p["seat"]
+        row = {
+            "name": names.get(seat, "?"),
+            "hand_size": p["hand_size"],
+            "in_front": [card_name(c) for c in p["in_front"]],
+            "to_move": view["to_move"] == seat,
+            "is_me": seat == me,
+            "role": role_name(data["roles"][seat]) if seat in data["roles"] else None,
+            "hand": [card_name(c) for c in sorted(data["hands"].get(seat, []))],
+        }
+        players.append(row)
+    mine = view["me"]
+    hand, role, knowledge = [], None, []
+    if mine is not None:
+        role = role_name(mine["role"])
+        hand = [{"name": card_name(c), "svg": card_svg(c)} for c in sorted(mine["hand"])]
+        for goal, card in sorted(mine["peeks"].items()):
+            knowledge.append(
+                _("You saw: the %(goal)s goal is %(card)s.")
+                % {"goal": goal_label(goal), "card": card_name(card)}
+            )
+        for target, seen in sorted(mine["inspections"].items()):
+            knowledge.append(
+                _("You saw: %(target)s is %(role)s.")
+                % {"target": names.get(target, "?"), "role": role_name(seen)}
+            )
+    return ReplayPage(
+        id=game.pk,
+        name=game.name,
+        step=step,
+        last=last,
+        revealed=revealed,
+        round=view["round"],
+        rounds=view["rounds"],
+        to_move_name=names.get(view["to_move"]) if view["to_move"] else None,
+        maze=mark_safe(data["maze"]),  # noqa: S308 - rendered by our own template
+        players=players,
+        hand=hand,
+        role=role,
+        knowledge=knowledge,
+        log=[Entry(*entry) for entry in data["log"]],
+        step_lines=data["step_lines"],
+        view=view,
+    )
