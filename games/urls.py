@@ -6,6 +6,7 @@ urlpatterns = [
     path("", views.home, name="home"),
     path("games/", views.lobby, name="lobby"),
     path("games/new/", views.game_create, name="game_create"),
+    path("games/practice/", views.practice_create, name="practice_create"),
     path("games/<int:pk>/", views.game_detail, name="game"),
     path("games/<int:pk>/poll/", views.game_poll, name="game_poll"),
     path("games/<int:pk>/move/", views.move_create, name="move"),

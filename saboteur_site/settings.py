@@ -296,6 +296,8 @@ CELERY_BEAT_SCHEDULE: dict = {
 # A move must not wait on a broker that is down: publishing fails fast and the sweep catches up.
 CELERY_TASK_PUBLISH_RETRY = False
 CELERY_BROKER_CONNECTION_TIMEOUT = 2
+# Seconds a bot waits after its turn begins before a worker plays its move (games/tasks.py).
+BOT_MOVE_DELAY = env_int("BOT_MOVE_DELAY", 3)
 
 # Absolute links in emails.
 SITE_URL = env_str("SITE_URL", "http://127.0.0.1:8000")
