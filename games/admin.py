@@ -83,9 +83,11 @@ class ReplaceSeatForm(ReasonForm):
     new_user = forms.CharField(
         label=_("New player"),
         max_length=254,
+        required=False,
         help_text=_("Their username, email address or display name."),
     )
-    field_order = ["position", "new_user", "reason"]
+    bot = forms.BooleanField(label=_("Seat a bot instead"), required=False)
+    field_order = ["position", "new_user", "bot", "reason"]
 
     def __init__(self, *args, queryset=None, **kwargs):
         super().__init__(*args, queryset=queryset, **kwargs)
@@ -104,12 +106,20 @@ class ReplaceSeatForm(ReasonForm):
         ]
 
     def clean_new_user(self):
+        if not self.cleaned_data["new_user"].strip():
+            return None  # allowed only with "Seat a bot instead" (clean)
         user = find_user(self.cleaned_data["new_user"])
         if user is None:
             raise forms.ValidationError(gettext("No account has that name or address."))
         if not user.is_active:
             raise forms.ValidationError(gettext("That account is not active."))
         return user
+
+    def clean(self):
+        data = super().clean()
+        if not data.get("bot") and data.get("new_user") is None and "new_user" not in self.errors:
+            self.add_error("new_user", gettext("Name the new player, or seat a bot."))
+        return data
 
 
 def action_with_form(modeladmin, request, queryset, *, form_class, title, perform, single=False):
@@ -349,12 +359,13 @@ class GameAdmin(NoSecretLookups, admin.ModelAdmin):
         def perform(game, data):
             old = game.seats.select_related("user").filter(position=data["position"]).live().first()
             old_name = str(old.user) if old and old.user else gettext("deleted player")
+            new_user = None if data["bot"] else data["new_user"]
             seat = moderation.seat_replace(
-                game_id=game.pk, position=data["position"], new_user=data["new_user"]
+                game_id=game.pk, position=data["position"], new_user=new_user
             )
             return gettext("Seat %(position)d: %(new)s took over from %(old)s.") % {
                 "position": seat.position,
-                "new": seat.user,
+                "new": seat.user or gettext("a bot"),
                 "old": old_name,
             }
 

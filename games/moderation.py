@@ -27,7 +27,7 @@ from django.utils.translation import ngettext
 from . import notifications
 from .log import Entry
 from .models import ChatMessage, Game, Notice, Seat, TableEvent
-from .services import ServiceError, lock_game
+from .services import ServiceError, bot_turn_after_commit, lock_game
 
 log = logging.getLogger(__name__)
 
@@ -228,7 +228,7 @@ def game_abort(*, game_id: int, now=None) -> Game:
 
 
 def seat_replace(*, game_id: int, position: int, new_user, now=None) -> Seat:
-    """Hand a seat of a running or paused game to ``new_user``.
+    """Hand a seat of a running or paused game to ``new_user`` (None: to a bot).
 
     The old seat is kept as REPLACED (its moves and chat stay theirs); a new seat takes the same
     position, hence the same engine seat name, so the newcomer sees that seat's hand, role and
@@ -243,19 +243,22 @@ def seat_replace(*, game_id: int, position: int, new_user, now=None) -> Seat:
         old = game.seats.select_related("user").filter(position=position).live().first()
         if old is None:
             raise ServiceError(_("This game has no such seat."))
-        if not new_user.is_active:
+        if new_user is not None and not new_user.is_active:
             raise ServiceError(_("An inactive account cannot take over a seat."))
-        if game.seats.filter(user=new_user).live().exists():
+        if new_user is not None and game.seats.filter(user=new_user).live().exists():
             raise ServiceError(
                 _("%(name)s already plays in this game.") % {"name": _name(new_user)}
             )
         old.state = Seat.State.REPLACED
         old.save(update_fields=["state"])
-        seat = Seat.objects.create(game=game, user=new_user, position=position)
+        bot = None
+        if new_user is None:
+            bot = max((s.bot or 0 for s in game.seats.all()), default=0) + 1
+        seat = Seat.objects.create(game=game, user=new_user, position=position, bot=bot)
         _event(
             game,
             TableEvent.Kind.REPLACED,
-            new=_name(new_user),
+            new=_name(new_user) if bot is None else _("Bot %(number)d (a bot)") % {"number": bot},
             old=_name(old.user),
             seat=position,
         )
@@ -270,6 +273,7 @@ def seat_replace(*, game_id: int, position: int, new_user, now=None) -> Seat:
         if began and game.status == Game.Status.RUNNING:
             notices = notifications.notices_for_decision(game=game, now=now)
             notifications.enqueue_after_commit(notices)
+            bot_turn_after_commit(game)
     return seat
 
 

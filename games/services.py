@@ -220,11 +220,11 @@ def _store(game: Game, state: engine.State, now) -> bool:
     game.save()
     if began:
         notifications.enqueue_after_commit(notifications.notices_for_decision(game=game, now=now))
-        _bot_turn_after_commit(game)
+        bot_turn_after_commit(game)
     return began
 
 
-def _bot_turn_after_commit(game: Game) -> None:
+def bot_turn_after_commit(game: Game) -> None:
     """When a bot decides next, ask a worker to play its move a few seconds from now (never in
     the web request; beat's sweep plays it too should the task be lost)."""
     seat = game.seats.live().filter(position=game.to_move).first()

@@ -4,6 +4,7 @@ players (the worker path is in tests/tasks/test_bot_worker.py)."""
 from datetime import timedelta
 
 import pytest
+from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
 
@@ -22,6 +23,7 @@ from games.services import (
     seat_seen,
     turn_timeout,
 )
+from tests.web.test_admin import root  # noqa: F401 - the superuser fixture
 
 pytestmark = pytest.mark.django_db
 
@@ -207,3 +209,32 @@ def test_without_stand_ins_an_absent_seat_gets_no_bot(make_user):
     seat = time_out_until_absent(game)
     assert not seat.stand_in
     assert not services.bot_games_due(timezone.now() + timedelta(days=30))
+
+
+# -- Admins seat a bot ----------------------------------------------------------------------------
+
+
+def test_an_admin_seats_a_bot_in_place_of_a_player(root, make_user):  # noqa: F811
+    from tests.web.test_admin import log_for, run_action, start_game, to_move
+
+    client = Client()
+    client.force_login(root)
+    users = [make_user(name) for name in ("ann", "bob", "cid")]
+    game = start_game(users)
+    old_seat, _state = to_move(game)
+    missing = run_action(
+        client, Game, "replace_seat", [game.pk],
+        position=old_seat.position, new_user="", reason="Bob left",
+    )  # fmt: skip
+    assert missing.status_code == 200 and b"Name the new player, or seat a bot." in missing.content
+    response = run_action(
+        client, Game, "replace_seat", [game.pk],
+        position=old_seat.position, new_user="", bot="on", reason="Bob left",
+    )  # fmt: skip
+    assert response.status_code == 302
+    seat = game.seats.live().get(position=old_seat.position)
+    assert seat.bot == 1 and seat.user is None
+    [message] = log_for(game)
+    assert f"a bot took over from {old_seat.user.display_name}" in message
+    game.refresh_from_db()
+    assert bot_move(game_id=game.pk, version=game.version).seat == seat
