@@ -141,6 +141,7 @@ class PracticeForm(forms.Form):
 
     ruleset = forms.ChoiceField(label=_("Rule set"), choices=Game.Ruleset.choices)
     bots = forms.IntegerField(label=_("Number of bots"), min_value=2, max_value=11, initial=3)
+    rounds = forms.IntegerField(label=_("Rounds"), min_value=1, max_value=3, initial=3)
 
     def clean(self):
         data = super().clean()

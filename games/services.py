@@ -7,6 +7,7 @@ Lock contract: every writer that touches a running game locks its ``Game`` row f
 from __future__ import annotations
 
 import hashlib
+import logging
 import random
 import secrets
 from dataclasses import dataclass
@@ -33,6 +34,8 @@ from .models import (
     Notice,
     Seat,
 )
+
+log = logging.getLogger(__name__)
 
 
 class ServiceError(Exception):
@@ -233,9 +236,17 @@ def bot_turn_after_commit(game: Game) -> None:
     from . import tasks  # tasks import this module
 
     args = (game.pk, game.version)
-    transaction.on_commit(
-        lambda: tasks.bot_play.apply_async(args, countdown=settings.BOT_MOVE_DELAY), robust=True
-    )
+
+    def enqueue():
+        try:
+            # No result is read (see notifications.enqueue): a broker that is down costs nothing.
+            tasks.bot_play.apply_async(args, countdown=settings.BOT_MOVE_DELAY, ignore_result=True)
+        except Exception:  # the broker is down: beat's sweep plays the bot's move later
+            log.warning(
+                "could not enqueue the bot's move in game %s; the sweep will play it", args[0]
+            )
+
+    transaction.on_commit(enqueue)
 
 
 def bot_decision(game: Game, state: engine.State, seat: Seat) -> dict:
