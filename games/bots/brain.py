@@ -42,7 +42,7 @@ STANCE = {
     BLUE: 1.0,
     GREEN: 1.0,
     BOSS: 1.0,
-    PROFITEER: 0.3,
+    PROFITEER: 0.0,
     GEOLOGIST: -0.2,
     SABOTEUR: -1.0,
 }
@@ -233,8 +233,8 @@ class Table:
             return 3.0 if colour == "blue" else -6.0
         if self.role == GREEN:
             return 3.0 if colour == "green" else -6.0
-        if self.role == BOSS:
-            return -1.0
+        if self.role in (BOSS, PROFITEER):
+            return -1.0  # doors against both teams: only the boss wins, and the boss alone
         return 0.0
 
     def _front_after(self, card_id: str, at, turned: bool):

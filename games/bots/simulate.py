@@ -2,12 +2,14 @@
 
     python -m games.bots.simulate --ruleset base --players 5 --games 1000 --seed 1
 
-For each role it prints three win rates (the share of the seat-rounds played in that role that
+For each role it prints four win rates (the share of the seat-rounds played in that role that
 ended among the round's winners; for a geologist, never a winner, the gold earned per round):
 
 - ``random``: every seat moves uniformly at random among its legal moves;
 - ``bot``: the seats holding that role (at the moment of each decision) are bots, everyone else
   moves at random;
+- ``random in this role, bots elsewhere``: the other way round (a saboteur bot's strength shows
+  here: random diggers never find the treasure, so random saboteurs already win every round);
 - ``all bots``: bots on every seat (the balance table).
 
 The ratio ``bot / random`` is the bot's strength in that role. Pure Python, engine and bots only.
@@ -102,6 +104,8 @@ def measure(*, ruleset: str, players: int, games: int, seed: int, variants=()) -
         if not baseline.played[role]:
             continue
         bot = tally(bot_roles={role}, **common)
+        # The same role moving at random against bots everywhere else (the other way round).
+        alone = tally(bot_roles=set(roles) - {role}, **common)
         low, high = baseline.rate(role), bot.rate(role)
         rows.append(
             {
@@ -109,6 +113,7 @@ def measure(*, ruleset: str, players: int, games: int, seed: int, variants=()) -
                 "random": low,
                 "bot": high,
                 "ratio": (high / low) if low else None,
+                "random_among_bots": alone.rate(role),
                 "all_bots": everyone.rate(role),
                 "seat_rounds": baseline.played[role],
             }
@@ -119,6 +124,7 @@ def measure(*, ruleset: str, players: int, games: int, seed: int, variants=()) -
             "random": baseline.treasure / baseline.rounds,
             "bot": None,
             "ratio": None,
+            "random_among_bots": None,
             "all_bots": everyone.treasure / everyone.rounds,
             "seat_rounds": baseline.rounds,
         }
@@ -134,14 +140,16 @@ def _pct(value, role: str = "") -> str:
 
 def format_rows(rows: list[dict]) -> str:
     lines = [
-        "| role | all random | bot in this role | ratio | bots on every seat |",
-        "|---|---|---|---|---|",
+        "| role | all random | bot in this role | ratio | random in this role, bots elsewhere "
+        "| bots on every seat |",
+        "|---|---|---|---|---|---|",
     ]
     for row in rows:
         ratio = "-" if row["ratio"] is None else f"{row['ratio']:.2f}x"
+        role = row["role"]
         lines.append(
-            f"| {row['role']} | {_pct(row['random'], row['role'])} "
-            f"| {_pct(row['bot'], row['role'])} | {ratio} | {_pct(row['all_bots'], row['role'])} |"
+            f"| {role} | {_pct(row['random'], role)} | {_pct(row['bot'], role)} | {ratio} "
+            f"| {_pct(row['random_among_bots'], role)} | {_pct(row['all_bots'], role)} |"
         )
     return "\n".join(lines)
 
