@@ -99,7 +99,10 @@ class ReplaceSeatForm(ReasonForm):
             (
                 seat.position,
                 gettext("Seat %(position)s: %(name)s")
-                % {"position": seat.position, "name": seat.user or gettext("deleted player")},
+                % {
+                    "position": seat.position,
+                    "name": seat.bot_name or seat.user or gettext("deleted player"),
+                },
             )
             for seat in seats
             if seat.position is not None
@@ -287,7 +290,7 @@ class GameAdmin(NoSecretLookups, admin.ModelAdmin):
             return HIDDEN
         state = engine.State.from_json(game.snapshot)
         names = {
-            seat.engine_name: str(seat.user or gettext("deleted player"))
+            seat.engine_name: str(seat.bot_name or seat.user or gettext("deleted player"))
             for seat in game.seats.select_related("user").live()
         }
         lines = [(_round_line(n, done, names),) for n, done in enumerate(state.rounds_done, 1)]
@@ -359,6 +362,8 @@ class GameAdmin(NoSecretLookups, admin.ModelAdmin):
         def perform(game, data):
             old = game.seats.select_related("user").filter(position=data["position"]).live().first()
             old_name = str(old.user) if old and old.user else gettext("deleted player")
+            if old and old.bot_name:
+                old_name = old.bot_name
             new_user = None if data["bot"] else data["new_user"]
             seat = moderation.seat_replace(
                 game_id=game.pk, position=data["position"], new_user=new_user
@@ -408,7 +413,7 @@ class MoveAdmin(NoSecretLookups, ReadOnlyAdmin):
 
     @admin.display(description=_("player"))
     def player(self, move):
-        return move.seat.user or gettext("deleted player")
+        return move.seat.bot_name or move.seat.user or gettext("deleted player")
 
     @admin.display(description=_("move"))
     def shown_payload(self, move):

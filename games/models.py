@@ -152,6 +152,13 @@ class Seat(models.Model):
         return f"{self.game} #{self.position}"
 
     @property
+    def bot_name(self) -> str | None:
+        """A bot's seat's name ("Bot 2 (a bot)"), None for a person's seat."""
+        if self.bot is None:
+            return None
+        return _("Bot %(number)d (a bot)") % {"number": self.bot}
+
+    @property
     def bot_plays(self) -> bool:
         """Whether a bot decides for this seat now (a bot's seat, or a stand-in)."""
         return self.bot is not None or self.stand_in

@@ -258,8 +258,8 @@ def seat_replace(*, game_id: int, position: int, new_user, now=None) -> Seat:
         _event(
             game,
             TableEvent.Kind.REPLACED,
-            new=_name(new_user) if bot is None else _("Bot %(number)d (a bot)") % {"number": bot},
-            old=_name(old.user),
+            new=seat.bot_name or _name(new_user),
+            old=old.bot_name or _name(old.user),
             seat=position,
         )
         began = game.to_move == position

@@ -26,7 +26,7 @@ CHAT_LENGTH = 50
 
 def display_name(seat: Seat) -> str:
     if seat.bot is not None:
-        return _("Bot %(number)d (a bot)") % {"number": seat.bot}
+        return seat.bot_name
     name = seat.user.display_name if seat.user else _("deleted player")
     if seat.stand_in:
         return _("played by a bot for %(name)s") % {"name": name}

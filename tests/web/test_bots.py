@@ -111,17 +111,20 @@ def test_the_lobby_starts_a_practice_game(client, user):
     client.force_login(user)
     assert "practice-form" in client.get(reverse("lobby")).content.decode()
     response = client.post(
-        reverse("practice_create"), {"practice-ruleset": "saboteur2", "practice-bots": "4"}
+        reverse("practice_create"),
+        {"practice-ruleset": "saboteur2", "practice-bots": "4", "practice-rounds": "2"},
     )
     game = Game.objects.get()
     assert response.status_code == 302 and response["Location"] == reverse("game", args=[game.pk])
     assert game.practice and game.seats.filter(bot__isnull=False).count() == 4
+    assert game.rounds == 2
 
 
 def test_the_lobby_refuses_a_bad_practice_form(client, user):
     client.force_login(user)
     response = client.post(
-        reverse("practice_create"), {"practice-ruleset": "base", "practice-bots": "10"}
+        reverse("practice_create"),
+        {"practice-ruleset": "base", "practice-bots": "10", "practice-rounds": "3"},
     )
     assert response.status_code == 422
     assert "This rule set is for 2 to 9 bots." in response.content.decode()
