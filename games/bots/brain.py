@@ -95,6 +95,13 @@ class Table:
         self.inspections = dict(me.get("inspections", {}))
         self._board(view, me)
         self.progress_now = self._progress(self.front, reach=0)
+        # The front's distances, kept to score placements without rebuilding the front.
+        self.front_distance = {cell: self._distance(cell) for cell in self.front}
+        self.front_weight = sum(0.5**d for d in self.front_distance.values())
+        ordered = sorted(self.front_distance.values())
+        self.nearest = ordered[0] if ordered else 99
+        self.nearest_shared = len(ordered) > 1 and ordered[1] == ordered[0]
+        self.second = ordered[1] if len(ordered) > 1 else 99
         self.min_distance = min((self._distance(c) for c in self.front), default=99)
         self.quiet = False
         self.suspicion = self._suspicion(_this_round(history))
@@ -211,8 +218,8 @@ class Table:
     def _score_place(self, move: dict) -> float:
         card = CATALOGUE[move["card"]]
         at = tuple(move["at"])
-        front, reach = self._front_after(card.id, at, move["turned"])
-        delta = self._progress(front, reach) - self.progress_now
+        new_cells, reach = self._opened(card.id, at, move["turned"])
+        delta = self._progress_after(at, new_cells, reach) - self.progress_now
         stance = self.stance
         if self.quiet:
             # Early on a saboteur digs sideways: no progress, no obvious dead end.
@@ -237,8 +244,30 @@ class Table:
             return -1.0  # doors against both teams: only the boss wins, and the boss alone
         return 0.0
 
-    def _front_after(self, card_id: str, at, turned: bool):
-        """The front after placing a card there, and whether it reaches a hidden target."""
+    def _progress_after(self, at, new_cells, reach: int) -> float:
+        """``_progress`` of the front after a placement at ``at`` that opens ``new_cells``
+        (computed from the current front's distances: placements are the most moves)."""
+        if reach:
+            return self._progress((), reach)
+        distance = self.front_distance
+        removed = distance.get(at)
+        added = [self._distance(c) for c in new_cells if c not in distance]
+        if removed is None:
+            nearest = self.nearest
+        elif removed == self.nearest and not self.nearest_shared:
+            nearest = self.second
+        else:
+            nearest = self.nearest
+        if added:
+            nearest = min(nearest, min(added))
+        if nearest == 99 and not added and len(distance) <= (1 if removed is not None else 0):
+            return NO_FRONT
+        weight = self.front_weight - (0.5**removed if removed is not None else 0.0)
+        weight += sum(0.5**d for d in added)
+        return -nearest + 0.3 * weight
+
+    def _opened(self, card_id: str, at, turned: bool):
+        """The empty cells a placement opens toward, and whether it reaches a hidden target."""
         board, joined = self.board, self.joined
         ladder = CATALOGUE[card_id].ladder
         new_cells = set()
@@ -253,8 +282,7 @@ class Table:
                     new_cells.add(cell)
                 elif cell in self.hidden_targets:
                     reach = 1
-        front = (self.front - {at}) | new_cells
-        return front, reach
+        return new_cells, reach
 
     def _score_action(self, move: dict) -> float:
         card = CATALOGUE[move["card"]]
