@@ -1,6 +1,17 @@
 """Glue between django-allauth and our User model."""
 
+from urllib.parse import urlencode
+
 from allauth.account.adapter import DefaultAccountAdapter
+from django.contrib import messages
+from django.urls import reverse
+from django.utils.http import url_has_allowed_host_and_scheme
+from django.utils.translation import gettext as _
+
+# The query parameter of a confirmation link that remembers where the player was going when they
+# signed up (an invite link, a game). Not "next": allauth would follow that before the player
+# is told to log in.
+THEN = "then"
 
 
 def user_display(user) -> str:
@@ -19,3 +30,32 @@ class AccountAdapter(DefaultAccountAdapter):
         # name rather than the email address, so nothing private leaks into it.
         if not user.username:
             user.username = self.generate_unique_username([user.display_name, "player"])
+
+    def get_email_confirmation_url(self, request, emailconfirmation) -> str:
+        url = super().get_email_confirmation_url(request, emailconfirmation)
+        going = _safe_path(request, request.POST.get("next") or request.GET.get("next"))
+        return f"{url}?{urlencode({THEN: going})}" if going else url
+
+    def get_email_verification_redirect_url(self, email_address) -> str:
+        """After confirming in a browser that is not logged in (the link opened on another device,
+        or after the browser was closed): say so, and log in towards where they were going. In
+        the browser that signed up, allauth logs the player in before this is asked."""
+        if self.request.user.is_authenticated:
+            return super().get_email_verification_redirect_url(email_address)
+        messages.info(
+            self.request, _("Your email address is confirmed. Log in to continue where you were.")
+        )
+        login = reverse("account_login")
+        going = _safe_path(self.request, self.request.POST.get(THEN))
+        return f"{login}?{urlencode({'next': going})}" if going else login
+
+
+def _safe_path(request, url: str | None) -> str | None:
+    """``url`` when it is a path on this site (never another host: open redirects)."""
+    if request is None or not url:
+        return None
+    if not url.startswith("/") or not url_has_allowed_host_and_scheme(
+        url, allowed_hosts={request.get_host()}, require_https=request.is_secure()
+    ):
+        return None
+    return url

@@ -1,8 +1,8 @@
 from allauth.account.forms import SignupForm as AllauthSignupForm
 from django import forms
-from django.conf import settings
 from django.utils.translation import gettext_lazy as _
 
+from .languages import native_choices
 from .models import DISPLAY_NAME_MAX_LENGTH
 from .services import PROFILE_FIELDS, display_name_error, normalize_display_name, time_zones
 
@@ -69,7 +69,7 @@ class ProfileForm(forms.Form):
         initial = {name: getattr(user, name) for name in PROFILE_FIELDS}
         super().__init__(*args, initial=initial, **kwargs)
         self.user = user
-        self.fields["language"].choices = [("", _("As my browser asks")), *settings.LANGUAGES]
+        self.fields["language"].choices = [("", _("As my browser asks")), *native_choices()]
         self.fields["time_zone"].choices = [(zone, zone) for zone in time_zones()]
 
     def clean_display_name(self) -> str:

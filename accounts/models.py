@@ -1,8 +1,11 @@
 from django.conf import settings
 from django.contrib.auth.models import AbstractUser
+from django.core.exceptions import ValidationError
 from django.db import models
 from django.db.models.functions import Lower
 from django.utils.translation import gettext_lazy as _
+
+from . import names
 
 DISPLAY_NAME_MAX_LENGTH = 40
 
@@ -16,6 +19,11 @@ class User(AbstractUser):
         max_length=DISPLAY_NAME_MAX_LENGTH,
         unique=True,
         help_text=_("The name other players see."),
+    )
+    # The name's TR39 skeleton (accounts.names): look-alike names share it, so it is unique.
+    # NULL (not "") while the name is empty, so that nameless rows do not collide.
+    display_name_key = models.CharField(  # noqa: DJ001
+        max_length=200, unique=True, null=True, editable=False
     )
 
     # Preferences (the profile page edits them).
@@ -44,6 +52,25 @@ class User(AbstractUser):
                 Lower("display_name"), name="accounts_user_display_name_ci_unique"
             ),
         ]
+
+    def save(self, *args, **kwargs):
+        # A derived index, not a rule: it must follow every write of the name, from any path
+        # (sign-up, profile, admin, management commands).
+        self.display_name_key = names.skeleton(self.display_name) or None
+        update_fields = kwargs.get("update_fields")
+        if update_fields is not None and "display_name" in update_fields:
+            kwargs["update_fields"] = {*update_fields, "display_name_key"}
+        super().save(*args, **kwargs)
+
+    def clean(self):
+        super().clean()
+        # Admin forms: the same rules as sign-up and the profile (accounts.services).
+        from .services import display_name_error, normalize_display_name
+
+        self.display_name = normalize_display_name(self.display_name)
+        error = display_name_error(self.display_name, exclude_pk=self.pk)
+        if error:
+            raise ValidationError({"display_name": error})
 
     def __str__(self) -> str:
         return self.display_name or self.username

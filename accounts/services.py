@@ -19,6 +19,7 @@ from django.utils.translation import gettext as _
 
 from games.models import ChatMessage, Game, Seat
 
+from . import names
 from .models import DISPLAY_NAME_MAX_LENGTH
 
 PROFILE_FIELDS = (
@@ -54,12 +55,13 @@ def language_codes() -> set[str]:
 
 
 def normalize_display_name(name: str) -> str:
-    """Inner runs of white space become one space; the ends are trimmed."""
-    return " ".join((name or "").split())
+    """NFKC; inner runs of white space become one space; the ends are trimmed."""
+    return names.normalize(name)
 
 
 def display_name_taken(name: str, *, exclude_pk: int | None = None) -> bool:
-    others = get_user_model().objects.filter(display_name__iexact=name)
+    """True when another player's name looks like ``name`` (same TR39 skeleton, any case)."""
+    others = get_user_model().objects.filter(display_name_key=names.skeleton(name))
     if exclude_pk is not None:
         others = others.exclude(pk=exclude_pk)
     return others.exists()
@@ -73,8 +75,14 @@ def display_name_error(name: str, *, exclude_pk: int | None = None) -> str | Non
         return _("A display name has at most %(max)d characters.") % {
             "max": DISPLAY_NAME_MAX_LENGTH
         }
+    if names.forbidden_characters(name):
+        return _("A display name cannot contain invisible or control characters (%(chars)s).") % {
+            "chars": ", ".join(names.forbidden_characters(name))
+        }
     if display_name_taken(name, exclude_pk=exclude_pk):
-        return _("This display name is taken. Please choose another.")
+        return _(
+            "This display name is taken, or looks too much like one that is. Please choose another."
+        )
     return None
 
 

@@ -16,7 +16,7 @@ from django.contrib.auth import get_user_model
 from django.db.models import Count, Q
 from django.template.response import TemplateResponse
 from django.utils.html import format_html, format_html_join
-from django.utils.translation import gettext
+from django.utils.translation import gettext, ngettext
 from django.utils.translation import gettext_lazy as _
 
 from . import engine, moderation
@@ -339,7 +339,11 @@ class GameAdmin(NoSecretLookups, admin.ModelAdmin):
     def extend_deadline(self, request, queryset):
         def perform(game, data):
             moderation.game_extend(game_id=game.pk, hours=data["hours"])
-            return gettext("Extended the deadline by %(hours)d hour(s).") % {"hours": data["hours"]}
+            return ngettext(
+                "Extended the deadline by %(hours)d hour.",
+                "Extended the deadline by %(hours)d hours.",
+                data["hours"],
+            ) % {"hours": data["hours"]}
 
         return action_with_form(
             self, request, queryset, form_class=ExtendForm, title=gettext("Extend deadlines"),

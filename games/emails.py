@@ -14,8 +14,10 @@ from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils import translation
 from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 
 from games import engine
+from saboteur_site.text import one_line
 
 from .log import entries_for
 from .models import ChatMessage, Game, Notice, Seat
@@ -56,7 +58,9 @@ def build_email(notice: Notice, address: str) -> EmailMultiAlternatives:
             headers["List-Unsubscribe-Post"] = "List-Unsubscribe=One-Click"
         text = render_to_string("emails/notice.txt", context)
         html = render_to_string("emails/notice.html", context)
-    message = NoticeEmail(subject=context["subject"], body=text, to=[address], headers=headers)
+    # One line whatever the stored data holds (a game named before names were checked).
+    subject = one_line(context["subject"])
+    message = NoticeEmail(subject=subject, body=text, to=[address], headers=headers)
     message.attach_alternative(html, "text/html")
     return message
 
@@ -131,9 +135,10 @@ def _digest(notice: Notice) -> dict:
     games = list(Game.objects.filter(pk__in=notice.data.get("games", [])).order_by("name"))
     count = len(games)
     return {
-        "subject": _("It is your turn in %(count)d games") % {"count": count}
-        if count != 1
-        else _("It is your turn in 1 game"),
+        "subject": ngettext(
+            "It is your turn in %(count)d game", "It is your turn in %(count)d games", count
+        )
+        % {"count": count},
         "lines": [_("These games are waiting for your decision:")],
         "links": [(game.name, _game_link(game)) for game in games],
     }

@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
+import hashlib
+import json
 from datetime import timedelta
 
 from django import forms
 from django.utils.translation import gettext_lazy as _
 
 from games.engine.cards import PLAYERS
+from saboteur_site.text import has_line_breaks
 
 from .models import Game
+from .selectors import hand_order
+from .services import GAME_NAME_ONE_LINE
 
 MOVE_KINDS = ("place", "action", "pass", "clear", "pick-gold", "steal")
 
@@ -33,10 +38,20 @@ class MoveForm(forms.Form):
 
     def __init__(self, *args, hand: list[str] = (), **kwargs):
         super().__init__(*args, **kwargs)
-        # Discards are posted as positions in the sorted hand, so two copies of a card can be told
-        # apart; anything else is refused by the form.
-        self.hand = sorted(hand)
+        # Discards are posted as positions in the hand as the page shows it, so two copies of a
+        # card can be told apart; anything else is refused by the form.
+        self.hand = hand_order(hand)
         self.fields["discard"].choices = [(str(i), str(i)) for i in range(len(self.hand))]
+
+    def request_digest(self) -> str:
+        """A digest of the posted move fields as sent (not as read against today's hand): a
+        double click sends the same digest, a different move under the same key does not."""
+        fields = sorted(
+            (name, self.data.getlist(name) if hasattr(self.data, "getlist") else [self.data[name]])
+            for name in self.fields
+            if name != "key" and name in self.data
+        )
+        return hashlib.sha256(json.dumps(fields).encode()).hexdigest()
 
     def move(self) -> dict:
         """The engine move these fields describe (call after ``is_valid``)."""
@@ -83,6 +98,13 @@ TURN_LIMITS = [
 
 class GameCreateForm(forms.Form):
     name = forms.CharField(label=_("Name"), max_length=80)
+
+    def clean_name(self) -> str:
+        name = self.cleaned_data["name"]
+        if has_line_breaks(name):
+            raise forms.ValidationError(GAME_NAME_ONE_LINE)
+        return name
+
     ruleset = forms.ChoiceField(label=_("Rule set"), choices=Game.Ruleset.choices)
     max_seats = forms.IntegerField(
         label=_("Number of players"), min_value=2, max_value=12, initial=4

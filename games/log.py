@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 
 from .drawing import card_name, role_name
 
@@ -70,7 +71,11 @@ def describe(event: dict, names: dict[str, str], me: str | None) -> str | None:
             "tool": tool_label(event["tool"]),
         }
     if kind == "passed":
-        return _("%(who)s passed and discarded %(count)d card(s) face down.") % {
+        return ngettext(
+            "%(who)s passed and discarded %(count)d card face down.",
+            "%(who)s passed and discarded %(count)d cards face down.",
+            event["count"],
+        ) % {
             "who": who,
             "count": event["count"],
         }

@@ -179,6 +179,9 @@ class Move(models.Model):
     # What the engine said happened; events with a "to" are private to that seat.
     events = models.JSONField(default=list)
     idempotency_key = models.CharField(max_length=64, blank=True, default="")
+    # A digest of the request as the client sent it: a retry with the same key must describe the
+    # same move (its hand positions are read against the hand it saw, which has changed since).
+    request_digest = models.CharField(max_length=64, blank=True, default="")
     # Made by the site for a player whose time ran out.
     automatic = models.BooleanField(default=False)
     created_at = models.DateTimeField(auto_now_add=True)

@@ -213,6 +213,7 @@ class GamePage:
     pass_range: tuple[int, int] = (1, 1)
     clear_removable: list[dict] = field(default_factory=list)
     gold_choices: list[Choice] = field(default_factory=list)
+    gold_pick: dict | None = None  # who chooses gold, how many picks are left, who is next
     steal_choices: list[Choice] = field(default_factory=list)
     rounds: list[dict] = field(default_factory=list)
     standings: list[dict] = field(default_factory=list)
@@ -289,10 +290,36 @@ def game_page(
         )
     )
     _mark_last_change(page.rows, moves)
+    page.gold_pick = _gold_pick(view, names, me, moves)
     log = entries_for(moves, names, me) + moderation.table_entries(game)
     log.sort(key=lambda entry: entry.sequence)  # stable: a table event follows its move
     page.log = log[-LOG_LENGTH:][::-1]
     return page
+
+
+def _gold_pick(view: dict, names: dict, me: str | None, moves: list) -> dict | None:
+    """The gold pick in words: "Bob is choosing gold (2 of 4 picks left)", and for the picker
+    who picks after them and what the others get."""
+    if view["decision"] != engine.PICK_GOLD or view["finished"]:
+        return None
+    taken = 0  # picks already made since the round ended (this round's "gold-taken" events)
+    for _sequence, events, _automatic, _position in reversed(moves):
+        kinds = [event["kind"] for event in events]
+        if "round-started" in kinds:
+            break
+        taken += kinds.count("gold-taken")
+    left = view["offer_count"]
+    pickers = view["pickers"]
+    # The rotation goes round again when there are more cards than pickers.
+    after = [names.get(pickers[k % len(pickers)], "?") for k in range(1, left)] if pickers else []
+    return {
+        "picker": names.get(pickers[0], "?") if pickers else "",
+        "mine": bool(pickers) and pickers[0] == me,
+        "left": left,
+        "total": left + taken,
+        "after": after,
+        "rest": left - 1,
+    }
 
 
 def _chat(game: Game, me_seat: Seat | None) -> list[dict]:
@@ -358,7 +385,7 @@ def _mine(page: GamePage, view: dict, legal: list[dict], playable, selected, tur
             "playable": card in playable,
             "selected": card == selected,
         }
-        for card in sorted(mine["hand"])
+        for card in hand_order(mine["hand"])
     ]
     if selected and CATALOGUE[selected].kind == PATH:
         page.place_kind = "place"
@@ -512,6 +539,15 @@ def _rounds(view: dict, names: dict[str, str]) -> list[dict]:
     return rounds
 
 
+CATALOGUE_ORDER = {card: index for index, card in enumerate(CATALOGUE)}
+
+
+def hand_order(hand: list[str]) -> list[str]:
+    """A hand as the page shows it: path cards first, then actions, each in the catalogue's
+    order (stable from turn to turn). Posted discards are positions in this order."""
+    return sorted(hand, key=lambda card: (CATALOGUE[card].kind != PATH, CATALOGUE_ORDER[card]))
+
+
 def my_hand(game: Game, user) -> list[str]:
     """The viewer's own hand (for reading posted discards), or nothing."""
     seat = live_seat(game, user)
@@ -532,11 +568,14 @@ class InvitePage:
 
 
 def invite_page(game: Game) -> InvitePage:
+    """What an invite link shows someone not seated: once the game has started, only that it
+    has (its table is no business of an old link's holder)."""
+    in_lobby = game.status == Game.Status.LOBBY
     return InvitePage(
         token=game.invite_token,
         name=game.name,
         ruleset_label=game.get_ruleset_display(),
         status=game.status,
-        players=[display_name(s) for s in game.seats.all()],
+        players=[display_name(s) for s in game.seats.all()] if in_lobby else [],
         max_seats=game.max_seats,
     )

@@ -7,6 +7,7 @@ Lock contract: every writer that touches a running game locks its ``Game`` row f
 from __future__ import annotations
 
 import hashlib
+import json
 import logging
 import random
 import secrets
@@ -14,14 +15,16 @@ from dataclasses import dataclass
 from datetime import timedelta
 
 from django.conf import settings
+from django.contrib.auth import get_user_model
 from django.db import transaction
 from django.db.models import F, Q
 from django.utils import timezone
-from django.utils.translation import gettext
+from django.utils.translation import gettext, gettext_lazy, ngettext
 from django.utils.translation import gettext as _
 
 from games import bots, engine
 from games.engine.cards import PLAYERS, VARIANTS
+from saboteur_site.text import has_line_breaks
 
 from . import notifications
 from .models import (
@@ -51,6 +54,10 @@ class StaleVersion(ServiceError):
     """The player acted on an old page: someone moved first."""
 
 
+class IdempotencyConflict(ServiceError):
+    """An idempotency key already used for a different move."""
+
+
 class MoveRefused(ServiceError):
     """The engine refused the move; ``code`` is its reason code."""
 
@@ -64,6 +71,17 @@ class MoveResult:
 def lock_game(game_id: int) -> Game:
     """The game row, locked until the transaction ends: every writer takes this lock first."""
     return Game.objects.select_for_update().get(pk=game_id)
+
+
+# Flood limits (README, "Rate limits"): counted in the database, so every process agrees.
+HOUR, DAY = timedelta(hours=1), timedelta(days=1)
+MAX_GAMES_PER_HOUR = 10  # games one player creates
+MAX_INVITATIONS_PER_SENDER_PER_HOUR = 20  # across all their games
+MAX_INVITATIONS_PER_ADDRESS_PER_DAY = 3  # to one address, from anyone, across all games
+
+GAME_NAME_ONE_LINE = gettext_lazy(
+    "A game's name must be one line, without control characters; it is used in email subjects."
+)
 
 
 def game_create(
@@ -88,6 +106,19 @@ def game_create(
     variants = list(variants)
     if any(v not in VARIANTS for v in variants) or (variants and ruleset != Game.Ruleset.BASE):
         raise ServiceError(_("Variants belong to the base game."))
+    if has_line_breaks(name):
+        raise ServiceError(str(GAME_NAME_ONE_LINE))
+    recent = Game.objects.filter(creator=creator, created_at__gte=timezone.now() - HOUR)
+    if recent.count() >= MAX_GAMES_PER_HOUR:
+        raise ServiceError(
+            ngettext(
+                "You have created %(count)d game in the last hour; please wait a while.",
+                "You have created %(count)d games in the last hour; please wait a while.",
+                MAX_GAMES_PER_HOUR,
+            )
+            % {"count": MAX_GAMES_PER_HOUR},
+            code="rate-limited",
+        )
     if turn_limit is not None and not MIN_TURN_LIMIT <= turn_limit <= MAX_TURN_LIMIT:
         raise ServiceError(_("The time per turn must be between one hour and seven days."))
     with transaction.atomic():
@@ -176,7 +207,14 @@ def game_start(*, game_id: int, user) -> Game:
         seats = list(game.seats.all())
         low, _high = PLAYERS[game.ruleset]
         if len(seats) < low:
-            raise ServiceError(_("At least %(low)d players are needed.") % {"low": low})
+            raise ServiceError(
+                ngettext(
+                    "At least %(low)d player is needed.",
+                    "At least %(low)d players are needed.",
+                    low,
+                )
+                % {"low": low}
+            )
         secrets.SystemRandom().shuffle(seats)
         for position, seat in enumerate(seats):
             seat.position = position
@@ -297,13 +335,21 @@ def bot_games_due(now) -> list[tuple[int, int]]:
 
 
 def move_submit(
-    *, game_id: int, user, move: dict, expected_version: int, idempotency_key: str | None = None
+    *,
+    game_id: int,
+    user,
+    move: dict,
+    expected_version: int,
+    idempotency_key: str | None = None,
+    request_digest: str = "",
 ) -> MoveResult:
     """The only way a player's move enters a game.
 
     Locks the game row, answers a repeated idempotency key with the first result, refuses a stale
     version, asks the engine, appends the move, saves the new snapshot and writes the notices it
-    causes, in one transaction. Concurrent submissions queue on the row lock, so the second one
+    causes, in one transaction. A repeated key with a different request (``request_digest``, or
+    the move itself when the caller gives none) is refused with ``IdempotencyConflict``.
+    Concurrent submissions queue on the row lock, so the second one
     sees the first one's move.
     """
     with transaction.atomic():
@@ -311,6 +357,16 @@ def move_submit(
         seat = _live_seat(game, user)
         if idempotency_key:
             earlier = game.moves.filter(seat=seat, idempotency_key=idempotency_key).first()
+            if earlier and not _same_request(earlier, move, request_digest):
+                # A retry repeats its move; the same key with another move is a client bug or a
+                # forgery, and answering "made" would silently drop the player's move.
+                raise IdempotencyConflict(
+                    _(
+                        "This page already sent a different move. Nothing was changed: here is "
+                        "the game as it is now."
+                    ),
+                    code="key-reused",
+                )
             if earlier:
                 return MoveResult(earlier, repeated=True)
         if game.status == Game.Status.PAUSED:
@@ -324,7 +380,9 @@ def move_submit(
             raise MoveRefused(_("This game is not running."), code="not-running")
         if expected_version != game.version:
             raise StaleVersion(_("Someone moved first: here is the game as it is now."))
-        record = _apply(game, seat, move, idempotency_key=idempotency_key or "")
+        record = _apply(
+            game, seat, move, idempotency_key=idempotency_key or "", request_digest=request_digest
+        )
         if seat.state == Seat.State.ABSENT or seat.timeouts_in_a_row or seat.stand_in:
             # Making a move takes an absent player's seat back (from their stand-in bot too).
             seat.state = Seat.State.ACTIVE
@@ -332,6 +390,12 @@ def move_submit(
             seat.stand_in = False
             seat.save(update_fields=["state", "timeouts_in_a_row", "stand_in"])
         return MoveResult(record, repeated=False)
+
+
+def _same_request(earlier: Move, move: dict, request_digest: str) -> bool:
+    if request_digest or earlier.request_digest:
+        return earlier.request_digest == request_digest
+    return earlier.payload == json.loads(json.dumps(move))
 
 
 def _apply(game: Game, seat: Seat, move: dict, **extra) -> Move:
@@ -449,6 +513,27 @@ def invitation_send(*, game_id: int, user, email: str) -> Invitation:
             return existing
         if game.invitations.count() >= MAX_INVITATIONS:
             raise ServiceError(_("This game has sent enough invitations."))
+        # The sender's row serialises their invitations from all games (after the game row:
+        # the lock order), so two at once cannot both slip under the limit.
+        get_user_model().objects.select_for_update().filter(pk=user.pk).first()
+        now = timezone.now()
+        sent = Invitation.objects.filter(invited_by=user, created_at__gte=now - HOUR)
+        if sent.count() >= MAX_INVITATIONS_PER_SENDER_PER_HOUR:
+            raise ServiceError(
+                ngettext(
+                    "You have sent %(count)d invitation in the last hour; please wait a while.",
+                    "You have sent %(count)d invitations in the last hour; please wait a while.",
+                    MAX_INVITATIONS_PER_SENDER_PER_HOUR,
+                )
+                % {"count": MAX_INVITATIONS_PER_SENDER_PER_HOUR},
+                code="rate-limited",
+            )
+        received = Invitation.objects.filter(email=email, created_at__gte=now - DAY)
+        if received.count() >= MAX_INVITATIONS_PER_ADDRESS_PER_DAY:
+            raise ServiceError(
+                _("This address has had enough invitations today; please try again tomorrow."),
+                code="rate-limited",
+            )
         invitation = Invitation.objects.create(game=game, email=email, invited_by=user)
         notice = Notice.objects.create(
             key=f"invitation:{game.pk}:{hashlib.sha256(email.encode()).hexdigest()}",

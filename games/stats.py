@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import statistics
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 
 from django.contrib.auth import get_user_model
 from django.db.models import F
 from django.urls import reverse
-from django.utils.timesince import timesince
 
+from . import durations
 from .models import Game, Move, Seat
 
 
@@ -39,8 +39,7 @@ class PlayerStats:
         """The median response time in words ("3 hours, 20 minutes"), translated."""
         if self.median_response is None:
             return ""
-        start = datetime(2000, 1, 1, tzinfo=UTC)
-        return timesince(start, now=start + self.median_response, depth=2)
+        return durations.response_time(self.median_response)
 
     @property
     def reliability_percent(self) -> int | None:

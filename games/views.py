@@ -154,9 +154,10 @@ def move_create(request, pk):
             move=form.move(),
             expected_version=form.cleaned_data["version"],
             idempotency_key=form.cleaned_data["key"] or None,
+            request_digest=form.request_digest(),
         )
-    except services.StaleVersion as stale:
-        return _answer(request, game, error=stale.message, status=409)
+    except (services.StaleVersion, services.IdempotencyConflict) as conflict:
+        return _answer(request, game, error=conflict.message, status=409)
     except services.ServiceError as refused:
         status = 403 if refused.code == "not-seated" else 422
         return _answer(request, game, error=refused.message, status=status)

@@ -31,6 +31,7 @@ class Migration(migrations.Migration):
                 ('date_joined', models.DateTimeField(default=django.utils.timezone.now, verbose_name='date joined')),
                 ('email', models.EmailField(max_length=254, unique=True, verbose_name='email address')),
                 ('display_name', models.CharField(help_text='The name other players see.', max_length=40, unique=True, verbose_name='display name')),
+                ('display_name_key', models.CharField(editable=False, max_length=200, null=True, unique=True)),
                 ('language', models.CharField(blank=True, choices=[('en', 'English'), ('cs', 'Czech'), ('sk', 'Slovak'), ('uk', 'Ukrainian'), ('ro', 'Romanian')], help_text='The language of the site and of your emails.', max_length=8, verbose_name='language')),
                 ('time_zone', models.CharField(default='UTC', max_length=64, verbose_name='time zone')),
                 ('email_turns', models.BooleanField(default=True, verbose_name='email me when it is my turn')),

@@ -55,6 +55,8 @@ def view_for(state: State, seat: str | None = None) -> dict:
         "discard_count": len(state.discard),
         "players": [_player(state, i) for i in range(len(names))],
         "offer_count": len(state.offer) if state.decision == PICK_GOLD else 0,
+        # The pick rotation, the one choosing first (public: the round is over, roles are shown).
+        "pickers": [names[i] for i in state.pickers] if state.decision == PICK_GOLD else [],
         "seed_hash": seed_hash(state.config.round_seeds[state.round - 1]),
         # The gold supply's order is fixed for the whole game: its seed shows when the game ends.
         "gold_seed_hash": seed_hash(state.config.gold_seed) if state.ruleset == BASE else None,

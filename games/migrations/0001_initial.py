@@ -117,6 +117,7 @@ class Migration(migrations.Migration):
                 ('payload', models.JSONField()),
                 ('events', models.JSONField(default=list)),
                 ('idempotency_key', models.CharField(blank=True, default='', max_length=64)),
+                ('request_digest', models.CharField(blank=True, default='', max_length=64)),
                 ('automatic', models.BooleanField(default=False)),
                 ('created_at', models.DateTimeField(auto_now_add=True)),
                 ('game', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='moves', to='games.game')),

@@ -276,7 +276,7 @@ def test_extend_moves_the_deadline_or_the_paused_remaining_time(admin_client, pl
     run_action(admin_client, Game, "extend_deadline", [game.pk], hours=12, reason="Holiday")
     game.refresh_from_db()
     assert game.deadline == before + timedelta(hours=12)
-    assert "Extended the deadline by 12 hour(s). Reason: Holiday" in log_for(game)
+    assert "Extended the deadline by 12 hours. Reason: Holiday" in log_for(game)
     run_action(admin_client, Game, "pause", [game.pk], reason="Wait")
     game.refresh_from_db()
     remaining = game.paused_remaining

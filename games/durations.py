@@ -1,0 +1,49 @@
+"""Durations in words a player reads: "just now", "less than a minute", "2 days, 3 hours".
+
+Django's ``timesince`` says "0 minutes" under a minute; nobody has waited "0 minutes".
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+from django.utils import timezone
+from django.utils.timesince import timesince
+from django.utils.translation import gettext as _
+
+MINUTE = timedelta(minutes=1)
+
+
+def words(duration: timedelta) -> str:
+    """A duration of at least a minute in words, at most two units ("2 days, 3 hours")."""
+    start = datetime(2000, 1, 1, tzinfo=UTC)
+    return timesince(start, now=start + duration, depth=2)
+
+
+def waiting(since: datetime | None, now: datetime | None = None) -> str:
+    """How long something has waited: "waiting since just now" / "waiting for 2 hours"."""
+    if since is None:
+        return ""
+    waited = (now or timezone.now()) - since
+    if waited < MINUTE:
+        return _("waiting since just now")
+    return _("waiting for %(duration)s") % {"duration": words(waited)}
+
+
+def time_left(deadline: datetime | None, now: datetime | None = None) -> str:
+    """ "Time left: 2 days, 3 hours", "Time left: less than a minute", or "Time is up"."""
+    if deadline is None:
+        return ""
+    left = deadline - (now or timezone.now())
+    if left <= timedelta(0):
+        return _("Time is up: the site will play a safe move shortly.")
+    if left < MINUTE:
+        return _("Time left: less than a minute")
+    return _("Time left: %(duration)s") % {"duration": words(left)}
+
+
+def response_time(duration: timedelta) -> str:
+    """A median response time: "under a minute" or "3 hours, 20 minutes"."""
+    if duration < MINUTE:
+        return _("under a minute")
+    return words(duration)

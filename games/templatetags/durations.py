@@ -1,0 +1,17 @@
+"""Template filters for durations in words (see games.durations)."""
+
+from django import template
+
+from games import durations
+
+register = template.Library()
+
+
+@register.filter
+def waiting(since):
+    return durations.waiting(since)
+
+
+@register.filter
+def time_left(deadline):
+    return durations.time_left(deadline)

@@ -1,0 +1,190 @@
+"""Bad input never causes a server error (issue: NUL bytes and other text PostgreSQL refuses).
+
+Every URL pattern of the resolver (tests/routes.py) is requested with NUL bytes, invalid UTF-8
+(what a lone surrogate becomes in a URL), overlong text and line breaks in each path parameter,
+in the query string and in every posted field (the names are read from the site's own forms),
+as a seated player and, for the admin, as staff; each answer must be below 500. On PostgreSQL,
+which refuses NUL in text; the client reports a view's exception as a 500 instead of raising.
+"""
+
+from __future__ import annotations
+
+import re
+from urllib.parse import quote
+
+import pytest
+from django.test import Client
+from django.urls import reverse
+
+from games import engine
+from games.models import ChatMessage, Game, Move
+from games.services import (
+    IdempotencyConflict,
+    chat_post,
+    game_create,
+    game_start,
+    move_submit,
+    seat_join,
+)
+from tests.players import create_player
+from tests.routes import walk_routes
+
+pytestmark = pytest.mark.django_db
+
+# As they travel in a URL or a form body (already percent-encoded).
+BAD_VALUES = {
+    "nul": "a%00b",
+    "invalid-utf8": "%ED%A0%80",  # the UTF-8 form of a lone surrogate
+    "overlong": "x" * 5000,
+    "line-breaks": "a%0D%0Ab",
+}
+# A JSON body can carry what a form cannot: a real lone surrogate and a NUL escape.
+BAD_JSON = '{"text": "\\ud800", "name": "a\\u0000b", "move": "\\u0000"}'
+FIELD = re.compile(r"""<(?:input|textarea|select)\b[^>]*\bname="([^"]+)\"""")
+ALWAYS_TRIED = {"text", "name", "email", "display_name", "login", "password", "key", "q", "next"}
+
+
+@pytest.fixture
+def world():
+    ann, bob, cid = (create_player(n) for n in ("ann", "bob", "cid"))
+    staff = create_player("sam", is_staff=True, is_superuser=True)
+    running = game_create(creator=ann, name="Deep mine", ruleset="base", max_seats=3)
+    for user in (bob, cid):
+        seat_join(game_id=running.pk, user=user)
+    running = game_start(game_id=running.pk, user=ann)
+    chat_post(game_id=running.pk, user=ann, text="hello")
+    lobby = game_create(creator=ann, name="Lobby", ruleset="base", max_seats=5)
+    return {"ann": ann, "staff": staff, "running": running, "lobby": lobby}
+
+
+def client_for(user) -> Client:
+    client = Client(raise_request_exception=False)
+    client.force_login(user)
+    return client
+
+
+def field_names(client: Client, urls: list[str]) -> set[str]:
+    """Every field name of every form the site shows on these pages."""
+    names = set(ALWAYS_TRIED)
+    for url in urls:
+        response = client.get(url)
+        if response.status_code == 200 and "html" in response.get("Content-Type", ""):
+            names.update(FIELD.findall(response.content.decode()))
+    return names - {"csrfmiddlewaretoken"}
+
+
+def requests_for(url_with_bad: str, url_plain: str, names: set[str], bad: str):
+    body = "&".join(f"{quote(name)}={bad}" for name in sorted(names))
+    yield "GET", url_with_bad, {}
+    yield "GET", f"{url_plain}?{body}", {}
+    yield "POST", url_with_bad, {"data": "", "content_type": "application/x-www-form-urlencoded"}
+    form = {"data": body, "content_type": "application/x-www-form-urlencoded"}
+    yield "POST", url_plain, form
+    yield "POST", url_plain, {**form, "HTTP_HX_REQUEST": "true"}
+    yield "POST", url_plain, {"data": BAD_JSON, "content_type": "application/json"}
+
+
+def test_no_bad_input_reaches_a_server_error_on_any_route(world):
+    running, lobby = world["running"], world["lobby"]
+    values = {"pk": running.pk, "token": running.invite_token, "url": "no-such-page/"}
+    plain_routes = walk_routes(values)
+    players = client_for(world["ann"])
+    staff = client_for(world["staff"])
+    names = field_names(players, [r.url for r in plain_routes if "admin" not in r.text])
+    names |= field_names(staff, [f"/admin/games/game/{running.pk}/change/", "/admin/"])
+    names |= field_names(players, [f"/games/{lobby.pk}/", "/games/", "/accounts/profile/"])
+
+    failures = []
+    for label, bad in BAD_VALUES.items():
+        # Integer parameters cannot hold text: they keep real values.
+        bad_values = {**values, **{k: bad for k in ("token", "key", "url", "uidb36")}}
+        bad_routes = walk_routes(bad_values, must_resolve=False)
+        for plain, with_bad in zip(plain_routes, bad_routes, strict=True):
+            client = staff if plain.url.startswith("/admin/") else players
+            for method, url, extra in requests_for(with_bad.url, plain.url, names, bad):
+                call = client.get if method == "GET" else client.post
+                response = call(url, **extra)
+                if response.status_code >= 500:
+                    failures.append(f"{label}: {method} {url[:120]} -> {response.status_code}")
+    assert not failures, "\n".join(failures[:40])
+    # Nothing was stored from any of it.
+    assert list(ChatMessage.objects.values_list("text", flat=True)) == ["hello"]
+    assert Game.objects.count() == 2
+
+
+@pytest.mark.parametrize(
+    ("method", "url"),
+    [
+        ("GET", "/players/%00/"),
+        ("GET", "/invite/%00/"),
+        ("POST", "/invite/abc%00/join/"),
+        ("GET", "/games/?q=%00"),
+    ],
+)
+def test_nul_in_a_path_or_query_is_a_clear_400(world, method, url):
+    client = client_for(world["ann"])
+    response = client.get(url) if method == "GET" else client.post(url)
+    assert response.status_code == 400
+    assert "characters the site cannot accept" in response.content.decode()
+
+
+def test_a_chat_message_with_a_nul_byte_is_refused_and_nothing_is_stored(world):
+    client = client_for(world["ann"])
+    url = f"/games/{world['running'].pk}/chat/"
+    response = client.post(url, {"text": "hi\x00there"}, HTTP_HX_REQUEST="true")
+    assert response.status_code == 400
+    assert list(ChatMessage.objects.values_list("text", flat=True)) == ["hello"]
+
+
+def test_an_idempotency_key_reused_for_another_move_is_refused_and_changes_nothing(world):
+    running = world["running"]
+    mover = running.seats.select_related("user").get(position=running.to_move).user
+    client = client_for(mover)
+    url = reverse("move", args=[running.pk])
+    first = {"version": 0, "key": "k-1", "kind": "pass", "discard": ["0"]}
+    assert client.post(url, first, HTTP_HX_REQUEST="true").status_code == 200
+    after_first = list(Move.objects.values_list("sequence", "payload"))
+
+    for version in (0, 1):  # the page's old version, or a forged fresh one
+        other = {**first, "discard": ["1"], "version": version}
+        response = client.post(url, other, HTTP_HX_REQUEST="true")
+        assert response.status_code == 409
+        assert "already sent a different move" in response.content.decode()
+    # The same key with the same move gets the first answer again.
+    again = client.post(url, first, HTTP_HX_REQUEST="true")
+    assert again.status_code == 200 and "Your move is made." in again.content.decode()
+    assert list(Move.objects.values_list("sequence", "payload")) == after_first
+
+
+def test_the_service_refuses_a_key_reused_for_another_move(world):
+    running = world["running"]
+    mover = running.seats.select_related("user").get(position=running.to_move).user
+    hand = engine.State.from_json(running.snapshot).hands[running.to_move]
+    first = {"move": "pass", "discard": [hand[0]]}
+    move_submit(game_id=running.pk, user=mover, move=first, expected_version=0, idempotency_key="k")
+    with pytest.raises(IdempotencyConflict):
+        move_submit(
+            game_id=running.pk, user=mover, move={"move": "pass", "discard": [hand[1]]},
+            expected_version=1, idempotency_key="k",
+        )  # fmt: skip
+    again = move_submit(
+        game_id=running.pk, user=mover, move=first, expected_version=0, idempotency_key="k"
+    )
+    assert again.repeated and Move.objects.count() == 1
+
+
+def test_an_old_invite_link_to_a_started_private_game_shows_no_players(world):
+    running = world["running"]
+    Game.objects.filter(pk=running.pk).update(visibility=Game.Visibility.INVITE)
+    outsider = create_player("oscar")
+    page = client_for(outsider).get(reverse("invite", args=[running.invite_token]))
+    assert page.status_code == 200
+    text = page.content.decode()
+    assert "This game has already started." in text
+    for user in running.seats.select_related("user"):
+        assert user.user.display_name not in text
+    assert "3/3" not in text
+    # While the game is in its lobby, the link shows who is there (that is its purpose).
+    lobby = world["lobby"]
+    text = client_for(outsider).get(reverse("invite", args=[lobby.invite_token])).content
+    assert b"Ann" in text
