@@ -241,3 +241,26 @@ def test_an_admin_seats_a_bot_in_place_of_a_player(root, make_user):  # noqa: F8
     assert f"a bot took over from {old_seat.user.display_name}" in message
     game.refresh_from_db()
     assert bot_move(game_id=game.pk, version=game.version).seat == seat
+
+
+def test_the_creator_chooses_stand_ins_when_creating_a_game(client, user):
+    client.force_login(user)
+    assert "A bot plays for absent players" in client.get(reverse("lobby")).content.decode()
+    fields = {"ruleset": "base", "max_seats": 3, "visibility": "open", "turn_limit": "86400"}
+    client.post(reverse("game_create"), {**fields, "name": "With bots", "bot_stand_ins": "on"})
+    client.post(reverse("game_create"), {**fields, "name": "Without"})
+    assert Game.objects.get(name="With bots").bot_stand_ins
+    assert not Game.objects.get(name="Without").bot_stand_ins
+
+
+def test_with_stand_ins_the_bot_decides_when_time_runs_out(make_user):
+    """The first timeout already asks the bot (from the seat's view), not the safe default pass:
+    over a few turns some automatic move is not a pass."""
+    game = stand_in_game(make_user)
+    kinds = set()
+    for _ in range(12):
+        game.refresh_from_db()
+        record = turn_timeout(game_id=game.pk, now=game.deadline + timedelta(seconds=1))
+        kinds.add(record.payload["move"])
+        assert record.automatic
+    assert kinds - {"pass"}
