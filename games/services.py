@@ -324,7 +324,7 @@ def bot_games_due(now) -> list[tuple[int, int]]:
     return list(
         Game.objects.filter(
             bot_seat,
-            ~Q(seats__state=Seat.State.REPLACED),
+            seats__state__in=[Seat.State.ACTIVE, Seat.State.ABSENT],
             status=Game.Status.RUNNING,
             decision_since__lte=late,
             seats__position=F("to_move"),

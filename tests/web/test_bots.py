@@ -4,11 +4,12 @@ players (the worker path is in tests/tasks/test_bot_worker.py)."""
 from datetime import timedelta
 
 import pytest
+import time_machine
 from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
 
-from games import engine, services, stats
+from games import engine, services, stats, tasks
 from games.models import Game, Seat
 from games.selectors import game_page
 from games.services import (
@@ -240,6 +241,7 @@ def test_an_admin_seats_a_bot_in_place_of_a_player(root, make_user):  # noqa: F8
     [message] = log_for(game)
     assert f"a bot took over from {old_seat.user.display_name}" in message
     game.refresh_from_db()
+    assert bot_games_due(timezone.now() + timedelta(minutes=5)) == [(game.pk, game.version)]
     assert bot_move(game_id=game.pk, version=game.version).seat == seat
 
 
@@ -264,3 +266,19 @@ def test_with_stand_ins_the_bot_decides_when_time_runs_out(make_user):
         kinds.add(record.payload["move"])
         assert record.automatic
     assert kinds - {"pass"}
+
+
+def test_the_minute_sweep_plays_an_overdue_bot_move(user):
+    game = practice_create(creator=user, ruleset="base", bots=2)
+    game.refresh_from_db()
+    if not game.seats.live().get(position=game.to_move).bot_plays:
+        move_submit(game_id=game.pk, user=user, move=my_legal_move(game, user), expected_version=0)
+        game.refresh_from_db()
+    before = game.version
+    tasks.sweep()  # not overdue yet: the bot's task is on its way
+    game.refresh_from_db()
+    assert game.version == before
+    with time_machine.travel(timezone.now() + timedelta(minutes=5)):
+        tasks.sweep()
+    game.refresh_from_db()
+    assert game.version == before + 1
