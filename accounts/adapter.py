@@ -1,17 +1,31 @@
 """Glue between django-allauth and our User model."""
 
-from urllib.parse import urlencode
+from urllib.parse import urlencode, urlsplit
 
 from allauth.account.adapter import DefaultAccountAdapter
+from django.conf import settings
 from django.contrib import messages
+from django.contrib.auth import get_user_model
 from django.urls import reverse
+from django.utils import translation
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
 # The query parameter of a confirmation link that remembers where the player was going when they
 # signed up (an invite link, a game). Not "next": allauth would follow that before the player
 # is told to log in.
 THEN = "then"
+
+
+class SiteName:
+    """What allauth's emails call the site ("Hello from Saboteur!"), not the request's host."""
+
+    name = gettext_lazy("Saboteur")
+
+    @property
+    def domain(self) -> str:
+        return urlsplit(settings.SITE_URL).netloc or settings.SITE_URL
 
 
 def user_display(user) -> str:
@@ -30,6 +44,16 @@ class AccountAdapter(DefaultAccountAdapter):
         # name rather than the email address, so nothing private leaks into it.
         if not user.username:
             user.username = self.generate_unique_username([user.display_name, "player"])
+
+    def send_mail(self, template_prefix, email, context):
+        """allauth's emails (verification, password reset) in the site's name and in the
+        recipient's language (their profile's, else the language of the request)."""
+        user = context.get("user")
+        if user is None:
+            user = get_user_model().objects.filter(email__iexact=email).first()
+        language = (getattr(user, "language", "") or "") or translation.get_language()
+        with translation.override(language):
+            super().send_mail(template_prefix, email, {**context, "current_site": SiteName()})
 
     def get_email_confirmation_url(self, request, emailconfirmation) -> str:
         url = super().get_email_confirmation_url(request, emailconfirmation)

@@ -1,16 +1,93 @@
-from django.contrib import admin
+from importlib import import_module
+
+from allauth.account.models import EmailAddress, EmailConfirmation
+from django.contrib import admin, messages
 from django.contrib.auth.admin import UserAdmin as BaseUserAdmin
+from django.db.models import OuterRef, Subquery
+from django.urls import reverse
+from django.utils.html import format_html, format_html_join
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 from games import moderation
 from games.admin import ReasonForm, action_with_form
+from games.models import Notice, Seat
 
 from .models import User
+
+# Addresses are shown on each user's page (one "Accounts" section in the admin index).
+# allauth's admin module registers them whenever it is imported: import it first.
+import_module("allauth.account.admin")
+for model in (EmailAddress, EmailConfirmation):
+    if admin.site.is_registered(model):
+        admin.site.unregister(model)
+
+
+class ReadOnlyInline(admin.TabularInline):
+    extra = 0
+    can_delete = False
+    show_change_link = True
+
+    def has_add_permission(self, request, obj=None):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+
+class EmailAddressInline(ReadOnlyInline):
+    model = EmailAddress
+    fields = ("email", "verified", "primary")
+    readonly_fields = fields
+    show_change_link = False
+    verbose_name_plural = _("email addresses")
+
+
+class UserSeatInline(ReadOnlyInline):
+    """The player's seats and games (never a role)."""
+
+    model = Seat
+    fk_name = "user"
+    fields = ("game", "game_status", "position", "state", "joined_at", "last_seen_at")
+    readonly_fields = fields
+    show_change_link = False
+    verbose_name_plural = _("seats and games")
+
+    def get_queryset(self, request):
+        return super().get_queryset(request).select_related("game").order_by("-joined_at")
+
+    @admin.display(description=_("game status"))
+    def game_status(self, seat):
+        return seat.game.get_status_display()
+
+
+class UserNoticeInline(ReadOnlyInline):
+    """Their outbox rows, newest first (the latest 50)."""
+
+    model = Notice
+    fk_name = "user"
+    fields = ("kind", "status", "game", "due_at", "sent_at", "reason", "last_error")
+    readonly_fields = fields
+    verbose_name_plural = _("email outbox")
+
+    def get_queryset(self, request):
+        latest = Notice.objects.filter(user=OuterRef("user")).order_by("-created_at")
+        return (
+            super()
+            .get_queryset(request)
+            .select_related("game")
+            .filter(pk__in=Subquery(latest.values("pk")[:50]))
+            .order_by("-created_at")
+        )
 
 
 @admin.register(User)
 class UserAdmin(BaseUserAdmin):
+    inlines = [EmailAddressInline, UserSeatInline, UserNoticeInline]
+
+    def get_inlines(self, request, obj):
+        return self.inlines if obj is not None else []  # not on the "add user" form
+
     fieldsets = (
         *BaseUserAdmin.fieldsets,
         (_("Player"), {"fields": ("display_name",)}),
@@ -25,6 +102,16 @@ class UserAdmin(BaseUserAdmin):
         ),
     )
     list_display = ("username", "display_name", "email", "is_staff", "is_active", "last_login")
+
+    def save_model(self, request, obj, form, change):
+        """An account an admin creates has its address verified: the admin vouches for it
+        (seating a player needs a verified address, and mail goes only to verified ones)."""
+        super().save_model(request, obj, form, change)
+        if not change and obj.email:
+            EmailAddress.objects.update_or_create(
+                user=obj, email=obj.email, defaults={"verified": True, "primary": True}
+            )
+
     list_filter = ("is_active", "is_staff", "is_superuser")
     search_fields = ("username", "display_name", "email")
     # Deactivating goes through the actions below: they ask for a reason, log it and take the
@@ -34,15 +121,46 @@ class UserAdmin(BaseUserAdmin):
 
     def _deactivate(self, request, queryset, *, ban: bool):
         def perform(user, data):
-            outcomes = moderation.user_deactivate(user=user, by=request.user)
+            seats = []
+            if ban:
+                outcomes, seats = moderation.user_ban(
+                    user=user, by=request.user, reason=data["reason"]
+                )
+            else:
+                outcomes = moderation.user_deactivate(user=user, by=request.user)
             text = gettext("Banned.") if ban else gettext("Deactivated.")
             if outcomes:
                 text += " " + gettext("Lobbies: %(outcomes)s.") % {"outcomes": "; ".join(outcomes)}
+            if seats:
+                text += " " + gettext("Seats marked absent in: %(games)s.") % {
+                    "games": ", ".join(seat.game.name for seat in seats)
+                }
+                self._offer_replacements(request, seats)
             return text
 
         title = gettext("Ban users") if ban else gettext("Deactivate users")
         return action_with_form(
             self, request, queryset, form_class=ReasonForm, title=title, perform=perform
+        )
+
+    def _offer_replacements(self, request, seats):
+        """A link per running game to hand the banned player's seat to someone else."""
+        links = format_html_join(
+            ", ",
+            '<a href="{}">{}</a>',
+            (
+                (
+                    reverse("admin:games_game_moderate", args=[seat.game.pk, "replace_seat"])
+                    + f"?position={seat.position}",
+                    gettext("replace their seat in %(game)s") % {"game": seat.game.name},
+                )
+                for seat in seats
+            ),
+        )
+        self.message_user(
+            request,
+            format_html("{} {}", gettext("Their running games:"), links),
+            messages.WARNING,
         )
 
     @admin.action(description=_("Deactivate the selected users"))

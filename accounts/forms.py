@@ -53,6 +53,14 @@ class ProfileForm(forms.Form):
     email_mentions = forms.BooleanField(
         label=_("Email me when I am mentioned in chat"), required=False
     )
+    email_absent = forms.BooleanField(
+        label=_("Email me when a player at my table is marked absent"), required=False
+    )
+    email_hand = forms.BooleanField(
+        label=_("Show my hand, my role and one-tap moves in emails"),
+        required=False,
+        help_text=_("Turn this off if others can read your emails."),
+    )
     quiet_from = forms.TimeField(
         label=_("Quiet hours from"),
         required=False,

@@ -38,8 +38,16 @@ class User(AbstractUser):
         _("one daily summary instead of an email per game"), default=False
     )
     email_mentions = models.BooleanField(_("email me when I am mentioned in chat"), default=True)
+    email_absent = models.BooleanField(
+        _("email me when a player at my table is marked absent"), default=True
+    )
+    email_hand = models.BooleanField(
+        _("show my hand, my role and one-tap moves in emails"), default=True
+    )
     quiet_from = models.TimeField(_("quiet hours from"), null=True, blank=True)
     quiet_until = models.TimeField(_("quiet hours until"), null=True, blank=True)
+    # The first-game guide on the game page, until the player dismisses it (issue 13).
+    guide_dismissed = models.BooleanField(_("first-game guide dismissed"), default=False)
 
     REQUIRED_FIELDS = ["email", "display_name"]
 
@@ -74,3 +82,27 @@ class User(AbstractUser):
 
     def __str__(self) -> str:
         return self.display_name or self.username
+
+
+class Ban(models.Model):
+    """A moderator's ban: who was banned, by whom, when and why (distinct from deactivation)."""
+
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="bans",
+        verbose_name=_("player"),
+    )  # fmt: skip
+    by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.SET_NULL, null=True, related_name="+",
+        verbose_name=_("banned by"),
+    )  # fmt: skip
+    reason = models.TextField(_("reason"))
+    created_at = models.DateTimeField(_("banned at"))
+    lifted_at = models.DateTimeField(_("lifted at"), null=True, blank=True)
+
+    class Meta:
+        verbose_name = _("ban")
+        verbose_name_plural = _("bans")
+        ordering = ["-created_at"]
+
+    def __str__(self) -> str:
+        return f"{self.user} ({self.created_at:%Y-%m-%d})"

@@ -30,6 +30,8 @@ PROFILE_FIELDS = (
     "email_reminders",
     "email_digest",
     "email_mentions",
+    "email_absent",
+    "email_hand",
     "quiet_from",
     "quiet_until",
 )
@@ -145,6 +147,13 @@ def language_set(*, user, language: str) -> None:
     if language in language_codes() and user.language != language:
         user.language = language
         user.save(update_fields=["language"])
+
+
+def guide_dismiss(*, user) -> None:
+    """The player has read the first-game guide: the game page stops showing it."""
+    if not user.guide_dismissed:
+        user.guide_dismissed = True
+        user.save(update_fields=["guide_dismissed"])
 
 
 # -- Deleting an account ------------------------------------------------------------------------

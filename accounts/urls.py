@@ -5,5 +5,6 @@ from . import views
 urlpatterns = [
     path("accounts/profile/", views.profile, name="profile"),
     path("accounts/delete/", views.account_delete, name="account_delete"),
+    path("accounts/guide/dismiss/", views.guide_dismiss, name="guide_dismiss"),
     path("players/<path:key>/", views.player, name="player"),
 ]

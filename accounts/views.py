@@ -6,11 +6,12 @@ from django.contrib import messages
 from django.contrib.auth import logout
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
-from django.http import Http404
+from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
 from django.utils import translation
+from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import gettext as _
-from django.views.decorators.http import require_http_methods, require_safe
+from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
 from games import stats
 
@@ -78,3 +79,17 @@ def player(request, key: str):
         "accounts/player.html",
         {"player": user, "stats": stats.player_stats(user), "is_me": user.pk == request.user.pk},
     )
+
+
+@require_POST
+@login_required
+def guide_dismiss(request):
+    services.guide_dismiss(user=request.user)
+    if request.htmx:
+        return HttpResponse("")  # htmx swaps the guide out
+    target = request.POST.get("next", "")
+    if not url_has_allowed_host_and_scheme(
+        target, allowed_hosts={request.get_host()}, require_https=request.is_secure()
+    ):
+        target = "/"
+    return redirect(target)

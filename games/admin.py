@@ -13,13 +13,18 @@ from django.contrib import admin, messages
 from django.contrib.admin import helpers
 from django.contrib.admin.models import LogEntry
 from django.contrib.auth import get_user_model
-from django.db.models import Count, Q
+from django.core.exceptions import PermissionDenied
+from django.db.models import Count, Prefetch, Q
+from django.http import Http404
+from django.shortcuts import redirect
 from django.template.response import TemplateResponse
+from django.urls import path, reverse
+from django.utils import formats, timezone
 from django.utils.html import format_html, format_html_join
 from django.utils.translation import gettext, ngettext
 from django.utils.translation import gettext_lazy as _
 
-from . import engine, moderation
+from . import engine, moderation, notifications
 from .models import ChatMessage, Game, Move, Notice, Seat, TableEvent
 from .services import ServiceError
 
@@ -27,6 +32,13 @@ admin.site.site_header = _("Saboteur administration")
 admin.site.site_title = _("Saboteur admin")
 
 OVER = (Game.Status.FINISHED, Game.Status.ABORTED)
+MODERATION_BUTTONS = (
+    ("pause", _("Pause")),
+    ("resume", _("Resume")),
+    ("extend_deadline", _("Extend the deadline")),
+    ("replace_seat", _("Replace a seat")),
+    ("abort", _("Abort")),
+)
 HIDDEN = _("hidden until the game is over")
 SECRET_FIELDS = {"snapshot", "payload", "events", "data"}
 
@@ -96,16 +108,7 @@ class ReplaceSeatForm(ReasonForm):
         if game is not None:
             seats = game.seats.select_related("user").live()
         self.fields["position"].choices = [
-            (
-                seat.position,
-                gettext("Seat %(position)s: %(name)s")
-                % {
-                    "position": seat.position,
-                    "name": seat.bot_name or seat.user or gettext("deleted player"),
-                },
-            )
-            for seat in seats
-            if seat.position is not None
+            (seat.position, _seat_label(seat)) for seat in seats if seat.position is not None
         ]
 
     def clean_new_user(self):
@@ -116,6 +119,13 @@ class ReplaceSeatForm(ReasonForm):
             raise forms.ValidationError(gettext("No account has that name or address."))
         if not user.is_active:
             raise forms.ValidationError(gettext("That account is not active."))
+        if notifications.verified_email(user) is None:
+            raise forms.ValidationError(
+                gettext(
+                    "That account has no verified email address: they must confirm it before "
+                    "they can take over a seat."
+                )
+            )
         return user
 
     def clean(self):
@@ -123,6 +133,27 @@ class ReplaceSeatForm(ReasonForm):
         if not data.get("bot") and data.get("new_user") is None and "new_user" not in self.errors:
             self.add_error("new_user", gettext("Name the new player, or seat a bot."))
         return data
+
+
+def _seat_label(seat: Seat) -> str:
+    """A seat in the replace form, marked when its player is absent, banned or unverified."""
+    user = seat.user
+    label = gettext("Seat %(position)s: %(name)s") % {
+        "position": seat.position,
+        "name": seat.bot_name or user or gettext("deleted player"),
+    }
+    marks = []
+    if seat.state == Seat.State.ABSENT:
+        marks.append(gettext("absent"))
+    if user is not None and user.bans.filter(lifted_at__isnull=True).exists():
+        marks.append(gettext("banned"))
+    elif user is not None and not user.is_active:
+        marks.append(gettext("inactive"))
+    if user is not None and notifications.verified_email(user) is None and user.is_active:
+        marks.append(gettext("unverified address"))
+    if marks:
+        label += " (" + ", ".join(marks) + ")"
+    return label
 
 
 def action_with_form(modeladmin, request, queryset, *, form_class, title, perform, single=False):
@@ -156,7 +187,9 @@ def action_with_form(modeladmin, request, queryset, *, form_class, title, perfor
                 done += 1
             return None
     else:
-        form = form_class(queryset=queryset)
+        # A link may preselect fields (?position=2 from a ban's list of seats).
+        initial = {name: value for name, value in request.GET.items() if name != "reason"}
+        form = form_class(queryset=queryset, initial=initial)
     opts = modeladmin.model._meta
     context = {
         **modeladmin.admin_site.each_context(request),
@@ -168,6 +201,28 @@ def action_with_form(modeladmin, request, queryset, *, form_class, title, perfor
         "action_checkbox_name": helpers.ACTION_CHECKBOX_NAME,
     }
     return TemplateResponse(request, "admin/moderation_action.html", context)
+
+
+def _formatted(moment) -> str:
+    """A moment as the admin reads it (site time zone, localized), never an ISO string."""
+    if moment is None:
+        return "-"
+    return formats.date_format(timezone.localtime(moment), "DATETIME_FORMAT")
+
+
+class HasErrorFilter(admin.SimpleListFilter):
+    title = _("has an error")
+    parameter_name = "has_error"
+
+    def lookups(self, request, model_admin):
+        return [("yes", _("Yes")), ("no", _("No"))]
+
+    def queryset(self, request, queryset):
+        if self.value() == "yes":
+            return queryset.exclude(last_error="")
+        if self.value() == "no":
+            return queryset.filter(last_error="")
+        return queryset
 
 
 # -- Games -------------------------------------------------------------------------------------
@@ -231,12 +286,15 @@ class GameAdmin(NoSecretLookups, admin.ModelAdmin):
         "ruleset",
         "status",
         "players",
-        "version",
+        "whose_turn",
+        "round_number",
         "deadline",
+        "absent_seats",
+        "version",
         "created_at",
     )
     list_filter = ("status", "ruleset", "visibility")
-    search_fields = ("name", "seats__user__display_name")
+    search_fields = ("name", "seats__user__display_name", "=seats__user__email")
     date_hierarchy = "created_at"
     # Only the name may be edited (an offensive name); everything else goes through actions.
     fields = (
@@ -274,14 +332,95 @@ class GameAdmin(NoSecretLookups, admin.ModelAdmin):
     actions = ["pause", "resume", "extend_deadline", "abort", "replace_seat"]
 
     def get_queryset(self, request):
-        return super().get_queryset(request).annotate(seat_count=Count("seats", distinct=True))
+        seats = Prefetch("seats", queryset=Seat.objects.select_related("user"))
+        return (
+            super()
+            .get_queryset(request)
+            .annotate(seat_count=Count("seats", distinct=True))
+            .prefetch_related(seats)
+        )
 
     def has_add_permission(self, request):
         return False  # games begin in the lobby, through the site
 
+    def get_urls(self):
+        moderate = path(
+            "<int:pk>/moderate/<str:action>/",
+            self.admin_site.admin_view(self.moderate_view),
+            name="games_game_moderate",
+        )
+        return [moderate, *super().get_urls()]
+
+    def moderate_view(self, request, pk, action):
+        """One moderation action for this game, from a button on its own page."""
+        if action not in self.actions or not self.has_change_permission(request):
+            raise PermissionDenied
+        queryset = self.get_queryset(request).filter(pk=pk)
+        if not queryset.exists():
+            raise Http404
+        response = getattr(self, action)(request, queryset)
+        if response is None:  # done (or refused, with a message): back to the game
+            return redirect("admin:games_game_change", pk)
+        return response
+
+    def change_view(self, request, object_id, form_url="", extra_context=None):
+        extra_context = {
+            **(extra_context or {}),
+            "moderation_buttons": [
+                (reverse("admin:games_game_moderate", args=[object_id, name]), label)
+                for name, label in MODERATION_BUTTONS
+            ],
+        }
+        return super().change_view(request, object_id, form_url, extra_context)
+
     @admin.display(description=_("seats"), ordering="seat_count")
     def players(self, game):
         return game.seat_count
+
+    def get_search_results(self, request, queryset, search_term):
+        results, may_have_duplicates = super().get_search_results(request, queryset, search_term)
+        return results.distinct(), False
+
+    def _live_seats(self, game) -> list[Seat]:
+        return [s for s in game.seats.all() if s.state != Seat.State.REPLACED]
+
+    @admin.display(description=_("whose turn"))
+    def whose_turn(self, game):
+        if game.status not in (Game.Status.RUNNING, Game.Status.PAUSED):
+            return "-"
+        seat = next((s for s in self._live_seats(game) if s.position == game.to_move), None)
+        return str(seat.user) if seat and seat.user else "-"
+
+    @admin.display(description=_("round"))
+    def round_number(self, game):
+        """The round under way (public: every player sees it)."""
+        if game.snapshot is None:
+            return "-"
+        return f"{game.snapshot.get('round', '-')} / {game.rounds}"
+
+    @admin.display(description=_("absent seats"))
+    def absent_seats(self, game):
+        names = [str(s.user) for s in self._live_seats(game) if s.state == Seat.State.ABSENT]
+        return ", ".join(names) or "-"
+
+    def has_delete_permission(self, request, obj=None):
+        """A running or paused game is aborted, never deleted (its players keep its page)."""
+        if obj is not None and obj.status in (Game.Status.RUNNING, Game.Status.PAUSED):
+            return False
+        return super().has_delete_permission(request, obj)
+
+    def delete_queryset(self, request, queryset):
+        underway = queryset.filter(status__in=(Game.Status.RUNNING, Game.Status.PAUSED))
+        if underway.exists():
+            self.message_user(
+                request,
+                gettext(
+                    "Running or paused games cannot be deleted: abort them instead (%(names)s)."
+                )
+                % {"names": ", ".join(g.name for g in underway)},
+                messages.ERROR,
+            )
+        queryset.exclude(pk__in=underway.values("pk")).delete()
 
     @admin.display(description=_("final state"))
     def final_state(self, game):
@@ -327,7 +466,7 @@ class GameAdmin(NoSecretLookups, admin.ModelAdmin):
         def perform(game, data):
             game = moderation.game_resume(game_id=game.pk)
             return gettext("Resumed the game; deadline %(deadline)s.") % {
-                "deadline": game.deadline.isoformat() if game.deadline else "-"
+                "deadline": _formatted(game.deadline)
             }
 
         return action_with_form(
@@ -353,7 +492,7 @@ class GameAdmin(NoSecretLookups, admin.ModelAdmin):
     @admin.action(description=_("Abort the selected games (no more moves)"))
     def abort(self, request, queryset):
         def perform(game, data):
-            moderation.game_abort(game_id=game.pk)
+            moderation.game_abort(game_id=game.pk, reason=data["reason"])
             return gettext("Aborted the game.")
 
         return action_with_form(
@@ -370,7 +509,10 @@ class GameAdmin(NoSecretLookups, admin.ModelAdmin):
                 old_name = old.bot_name
             new_user = None if data["bot"] else data["new_user"]
             seat = moderation.seat_replace(
-                game_id=game.pk, position=data["position"], new_user=new_user
+                game_id=game.pk,
+                position=data["position"],
+                new_user=new_user,
+                reason=data["reason"],
             )
             return gettext("Seat %(position)d: %(new)s took over from %(old)s.") % {
                 "position": seat.position,
@@ -455,8 +597,10 @@ class ChatMessageAdmin(admin.ModelAdmin):
 
 @admin.register(Notice)
 class NoticeAdmin(NoSecretLookups, admin.ModelAdmin):
-    list_display = ("kind", "status", "recipient", "game", "due_at", "attempts", "last_error")
-    list_filter = ("status", "kind")
+    list_display = (
+        "kind", "status", "recipient", "game", "due_at", "attempts", "reason", "last_error",
+    )  # fmt: skip
+    list_filter = ("status", "kind", HasErrorFilter)
     search_fields = ("user__email", "user__display_name", "email", "key")
     list_select_related = ("user", "game")
     date_hierarchy = "due_at"

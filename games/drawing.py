@@ -361,8 +361,19 @@ def _ladder(x: float = CX, y: float = CY) -> str:
 
 
 def _shaft(x: float = CX, y: float = CY) -> str:
-    """A pit with a ladder going down: start and ladder cards."""
+    """A pit with a ladder going down: the start card."""
     return _circle(x, y, 13, SAND_SHADE, TUNNEL_EDGE, 2) + _ladder(x, y)
+
+
+def _tall_ladder() -> str:
+    """Ladder cards: a dark hole where the tunnel ends and a long ladder standing up from it
+    along the card's west side, unlike the start's round pit (issue 13)."""
+    hole = _circle(CX, CY, 8, TUNNEL_EDGE, INK, 1.5)
+    x, top, bottom = 13, 8, CARD_H - 8
+    rails = _line(x - 5, top, x - 5, bottom, WOOD, 3, "round")
+    rails += _line(x + 5, top, x + 5, bottom, WOOD, 3, "round")
+    rungs = "".join(_line(x - 5, y, x + 5, y, WOOD, 2.2) for y in range(top + 6, bottom, 9))
+    return hole + rails + rungs
 
 
 def _door(card_id: str, turned: bool) -> str:
@@ -384,7 +395,17 @@ def _door(card_id: str, turned: bool) -> str:
         knob = _circle(x, y, 3.2, "#ffffff", INK, 1)
     else:
         knob = _rect(x - 3, y - 3, 6, 6, "#ffffff", INK, 1)
-    return bar + knob
+    return bar + knob + _door_sign(blue)
+
+
+def _door_sign(blue: bool) -> str:
+    """A big sign in the top right corner, readable without colour: a disc on blue doors, a
+    triangle on green ones (issue 13)."""
+    x, y = CARD_W - 11, 12
+    if blue:
+        return _circle(x, y, 7.5, BLUE_DOOR, "#ffffff", 2) + _circle(x, y, 2.5, "#ffffff")
+    points = [(x, y - 8), (x + 8.5, y + 6.5), (x - 8.5, y + 6.5)]
+    return _poly(points, GREEN_DOOR, "#ffffff", 2)
 
 
 def _gem(x: float, y: float) -> str:
@@ -646,7 +667,7 @@ def _face(card_id: str, turned: bool) -> str:
     parts = [_rock()]
     if card.ladder:
         parts.append(_tunnels(card_id, turned))
-        parts.append(_shaft())
+        parts.append(_tall_ladder())
     else:
         parts.append(_tunnels(card_id, turned))
     if card.door:

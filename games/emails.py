@@ -12,23 +12,29 @@ from django.conf import settings
 from django.core.mail import EmailMultiAlternatives
 from django.template.loader import render_to_string
 from django.urls import reverse
-from django.utils import translation
+from django.utils import formats, timezone, translation
+from django.utils.http import urlencode
+from django.utils.timesince import timeuntil
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
 from games import engine
 from saboteur_site.text import one_line
 
-from .log import entries_for
+from . import email_art, one_tap
+from .drawing import card_name, role_name
+from .log import describe, entries_for, goal_label
 from .models import ChatMessage, Game, Notice, Seat
-from .notifications import UNSUBSCRIBE_KINDS, site_url, unsubscribe_token
-from .selectors import display_name
+from .moderation import renames
+from .notifications import UNSUBSCRIBE_KINDS, site_url, unsubscribe_token, user_zone
+from .selectors import display_name, hand_order
 
 UNSUBSCRIBE_FOR = {
     Notice.Kind.TURN: "turns",
     Notice.Kind.REMINDER: "reminders",
     Notice.Kind.DIGEST: "digest",
     Notice.Kind.MENTION: "mentions",
+    Notice.Kind.ABSENT: "absent",
 }
 
 
@@ -40,17 +46,35 @@ class NoticeEmail(EmailMultiAlternatives):
     lines of up to 998 characters.
     """
 
+    inline_images: list[tuple[str, bytes]] = ()  # (Content-ID, PNG) shown by the HTML part
+
     def message(self, *, policy=email.policy.default):
-        return super().message(policy=policy.clone(max_line_length=998))
+        message = super().message(policy=policy.clone(max_line_length=998))
+        if self.inline_images:
+            # The HTML part becomes multipart/related with the pictures it shows by "cid:", so
+            # mail clients show them without loading anything remote.
+            html = message.get_body(("html",))
+            for cid, png in self.inline_images:
+                html.add_related(
+                    png,
+                    maintype="image",
+                    subtype="png",
+                    cid=f"<{cid}>",
+                    disposition="inline",
+                    filename=cid.split("@")[0] + ".png",
+                )
+        return message
 
 
 def build_email(notice: Notice, address: str) -> EmailMultiAlternatives:
     user = notice.user
     language = (user.language if user else "") or settings.LANGUAGE_CODE
-    with translation.override(language):
+    zone = user_zone(user) if user else timezone.get_default_timezone()
+    with translation.override(language), timezone.override(zone):
         context = _context(notice)
+        context["language"] = translation.get_language()
         what = UNSUBSCRIBE_FOR.get(notice.kind)
-        headers = {}
+        headers = {"Content-Language": context["language"]}
         if user is not None and what in UNSUBSCRIBE_KINDS:
             link = site_url(reverse("unsubscribe", args=[unsubscribe_token(user, what)]))
             context["unsubscribe_url"] = link
@@ -62,6 +86,7 @@ def build_email(notice: Notice, address: str) -> EmailMultiAlternatives:
     subject = one_line(context["subject"])
     message = NoticeEmail(subject=subject, body=text, to=[address], headers=headers)
     message.attach_alternative(html, "text/html")
+    message.inline_images = context.get("images", [])
     return message
 
 
@@ -73,6 +98,11 @@ def _context(notice: Notice) -> dict:
         Notice.Kind.ABSENT: _absent,
         Notice.Kind.INVITATION: _invitation,
         Notice.Kind.MENTION: _mention,
+        Notice.Kind.STARTED: _started,
+        Notice.Kind.TIMEOUT: _timeout,
+        Notice.Kind.ABORTED: _aborted,
+        Notice.Kind.BRIEFING: _briefing,
+        Notice.Kind.REPLACED: _replaced,
     }
     context = {"greeting": _greeting(notice.user), "lines": [], "log": [], "links": []}
     context.update(builders[notice.kind](notice))
@@ -108,27 +138,123 @@ def _turn(notice: Notice) -> dict:
         moves.values_list("sequence", "events", "automatic", "seat__position"),
         names,
         seat.engine_name,
+        renames(game),
     )
     state = engine.State.from_json(game.snapshot)
+    deadline = {"game": game.name, "deadline": when(game.deadline)}
     if notice.kind == Notice.Kind.REMINDER:
         subject = _("Reminder: it is your turn in %(game)s") % {"game": game.name}
         lines = [
             _(
-                "Your time in %(game)s runs out soon. If it runs out, the site makes a safe "
-                "move for you."
+                "Your time in %(game)s runs out on %(deadline)s (in %(left)s). If it runs out, "
+                "the site makes a safe move for you."
             )
-            % {"game": game.name}
+            % {**deadline, "left": timeuntil(game.deadline, timezone.now())}
         ]
     else:
         subject = _("Your turn in %(game)s") % {"game": game.name}
         lines = [_("It is your turn in %(game)s.") % {"game": game.name}]
+        if game.version == 0:
+            lines[0:0] = _setup_lines(game, seat)
     lines.append(_decision_text(state))
     return {
         "subject": subject,
         "lines": lines,
         "log": [entry.text for entry in entries],
         "links": [(_("Open the game"), _game_link(game))],
+        **_play_from_email(notice, state, names, moves),
     }
+
+
+def _play_from_email(notice: Notice, state: engine.State, names: dict, moves) -> dict:
+    """The maze picture, the deadline and, unless the player turned them off, their role, hand
+    and one-tap links: all from the seat's own ``view_for``."""
+    game, seat, user = notice.game, notice.seat, notice.user
+    me = seat.engine_name
+    view = engine.view_for(state, me)
+    changed, said = set(), []
+    for events in moves.values_list("events", flat=True):
+        for event in events:
+            maze_event = event["kind"] in ("placed", "goal-revealed") or (
+                event["kind"] == "action" and "at" in event
+            )
+            if event.get("to") is None and maze_event:
+                said.append(describe(event, names, me))
+                if "at" in event:
+                    changed.add(tuple(event["at"]))
+    png, width, height = email_art.maze_png(view, changed)
+    maze_cid = f"maze-{game.pk}-{game.version}@saboteur"
+    if said:
+        alt = _("The maze. Since your last move (outlined): %(changes)s") % {
+            "changes": " ".join(said)
+        }
+    else:
+        alt = _("The maze. It has not changed since your last move.")
+    context = {
+        "maze": {"cid": maze_cid, "alt": alt, "width": width, "height": height},
+        "images": [(maze_cid, png)],
+        "deadline": _deadline_text(game, user),
+    }
+    mine = view["me"]
+    if user is None or not user.email_hand or mine is None:
+        return context
+    context["role"] = role_name(mine["role"])
+    context["knowledge"] = _knowledge(mine, names)
+    context["hand"] = [
+        {"name": card_name(card), "cid": f"card-{card}@saboteur"}
+        for card in hand_order(mine["hand"])  # as the game page shows it
+    ]
+    for card in sorted(set(mine["hand"])):  # one picture per kind of card
+        context["images"].append((f"card-{card}@saboteur", email_art.card_png(card)))
+    if game.status == Game.Status.RUNNING and view["to_move"] == me:
+        context["taps"] = _tap_groups(notice, state, names)
+    return context
+
+
+def _knowledge(mine: dict, names: dict) -> list[str]:
+    """What the player learnt this round, as the game page says it."""
+    known = [_("You are the greedy dwarf this round.")] if mine["greedy"] else []
+    for goal, card in sorted(mine["peeks"].items()):
+        known.append(
+            _("You saw: the %(goal)s goal is %(card)s.")
+            % {"goal": goal_label(goal), "card": card_name(card)}
+        )
+    for target, role in sorted(mine["inspections"].items()):
+        known.append(
+            _("You saw: %(target)s is %(role)s.")
+            % {"target": names.get(target, "?"), "role": role_name(role)}
+        )
+    return known
+
+
+def _deadline_text(game: Game, user) -> str | None:
+    if game.deadline is None:
+        return None
+    zone = user_zone(user) if user else None
+    local = game.deadline.astimezone(zone) if zone else game.deadline
+    when = formats.date_format(local, "DATETIME_FORMAT")
+    return _("Decide by %(when)s (%(zone)s).") % {"when": when, "zone": str(zone or "UTC")}
+
+
+def _tap_groups(notice: Notice, state: engine.State, names: dict) -> list[tuple[str, list]]:
+    """One-tap links grouped under headings; a path card links to the game with it picked."""
+    game, seat = notice.game, notice.seat
+    me = seat.engine_name
+    groups: dict[str, list] = {}
+    for move in one_tap.one_tap_moves(state, me):
+        token = one_tap.tap_token(
+            user_id=notice.user_id, game_id=game.pk, seat_id=seat.pk, version=game.version,
+            move=move,
+        )  # fmt: skip
+        url = site_url(reverse("one_tap", args=[token]))
+        label = one_tap.move_label(move, names, me)
+        groups.setdefault(one_tap.move_group(move), []).append((label, url))
+    paths = one_tap.path_cards(state, me)
+    if paths:
+        groups[_("Place a path card (opens the game)")] = [
+            (card_name(card), _game_link(game) + "?" + urlencode({"card": card})) for card in paths
+        ]
+    return list(groups.items())
 
 
 def _digest(notice: Notice) -> dict:
@@ -147,15 +273,19 @@ def _digest(notice: Notice) -> dict:
 def _absent(notice: Notice) -> dict:
     absent = Seat.objects.select_related("user").get(pk=notice.data["absent"])
     name = display_name(absent)
+    if notice.data.get("banned"):
+        line = _(
+            "The moderators have removed %(name)s from the site. The site plays safe moves for "
+            "their seat until the moderators hand it to another player."
+        )
+    else:
+        line = _(
+            "%(name)s let their time run out three times in a row. The site keeps playing "
+            "safe moves for them until they come back."
+        )
     return {
         "subject": _("%(name)s is absent in %(game)s") % {"name": name, "game": notice.game.name},
-        "lines": [
-            _(
-                "%(name)s let their time run out three times in a row. The site keeps playing "
-                "safe moves for them until they come back."
-            )
-            % {"name": name}
-        ],
+        "lines": [line % {"name": name}],
         "links": [(_("Open the game"), _game_link(notice.game))],
     }
 
@@ -163,10 +293,21 @@ def _absent(notice: Notice) -> dict:
 def _invitation(notice: Notice) -> dict:
     game = notice.game
     inviter = notice.data.get("inviter", "")
+    taken = game.seats.live().count()
     return {
         "subject": _("%(name)s invites you to play Saboteur") % {"name": inviter},
         "lines": [
-            _("%(name)s invites you to the game %(game)s.") % {"name": inviter, "game": game.name}
+            _("%(name)s invites you to the game %(game)s.") % {"name": inviter, "game": game.name},
+            _(
+                "Rule set: %(ruleset)s. Seats: %(taken)d of %(seats)d taken. "
+                "Time per turn: %(limit)s."
+            )
+            % {
+                "ruleset": game.get_ruleset_display(),
+                "taken": taken,
+                "seats": game.max_seats,
+                "limit": duration(game.turn_limit),
+            },
         ],
         "links": [(_("See the invitation"), site_url(reverse("invite", args=[game.invite_token])))],
     }
@@ -183,4 +324,125 @@ def _mention(notice: Notice) -> dict:
         },
         "lines": [_("%(name)s wrote:") % {"name": author}, message.text],
         "links": [(_("Open the game"), _game_link(notice.game))],
+    }
+
+
+def when(moment) -> str:
+    """A moment in the recipient's time zone and language (the caller overrides both)."""
+    if moment is None:
+        return "-"
+    local = timezone.localtime(moment)
+    return f"{formats.date_format(local, 'DATETIME_FORMAT')} ({local.tzname()})"
+
+
+def duration(span) -> str:
+    """A time limit in words: "2 days", "1 day 6 hours", "3 hours"."""
+    hours = int(span.total_seconds()) // 3600
+    days, hours = divmod(hours, 24)
+    parts = []
+    if days:
+        parts.append(ngettext("%(count)d day", "%(count)d days", days) % {"count": days})
+    if hours or not days:
+        parts.append(ngettext("%(count)d hour", "%(count)d hours", hours) % {"count": hours})
+    return " ".join(parts)
+
+
+def _setup_lines(game: Game, seat: Seat) -> list[str]:
+    """What a player needs to know when a game starts: the rule set, their seat, the limit."""
+    seats = game.seats.live().count()
+    return [
+        _("The game %(game)s has started.") % {"game": game.name},
+        _("Rule set: %(ruleset)s. You sit at seat %(seat)d of %(seats)d. Time per turn: %(limit)s.")
+        % {
+            "ruleset": game.get_ruleset_display(),
+            "seat": seat.position + 1,
+            "seats": seats,
+            "limit": duration(game.turn_limit),
+        },
+    ]
+
+
+def _started(notice: Notice) -> dict:
+    game = notice.game
+    lines = _setup_lines(game, notice.seat)
+    mover = game.seats.live().select_related("user").filter(position=game.to_move).first()
+    if mover is not None:
+        lines.append(
+            _("%(name)s moves first; we email you when it is your turn.")
+            % {"name": display_name(mover)}
+        )
+    return {
+        "subject": _("%(game)s has started") % {"game": game.name},
+        "lines": lines,
+        "links": [(_("Open the game"), _game_link(game))],
+    }
+
+
+def _timeout(notice: Notice) -> dict:
+    game = notice.game
+    did = {
+        "pick-gold": _("kept the highest gold card offered to you"),
+        "steal": _("declined your theft"),
+    }.get(notice.data.get("move"), _("passed for you, discarding one card at random"))
+    lines = [
+        _("Your time in %(game)s ran out, so the site %(did)s.") % {"game": game.name, "did": did}
+    ]
+    if notice.data.get("absent"):
+        lines.append(
+            _(
+                "Your time ran out three times in a row, so the table sees you as absent and "
+                "the site keeps making safe moves for you. Make a move to take your seat back."
+            )
+        )
+    else:
+        lines.append(_("Open the game to play your next turn yourself."))
+    return {
+        "subject": _("Your time ran out in %(game)s") % {"game": game.name},
+        "lines": lines,
+        "links": [(_("Open the game"), _game_link(game))],
+    }
+
+
+def _aborted(notice: Notice) -> dict:
+    game = notice.game
+    lines = [_("The moderators stopped the game %(game)s.") % {"game": game.name}]
+    if notice.data.get("reason"):
+        lines.append(_("Their reason: %(reason)s") % {"reason": notice.data["reason"]})
+    return {
+        "subject": _("%(game)s was stopped by the moderators") % {"game": game.name},
+        "lines": lines,
+        "links": [(_("Open the game"), _game_link(game))],
+    }
+
+
+def _briefing(notice: Notice) -> dict:
+    game = notice.game
+    lines = [
+        _("The moderators gave you a seat in %(game)s: you take over from %(old)s.")
+        % {"game": game.name, "old": notice.data.get("old", "")},
+        *_setup_lines(game, notice.seat)[1:],
+        _(
+            "Your role, your hand and what the seat has seen so far are waiting for you on the "
+            "game's page."
+        ),
+    ]
+    return {
+        "subject": _("You have a seat in %(game)s") % {"game": game.name},
+        "lines": lines,
+        "links": [(_("Open the game"), _game_link(game))],
+    }
+
+
+def _replaced(notice: Notice) -> dict:
+    game = notice.game
+    lines = [
+        _("The moderators handed your seat in %(game)s to %(new)s.")
+        % {"game": game.name, "new": notice.data.get("new", "")}
+    ]
+    if notice.data.get("reason"):
+        lines.append(_("Their reason: %(reason)s") % {"reason": notice.data["reason"]})
+    return {
+        "subject": _("Your seat in %(game)s was taken over") % {"game": game.name},
+        "lines": lines,
+        "links": [],
     }

@@ -112,7 +112,8 @@ class GameCreateForm(forms.Form):
     variants = forms.MultipleChoiceField(
         label=_("Variants (base game only)"),
         required=False,
-        widget=forms.CheckboxSelectMultiple,
+        # static/js/lobby.js disables these while Saboteur 2 is chosen; the server refuses them too.
+        widget=forms.CheckboxSelectMultiple(attrs={"data-base-only": ""}),
         choices=[
             ("old-mine", _("Old mine: gold cards 4×3, 8×2, 10×1, 6×0")),
             ("new-mine", _("New mine: as many gold cards as gold diggers")),
@@ -120,6 +121,14 @@ class GameCreateForm(forms.Form):
             ("greedy-dwarf", _("Greedy dwarf: one gold digger wins only by finding the gold")),
             ("max-saboteurs", _("Every saboteur in play")),
         ],
+    )
+    rounds = forms.TypedChoiceField(
+        label=_("Rounds"),
+        choices=[("3", _("3 rounds (the full game)")), ("2", _("2 rounds")), ("1", _("1 round"))],
+        coerce=int,
+        initial="3",
+        required=False,
+        empty_value=3,
     )
     visibility = forms.ChoiceField(
         label=_("Who may join"), choices=Game.Visibility.choices, initial="open"

@@ -25,14 +25,18 @@ class Entry:
     private: bool
 
 
-def entries_for(moves, names: dict[str, str], me: str | None) -> list[Entry]:
+def entries_for(moves, names: dict[str, str], me: str | None, renames=()) -> list[Entry]:
     """Log lines for the viewer ``me`` (an engine seat name, or None for a spectator).
 
     ``moves`` yields (sequence, events, automatic, seat position); ``names`` maps engine seat
-    names to display names.
+    names to display names. ``renames`` lists seat takeovers as (after_version, engine seat
+    name, name before): a move up to that version keeps the name of the player who made it.
     """
     entries = []
+    current = names
     for sequence, events, automatic, position in moves:
+        if renames:
+            names = _names_at(current, renames, sequence)
         if automatic:
             who = names.get(str(position), "?")
             text = _("Time ran out for %(who)s: the site decided for them.") % {"who": who}
@@ -45,6 +49,16 @@ def entries_for(moves, names: dict[str, str], me: str | None) -> list[Entry]:
             if text:
                 entries.append(Entry(sequence, text, private=to is not None))
     return entries
+
+
+def _names_at(names: dict[str, str], renames, sequence: int) -> dict[str, str]:
+    """The seat names as they were when move ``sequence`` was made."""
+    earlier = dict(names)
+    # The earliest takeover after the move names who sat there then.
+    for after_version, seat, old in sorted(renames, reverse=True):
+        if sequence <= after_version:
+            earlier[seat] = old
+    return earlier
 
 
 def describe(event: dict, names: dict[str, str], me: str | None) -> str | None:

@@ -279,6 +279,10 @@ class Notice(models.Model):
         ABSENT = "absent", _("Player absent")
         INVITATION = "invitation", _("Invitation")
         MENTION = "mention", _("Chat mention")
+        STARTED = "started", _("Game started")
+        ABORTED = "aborted", _("Game aborted")
+        BRIEFING = "briefing", _("Seat taken over (newcomer)")
+        REPLACED = "replaced", _("Seat taken over (replaced player)")
 
     class Status(models.TextChoices):
         PENDING = "pending", _("Pending")
@@ -312,4 +316,7 @@ class Notice(models.Model):
         indexes = [models.Index(fields=["status", "due_at"], name="games_notice_due")]
 
     def __str__(self) -> str:
-        return self.key
+        to = self.user or self.email
+        if self.game_id:
+            return f"{self.get_kind_display()}: {to} ({self.game})"
+        return f"{self.get_kind_display()}: {to}"

@@ -19,7 +19,6 @@ from django.conf import settings
 from django.contrib.auth import SESSION_KEY
 from django.contrib.sessions.models import Session
 from django.db import transaction
-from django.db.models import F
 from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
@@ -127,8 +126,51 @@ def _leave_lobbies(user) -> list[str]:
     return outcomes
 
 
-def user_reactivate(*, user) -> None:
+def user_ban(*, user, by, reason: str, now=None) -> tuple[list[str], list[Seat]]:
+    """Ban a player: recorded as a ban (who, when, why), the account deactivated, their seats
+    in running and paused games marked absent at once and their tables told.
+
+    Returns what happened to their lobbies and the seats they held (for the moderators to hand
+    over with ``seat_replace``).
+    """
+    from accounts.models import Ban
+
+    now = now or timezone.now()
+    if by is not None and by.pk == user.pk:
+        raise ServiceError(_("You cannot ban your own account."))
+    with transaction.atomic():
+        Ban.objects.create(user=user, by=by, reason=reason.strip(), created_at=now)
+        outcomes = user_deactivate(user=user, by=by)
+        seats = []
+        underway = (Game.Status.RUNNING, Game.Status.PAUSED)
+        game_ids = (
+            Seat.objects.live()
+            .filter(user=user, game__status__in=underway)
+            .order_by("game_id")
+            .values_list("game_id", flat=True)
+        )
+        for game_id in list(game_ids):
+            game = lock_game(game_id)
+            seat = game.seats.live().filter(user=user).first()
+            if seat is None or game.status not in underway:
+                continue
+            if seat.state != Seat.State.ABSENT:
+                seat.state = Seat.State.ABSENT
+                seat.save(update_fields=["state"])
+                game.revision += 1
+                game.save(update_fields=["revision"])
+                notifications.enqueue_after_commit(
+                    notifications.notice_absent(game=game, absent=seat, now=now, banned=True)
+                )
+            seat.game = game
+            seats.append(seat)
+    return outcomes, seats
+
+
+def user_reactivate(*, user, now=None) -> None:
+    """Let the player back in; a ban on them ends (kept, with the time it was lifted)."""
     type(user).objects.filter(pk=user.pk).update(is_active=True)
+    user.bans.filter(lifted_at__isnull=True).update(lifted_at=now or timezone.now())
     user.is_active = True
 
 
@@ -172,14 +214,15 @@ def game_resume(*, game_id: int, now=None) -> Game:
         remaining = game.paused_remaining if game.paused_remaining is not None else game.turn_limit
         if game.to_move is not None:
             game.deadline = now + remaining
-        if game.paused_at is not None:
-            Notice.objects.filter(
-                game=game, kind=Notice.Kind.REMINDER, status=Notice.Status.PENDING
-            ).update(due_at=F("due_at") + (now - game.paused_at))
         game.status = Game.Status.RUNNING
         game.paused_remaining = game.paused_at = None
         _event(game, TableEvent.Kind.RESUMED)
         game.save()
+        # Reminders follow the new deadline: none lost to the pause, none early. A decision
+        # that began while paused (a seat handed over) gets its emails now.
+        notices = notifications.notices_for_decision(game=game, now=now)
+        notices += notifications.turn_rescheduled(game=game, now=now)
+        notifications.enqueue_after_commit(notices)
     return game
 
 
@@ -205,6 +248,7 @@ def game_extend(*, game_id: int, hours: int, now=None) -> Game:
             who=_name(seat.user) if seat else "?",
         )
         game.save()
+        notifications.enqueue_after_commit(notifications.turn_rescheduled(game=game, now=now))
     return game
 
 
@@ -212,9 +256,13 @@ def _live_at(game: Game) -> Seat | None:
     return game.seats.select_related("user").filter(position=game.to_move).live().first()
 
 
-def game_abort(*, game_id: int, now=None) -> Game:
-    """End the game for good: no more moves, no deadline. Its secrets become viewable."""
+def game_abort(*, game_id: int, reason: str = "", now=None) -> Game:
+    """End the game for good: no more moves, no deadline. Its secrets become viewable.
+
+    Every player is emailed the moderators' ``reason``; the game's page shows it.
+    """
     now = now or timezone.now()
+    reason = reason.strip()
     with transaction.atomic():
         game = lock_game(game_id)
         if game.status not in (Game.Status.LOBBY, Game.Status.RUNNING, Game.Status.PAUSED):
@@ -222,12 +270,17 @@ def game_abort(*, game_id: int, now=None) -> Game:
         game.status = Game.Status.ABORTED
         game.deadline = game.paused_remaining = game.paused_at = None
         game.finished_at = now
-        _event(game, TableEvent.Kind.ABORTED)
+        _event(game, TableEvent.Kind.ABORTED, reason=reason)
         game.save()
+        notifications.turn_ended(game=game, reason="game aborted")
+        notices = notifications.notices_for_game_event(
+            game=game, kind=Notice.Kind.ABORTED, now=now, data={"reason": reason}
+        )
+        notifications.enqueue_after_commit(notices)
     return game
 
 
-def seat_replace(*, game_id: int, position: int, new_user, now=None) -> Seat:
+def seat_replace(*, game_id: int, position: int, new_user, reason: str = "", now=None) -> Seat:
     """Hand a seat of a running or paused game to ``new_user`` (None: to a bot).
 
     The old seat is kept as REPLACED (its moves and chat stay theirs); a new seat takes the same
@@ -245,6 +298,14 @@ def seat_replace(*, game_id: int, position: int, new_user, now=None) -> Seat:
             raise ServiceError(_("This game has no such seat."))
         if new_user is not None and not new_user.is_active:
             raise ServiceError(_("An inactive account cannot take over a seat."))
+        if new_user is not None and notifications.verified_email(new_user) is None:
+            raise ServiceError(
+                _(
+                    "%(name)s has no verified email address yet: they must confirm it before "
+                    "they can take over a seat."
+                )
+                % {"name": _name(new_user)}
+            )
         if new_user is not None and game.seats.filter(user=new_user).live().exists():
             raise ServiceError(
                 _("%(name)s already plays in this game.") % {"name": _name(new_user)}
@@ -270,11 +331,47 @@ def seat_replace(*, game_id: int, position: int, new_user, now=None) -> Seat:
             else:
                 game.paused_remaining = game.turn_limit
         game.save()
+        notifications.turn_ended(game=game)
+        told = _tell_takeover(game, old, seat, reason, now)
         if began and game.status == Game.Status.RUNNING:
-            notices = notifications.notices_for_decision(game=game, now=now)
-            notifications.enqueue_after_commit(notices)
+            told += notifications.notices_for_decision(game=game, now=now)
             bot_turn_after_commit(game)
+        notifications.enqueue_after_commit(told)
     return seat
+
+
+def _tell_takeover(game: Game, old: Seat, new: Seat, reason: str, now) -> list[Notice]:
+    """A briefing for the newcomer, and word to the player who lost the seat."""
+    stamp = f"{game.pk}:{old.pk}:{new.pk}"
+    rows = []
+    if new.user is not None:  # a bot needs no briefing
+        rows.append(
+            Notice(
+                key=f"briefing:{stamp}",
+                kind=Notice.Kind.BRIEFING,
+                user=new.user,
+                game=game,
+                seat=new,
+                version=game.version,
+                due_at=now,
+                data={"old": old.bot_name or _name(old.user)},
+            )
+        )
+    if old.user is not None:
+        rows.append(
+            Notice(
+                key=f"replaced:{stamp}",
+                kind=Notice.Kind.REPLACED,
+                user=old.user,
+                game=game,
+                seat=old,
+                version=game.version,
+                due_at=now,
+                data={"new": new.bot_name or _name(new.user), "reason": reason.strip()},
+            )
+        )
+    Notice.objects.bulk_create(rows, ignore_conflicts=True)
+    return rows
 
 
 # -- The outbox ------------------------------------------------------------------------------
@@ -298,12 +395,27 @@ def notices_resend(*, notice_ids, now=None) -> int:
 # -- The table's log -------------------------------------------------------------------------
 
 
+def renames(game: Game) -> list[tuple[int, str, str]]:
+    """Seat takeovers as (after_version, engine seat name, the earlier player's name)."""
+    return [
+        (event.after_version, str(event.data["seat"]), event.data["old"])
+        for event in game.table_events.all()
+        if event.kind == TableEvent.Kind.REPLACED
+    ]
+
+
 def table_entries(game: Game) -> list[Entry]:
     """The moderators' public log lines; ``Entry.sequence`` places each after that many moves."""
     return [
         Entry(event.after_version, describe(event), private=False)
         for event in game.table_events.all()
     ]
+
+
+def stop_reason(game: Game) -> str:
+    """The moderators' reason for stopping ``game`` ("" when none was given)."""
+    event = game.table_events.filter(kind=TableEvent.Kind.ABORTED).last()
+    return (event.data.get("reason") or "") if event else ""
 
 
 def describe(event: TableEvent) -> str:
@@ -321,5 +433,7 @@ def describe(event: TableEvent) -> str:
             data["hours"],
         ) % {"who": data["who"], "hours": data["hours"]}
     if event.kind == TableEvent.Kind.ABORTED:
+        if data.get("reason"):
+            return _("The moderators stopped the game: %(reason)s") % {"reason": data["reason"]}
         return _("The moderators stopped the game.")
     return str(event.get_kind_display())

@@ -32,7 +32,15 @@ UNSUBSCRIBE_KINDS = {
     "reminders": "email_reminders",
     "digest": "email_digest",
     "mentions": "email_mentions",
+    "absent": "email_absent",
 }
+# A daily digest cannot serve a shorter time limit: such games send their "your turn" emails.
+DIGEST_SERVES = timedelta(days=1)
+# A turn's emails held while the moderators pause the game; resuming places them again.
+PAUSE_HOLD = timedelta(days=1)
+TURN_ENDED = "the turn has moved on"
+# A reminder that cannot wait for the end of quiet hours comes this long before they begin.
+QUIET_MARGIN = timedelta(minutes=30)
 
 
 def _decision_key(game: Game) -> str:
@@ -42,8 +50,10 @@ def _decision_key(game: Game) -> str:
 def notices_for_decision(*, game: Game, now: datetime) -> list[Notice]:
     """Outbox rows for the decision that has just begun (the caller holds the game row lock).
 
-    A "your turn" notice now, unless the player opted out, takes the daily digest or was on the
-    game page a moment ago; reminders at half and 90 % of the time limit.
+    A "your turn" notice now, unless the player opted out, takes the daily digest (for games
+    whose time limit a digest can serve) or is on the running game's page right now (seen in
+    the lobby does not count); reminders at half and 90 % of the time limit, placed outside the
+    player's quiet hours whenever the time limit allows.
     """
     if game.status != Game.Status.RUNNING or game.to_move is None:
         return []
@@ -53,8 +63,15 @@ def notices_for_decision(*, game: Game, now: datetime) -> list[Notice]:
     user, since = seat.user, _decision_key(game)
     common = {"user": user, "game": game, "seat": seat, "version": game.version}
     rows = []
-    recently_seen = seat.last_seen_at and now - seat.last_seen_at < ACTIVE_WINDOW
-    if user.email_turns and not user.email_digest and not recently_seen:
+    seen = seat.last_seen_at
+    recently_seen = (
+        seen is not None
+        and game.started_at is not None
+        and seen >= game.started_at
+        and now - seen < ACTIVE_WINDOW
+    )
+    digest_serves = user.email_digest and game.turn_limit >= DIGEST_SERVES
+    if user.email_turns and not digest_serves and not recently_seen:
         rows.append(
             Notice(
                 key=f"turn:{game.pk}:{seat.pk}:{since}",
@@ -65,16 +82,134 @@ def notices_for_decision(*, game: Game, now: datetime) -> list[Notice]:
             )
         )
     if user.email_reminders:
-        for share in REMINDER_SHARES:
+        times = reminder_times(game=game, user=user, now=now)
+        for share, due in times:
+            if any(later > share and when == due for later, when in times):
+                continue  # moved to the same moment as a later one: one reminder is enough
             rows.append(
                 Notice(
                     key=f"reminder{share}:{game.pk}:{seat.pk}:{since}",
                     kind=Notice.Kind.REMINDER,
-                    due_at=game.decision_since + game.turn_limit * share / 100,
+                    due_at=due,
                     data={"since": since, "share": share},
                     **common,
                 )
             )
+    Notice.objects.bulk_create(rows, ignore_conflicts=True)
+    return rows
+
+
+def reminder_times(*, game: Game, user, now: datetime) -> list[tuple[int, datetime]]:
+    """When to remind the player of the current decision: (share, due) pairs.
+
+    A reminder is due when (100 - share) % of the time limit is left before the deadline, so an
+    extension or a pause moves it with the deadline. One due inside the player's quiet hours
+    moves to their end when that is before the deadline, else to half an hour before they
+    begin.
+    """
+    deadline = game.deadline or (game.decision_since + game.turn_limit)
+    times = []
+    for share in REMINDER_SHARES:
+        due = max(deadline - game.turn_limit * (100 - share) / 100, now)
+        window = quiet_window(user, due)
+        if window is not None:
+            quiet_start, quiet_end = window
+            if quiet_end < deadline:
+                due = quiet_end
+            elif quiet_start > now:
+                due = max(quiet_start - QUIET_MARGIN, now)
+        times.append((share, due))
+    return times
+
+
+def turn_ended(*, game: Game, reason: str = TURN_ENDED) -> int:
+    """Cancel the unsent "your turn" emails and reminders of decisions that are over."""
+    pending = Notice.objects.filter(
+        game=game, kind__in=(Notice.Kind.TURN, Notice.Kind.REMINDER), status=Notice.Status.PENDING
+    )
+    if game.status == Game.Status.RUNNING and game.decision_since is not None:
+        # The current decision: this version and this start (a replaced seat's starts anew).
+        pending = pending.exclude(version=game.version, data__since=_decision_key(game))
+    return pending.update(status=Notice.Status.SKIPPED, reason=reason)
+
+
+def turn_rescheduled(*, game: Game, now: datetime) -> list[Notice]:
+    """Place the current decision's unsent reminders again from its (new) deadline, and release
+    its "your turn" email held by a pause; call after a resume or an extension (lock held)."""
+    if game.status != Game.Status.RUNNING or game.to_move is None:
+        return []
+    seat = game.seats.live().select_related("user").filter(position=game.to_move).first()
+    if seat is None or seat.user is None:
+        return []
+    since = _decision_key(game)
+    unsent = Notice.objects.exclude(status=Notice.Status.SENT)
+    for share, due in reminder_times(game=game, user=seat.user, now=now):
+        unsent.filter(key=f"reminder{share}:{game.pk}:{seat.pk}:{since}").update(
+            status=Notice.Status.PENDING, due_at=due, reason=""
+        )
+    turn = f"turn:{game.pk}:{seat.pk}:{since}"
+    unsent.filter(key=turn).update(status=Notice.Status.PENDING, due_at=now, reason="")
+    return list(Notice.objects.filter(key=turn, status=Notice.Status.PENDING))
+
+
+def notices_for_start(*, game: Game, now: datetime) -> list[Notice]:
+    """Tell every seated player the game has started (their seat, rule set, time limit).
+
+    The first player to move learns it from their "your turn" email, which says so too.
+    """
+    told = set(Notice.objects.filter(game=game, kind=Notice.Kind.TURN).values_list("seat_id"))
+    rows = [
+        Notice(
+            key=f"started:{game.pk}:{seat.pk}",
+            kind=Notice.Kind.STARTED,
+            user=seat.user,
+            game=game,
+            seat=seat,
+            version=game.version,
+            due_at=now,
+        )
+        for seat in game.seats.live().select_related("user")
+        if seat.user is not None and (seat.pk,) not in told
+    ]
+    Notice.objects.bulk_create(rows, ignore_conflicts=True)
+    return rows
+
+
+def notice_timeout(*, game: Game, seat: Seat, move: dict, absent: bool, now: datetime) -> None:
+    """Tell a player whose time ran out what the site did for them and how to come back."""
+    Notice.objects.bulk_create(
+        [
+            Notice(
+                key=f"timeout:{game.pk}:{seat.pk}:{game.version}",
+                kind=Notice.Kind.TIMEOUT,
+                user=seat.user,
+                game=game,
+                seat=seat,
+                version=game.version,
+                due_at=now,
+                data={"move": move.get("move", ""), "absent": absent},
+            )
+        ],
+        ignore_conflicts=True,
+    )
+
+
+def notices_for_game_event(*, game: Game, kind: str, now: datetime, data: dict) -> list[Notice]:
+    """One email to every player still at the table about something the moderators did."""
+    rows = [
+        Notice(
+            key=f"{kind}:{game.pk}:{seat.pk}:{game.revision}",
+            kind=kind,
+            user=seat.user,
+            game=game,
+            seat=seat,
+            version=game.version,
+            due_at=now,
+            data=data,
+        )
+        for seat in game.seats.live().select_related("user")
+        if seat.user is not None
+    ]
     Notice.objects.bulk_create(rows, ignore_conflicts=True)
     return rows
 
@@ -108,8 +243,8 @@ def _mentions(text: str, name: str) -> bool:
     return re.search(pattern, text) is not None
 
 
-def notice_absent(*, game: Game, absent: Seat, now: datetime) -> None:
-    """Tell the other players that a seat is now marked absent."""
+def notice_absent(*, game: Game, absent: Seat, now: datetime, banned: bool = False) -> list[Notice]:
+    """Tell the other players that a seat is now marked absent (``banned``: by the moderators)."""
     rows = [
         Notice(
             key=f"absent:{game.pk}:{absent.pk}:{seat.pk}:{game.version}",
@@ -119,12 +254,13 @@ def notice_absent(*, game: Game, absent: Seat, now: datetime) -> None:
             seat=seat,
             version=game.version,
             due_at=now,
-            data={"absent": absent.pk},
+            data={"absent": absent.pk, "banned": banned},
         )
         for seat in game.seats.select_related("user").exclude(pk=absent.pk)
         if seat.user is not None and seat.state != Seat.State.REPLACED
     ]
     Notice.objects.bulk_create(rows, ignore_conflicts=True)
+    return rows
 
 
 def enqueue_after_commit(notices: list[Notice]) -> None:
@@ -171,18 +307,28 @@ def user_zone(user) -> zoneinfo.ZoneInfo:
         return zoneinfo.ZoneInfo("UTC")
 
 
-def in_quiet_hours(user, now: datetime) -> datetime | None:
-    """When the user's quiet hours end, if ``now`` is inside them; else None."""
+def quiet_window(user, at: datetime) -> tuple[datetime, datetime] | None:
+    """The user's quiet hours around ``at`` (start, end), if ``at`` is inside them; else None."""
     if user.quiet_from is None or user.quiet_until is None or user.quiet_from == user.quiet_until:
         return None
     zone = user_zone(user)
-    local = now.astimezone(zone)
+    local = at.astimezone(zone)
     start, end, clock = user.quiet_from, user.quiet_until, local.time()
     inside = start <= clock < end if start < end else clock >= start or clock < end
     if not inside:
         return None
     end_day = local.date() if clock < end else local.date() + timedelta(days=1)
-    return datetime.combine(end_day, end, tzinfo=zone)
+    start_day = local.date() if clock >= start else local.date() - timedelta(days=1)
+    return (
+        datetime.combine(start_day, start, tzinfo=zone),
+        datetime.combine(end_day, end, tzinfo=zone),
+    )
+
+
+def in_quiet_hours(user, now: datetime) -> datetime | None:
+    """When the user's quiet hours end, if ``now`` is inside them; else None."""
+    window = quiet_window(user, now)
+    return window[1] if window else None
 
 
 def _still_relevant(notice: Notice) -> str | None:
@@ -218,16 +364,30 @@ def send(notice_id: int, *, now: datetime | None = None) -> str:
             return notice.status if notice else "missing"
         if notice.due_at > now:
             return notice.status
+        if (
+            notice.kind in (Notice.Kind.TURN, Notice.Kind.REMINDER)
+            and notice.game.status == Game.Status.PAUSED
+        ):
+            # Resuming places them again (turn_rescheduled); until then they wait.
+            notice.due_at = now + PAUSE_HOLD
+            notice.save(update_fields=["due_at"])
+            return notice.status
         reason = _still_relevant(notice) if notice.game_id else None
+        if reason is None and notice.user is not None and not notice.user.is_active:
+            reason = "inactive account"
         address = notice.email or verified_email(notice.user)
         if reason is None and address is None:
             reason = "no verified address"
         if reason is None and notice.user and not _wanted(notice):
             reason = "opted out"
-        if reason is None and notice.kind == Notice.Kind.REMINDER and notice.user:
+        if reason is None and notice.user:
             quiet_end = in_quiet_hours(notice.user, now)
             if quiet_end is not None:
-                if notice.game.deadline and quiet_end < notice.game.deadline:
+                deadline = notice.game.deadline if notice.game_id else None
+                can_wait = notice.kind != Notice.Kind.REMINDER or (
+                    deadline is not None and quiet_end < deadline
+                )
+                if can_wait:
                     notice.due_at = quiet_end
                     notice.save(update_fields=["due_at"])
                     return notice.status
@@ -243,7 +403,8 @@ def send(notice_id: int, *, now: datetime | None = None) -> str:
         else:
             notice.attempts += 1
             notice.status, notice.sent_at = Notice.Status.SENT, now
-            notice.save(update_fields=["status", "sent_at", "attempts"])
+            notice.last_error = ""  # a resend that worked leaves no stale error behind
+            notice.save(update_fields=["status", "sent_at", "attempts", "last_error"])
             return notice.status
     # Outside the transaction, so that the record of the failure is kept.
     _record_failure(notice, failure, now)
@@ -274,6 +435,7 @@ def _wanted(notice: Notice) -> bool:
         Notice.Kind.REMINDER: user.email_reminders,
         Notice.Kind.DIGEST: user.email_digest,
         Notice.Kind.MENTION: user.email_mentions,
+        Notice.Kind.ABSENT: user.email_absent,
     }.get(notice.kind, True)
 
 
@@ -299,7 +461,8 @@ def digests_due(now: datetime) -> list[Notice]:
         local = now.astimezone(user_zone(user))
         if local.time() < time(DIGEST_HOUR):
             continue
-        games = awaiting_games(user)
+        # Games with a shorter time limit send their own "your turn" emails.
+        games = [g for g in awaiting_games(user) if g.turn_limit >= DIGEST_SERVES]
         if not games:
             continue
         rows.append(

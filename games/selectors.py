@@ -15,7 +15,7 @@ from django.utils.translation import gettext as _
 from games import engine
 from games.engine.cards import CATALOGUE, PATH, PLAYERS
 
-from . import moderation
+from . import learn, moderation
 from .drawing import card_name, card_svg, goal_back_svg, role_name
 from .log import Entry, entries_for, goal_label, tool_label
 from .models import ChatMessage, Game, Seat
@@ -135,7 +135,8 @@ def dashboard_for(user) -> Dashboard:
     )
     underway = [Game.Status.RUNNING, Game.Status.PAUSED]
     running = list(mine.filter(status__in=underway).order_by("decision_since"))
-    finished = mine.filter(status=Game.Status.FINISHED).order_by("-finished_at")[:30]
+    over = [Game.Status.FINISHED, Game.Status.ABORTED]
+    finished = mine.filter(status__in=over).order_by("-finished_at")[:30]
     return Dashboard(
         awaiting=[_row(g) for g in running if _awaits(g)],
         running=[_row(g) for g in running if not _awaits(g)],
@@ -167,6 +168,10 @@ class Cell:
     last: bool = False  # where the maze last changed
     face_down: bool = False
     peeked: str = ""  # what the viewer saw on this face-down goal with a map
+    card: str = ""  # the face-up card lying here
+    help: str = ""  # what that card does (games/learn.py)
+    peek_note: str = ""  # "You saw" shown here, beside the goal west of this cell
+    name: str = ""  # for screen readers: the card, the position and the neighbours
 
 
 @dataclass
@@ -175,6 +180,7 @@ class Choice:
 
     label: str
     fields: dict
+    confirm: bool = False  # a first step: the page then asks to confirm (games/learn.py)
 
 
 @dataclass
@@ -203,6 +209,10 @@ class GamePage:
     hand: list[dict] = field(default_factory=list)
     role: str | None = None
     knowledge: list[str] = field(default_factory=list)
+    # Why the moderators stopped the game, once aborted ("" when they gave no reason).
+    stopped_reason: str | None = None
+    # For a player who took over a seat, on their first visit: whose seat and what it held.
+    briefing: dict | None = None
     selected: str | None = None
     selected_name: str = ""
     turned: bool = False
@@ -219,10 +229,22 @@ class GamePage:
     standings: list[dict] = field(default_factory=list)
     log: list[Entry] = field(default_factory=list)
     chat: list[dict] = field(default_factory=list)
+    # Issue 13 (games/learn.py): rules link, role help, a move awaiting confirmation.
+    ruleset: str = ""
+    role_help: str = ""
+    confirm: Choice | None = None
+    confirm_warning: str = ""
 
 
 def game_page(
-    game: Game, user, *, selected: str | None = None, turned: bool = False, at: str | None = None
+    game: Game,
+    user,
+    *,
+    selected: str | None = None,
+    turned: bool = False,
+    at: str | None = None,
+    target: str | None = None,
+    tool: str | None = None,
 ) -> GamePage:
     """The game as ``user`` may see it, with a card ``selected`` (``turned``) and a position
     ``at`` ("x,y") picked for it when the player is choosing a move."""
@@ -244,10 +266,13 @@ def game_page(
         lobby_names=[display_name(s) for s in seats],
         max_seats=game.max_seats,
         min_seats=PLAYERS[game.ruleset][0],
+        ruleset=game.ruleset,
     )
     if me_seat is not None:
         page.invite_path = game.invite_token
     page.chat = _chat(game, me_seat)
+    if game.status == Game.Status.ABORTED:
+        page.stopped_reason = moderation.stop_reason(game)
     if game.snapshot is None:
         return page
     names = {s.engine_name: display_name(s) for s in seats if s.state != Seat.State.REPLACED}
@@ -277,7 +302,11 @@ def game_page(
         else:
             legal = engine.legal_moves(state, me)
     _mine(page, view, legal, playable, selected, turned, names)
+    if me_seat is not None and me_seat.last_seen_at is None:
+        page.briefing = _briefing(page, me_seat, seats)
     page.rows = _board(view, legal, page, at)
+    learn.explain(page, view, legal_cards=playable)
+    learn.confirm_step(page, target=target, tool=tool)
     page.rounds = _rounds(view, names)
     if view["finished"]:
         page.standings = sorted(
@@ -290,11 +319,26 @@ def game_page(
         )
     )
     _mark_last_change(page.rows, moves)
+    learn.mark_drawn(page, moves)
     page.gold_pick = _gold_pick(view, names, me, moves)
-    log = entries_for(moves, names, me) + moderation.table_entries(game)
+    log = entries_for(moves, names, me, moderation.renames(game)) + moderation.table_entries(game)
     log.sort(key=lambda entry: entry.sequence)  # stable: a table event follows its move
     page.log = log[-LOG_LENGTH:][::-1]
     return page
+
+
+def _briefing(page: GamePage, me_seat: Seat, seats: list[Seat]) -> dict | None:
+    """What a newcomer to a taken-over seat needs at once: whose seat, its role, hand and what
+    it has seen (the seat's own knowledge, from the page built from ``view_for``)."""
+    before = [s for s in seats if s.position == me_seat.position and s.state == Seat.State.REPLACED]
+    if not before:
+        return None
+    return {
+        "old": display_name(max(before, key=lambda s: s.joined_at)),
+        "role": page.role,
+        "hand": [card["name"] for card in page.hand],
+        "knowledge": list(page.knowledge),
+    }
 
 
 def _gold_pick(view: dict, names: dict, me: str | None, moves: list) -> dict | None:
@@ -501,6 +545,7 @@ def _board(view: dict, legal: list[dict], page: GamePage, at: str | None) -> lis
                 card = cards[(x, y)]
                 cell.svg = card_svg(card["card"], card["turned"])
                 cell.label = card_name(card["card"])
+                cell.card = card["card"]
             elif (x, y) in backs:
                 cell.peeked = peeked.get((x, y), "")
                 cell.svg = goal_back_svg()

@@ -83,6 +83,8 @@ GAME_NAME_ONE_LINE = gettext_lazy(
     "A game's name must be one line, without control characters; it is used in email subjects."
 )
 
+GAME_ROUNDS = (1, 2, 3)  # 3 is the rulebook's game; RULES.md allows a shorter one
+
 
 def game_create(
     *,
@@ -121,6 +123,8 @@ def game_create(
         )
     if turn_limit is not None and not MIN_TURN_LIMIT <= turn_limit <= MAX_TURN_LIMIT:
         raise ServiceError(_("The time per turn must be between one hour and seven days."))
+    if type(rounds) is not int or rounds not in GAME_ROUNDS:
+        raise ServiceError(_("A game is 1, 2 or 3 rounds."))
     with transaction.atomic():
         game = Game.objects.create(
             name=name.strip() or _("Saboteur game"),
@@ -230,6 +234,9 @@ def game_start(*, game_id: int, user) -> Game:
         game.status = Game.Status.RUNNING
         game.started_at = timezone.now()
         _store(game, state, game.started_at)
+        notifications.enqueue_after_commit(
+            notifications.notices_for_start(game=game, now=game.started_at)
+        )
     return game
 
 
@@ -259,6 +266,8 @@ def _store(game: Game, state: engine.State, now) -> bool:
             began = True
         game.to_move = state.to_move
     game.save()
+    if began or state.finished:
+        notifications.turn_ended(game=game)
     if began:
         notifications.enqueue_after_commit(notifications.notices_for_decision(game=game, now=now))
         bot_turn_after_commit(game)
@@ -444,12 +453,20 @@ def turn_timeout(*, game_id: int, now=None) -> Move | None:
         else:
             move = default_move(state, seat.engine_name, secrets.SystemRandom())
         seat.timeouts_in_a_row += 1
-        if seat.timeouts_in_a_row >= ABSENT_AFTER and seat.state == Seat.State.ACTIVE:
+        absent = seat.timeouts_in_a_row >= ABSENT_AFTER and seat.state == Seat.State.ACTIVE
+        if absent:
             seat.state = Seat.State.ABSENT
             seat.stand_in = game.bot_stand_ins
-            notifications.notice_absent(game=game, absent=seat, now=now)
         seat.save(update_fields=["timeouts_in_a_row", "state", "stand_in"])
-        return _apply(game, seat, move, automatic=True)
+        # Saved first: a stand-in's next decision (a bot's) is scheduled by ``_apply``.
+        record = _apply(game, seat, move, automatic=True)
+        if absent:
+            notifications.notice_absent(game=game, absent=seat, now=now)
+        if seat.timeouts_in_a_row <= ABSENT_AFTER:  # then no more until they come back
+            notifications.notice_timeout(
+                game=game, seat=seat, move=move, absent=seat.state == Seat.State.ABSENT, now=now
+            )
+        return record
 
 
 SEEN_EVERY = timedelta(minutes=1)

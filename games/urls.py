@@ -4,6 +4,7 @@ from . import views
 
 urlpatterns = [
     path("", views.home, name="home"),
+    path("rules/", views.rules, name="rules"),
     path("games/", views.lobby, name="lobby"),
     path("games/new/", views.game_create, name="game_create"),
     path("games/practice/", views.practice_create, name="practice_create"),
@@ -18,4 +19,5 @@ urlpatterns = [
     path("invite/<str:token>/", views.invite, name="invite"),
     path("invite/<str:token>/join/", views.invite_accept, name="invite_accept"),
     path("unsubscribe/<str:token>/", views.unsubscribe, name="unsubscribe"),
+    path("tap/<str:token>/", views.tap, name="one_tap"),
 ]

@@ -16,7 +16,7 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
-from . import notifications, selectors, services
+from . import learn, notifications, one_tap, selectors, services
 from .forms import GameCreateForm, InvitationForm, MoveForm, PracticeForm
 
 # The parts of the game page a client may ask for (django-template-partials names).
@@ -30,6 +30,11 @@ def home(request):
         dashboard = selectors.dashboard_for(request.user)
         return render(request, "games/dashboard.html", {"dashboard": dashboard})
     return render(request, "games/home.html")
+
+
+@require_safe
+def rules(request):
+    return render(request, "rules/page.html", learn.rules_page())
 
 
 @require_safe
@@ -97,6 +102,8 @@ def _selection(request) -> dict:
         "selected": card,
         "turned": request.GET.get("turned") == "1",
         "at": request.GET.get("at"),
+        "target": request.GET.get("target") or None,
+        "tool": request.GET.get("tool") or None,
     }
 
 
@@ -268,6 +275,7 @@ def _unsubscribe_labels():
         "reminders": _("reminders"),
         "digest": _("the daily digest"),
         "mentions": _("chat mention emails"),
+        "absent": _("emails about absent players"),
     }
 
 
@@ -285,3 +293,19 @@ def unsubscribe(request, token):
         notifications.unsubscribe(user_id=user_id, what=what)
         context["done"] = True
     return render(request, "notifications/unsubscribe.html", context)
+
+
+TAP_STATUS = {"ready": 200, "done": 200, "used": 200, "stale": 409, "refused": 409}
+TAP_STATUS |= {"expired": 410, "foreign": 403, "invalid": 400}
+
+
+@require_http_methods(["GET", "HEAD", "POST"])
+@never_cache
+def tap(request, token):
+    """A one-tap link from an email: GET shows the move and a button (link scanners change
+    nothing), the POST makes exactly that move. The signed token authorises it, not a login."""
+    if request.method == "POST":
+        page = one_tap.tap_submit(token=token, viewer=request.user)
+    else:
+        page = one_tap.tap_page(token=token, viewer=request.user)
+    return render(request, "games/one_tap.html", {"tap": page}, status=TAP_STATUS[page.status])

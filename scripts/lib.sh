@@ -5,6 +5,19 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 VENV="$ROOT/.venv"
 STAMP="$VENV/.installed-pyproject.sha256"
 
+# The address to link to for a runserver address: "8123", "0.0.0.0:8123" or "host:8123".
+site_url_for() {
+    local addr="$1" host port
+    case "$addr" in
+        *:*) host="${addr%:*}" port="${addr##*:}" ;;
+        *) host="127.0.0.1" port="$addr" ;;
+    esac
+    case "$host" in
+        "" | 0.0.0.0 | "[::]") host="127.0.0.1" ;;
+    esac
+    printf 'http://%s:%s' "$host" "$port"
+}
+
 say() { printf '\033[1m==> %s\033[0m\n' "$*"; }
 die() { printf 'error: %s\n' "$*" >&2; exit 1; }
 

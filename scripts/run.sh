@@ -14,6 +14,8 @@ export DATABASE_URL="${DATABASE_URL:-sqlite:///$ROOT/db.sqlite3}"
 export EMAIL_BACKEND="${EMAIL_BACKEND:-django.core.mail.backends.filebased.EmailBackend}"
 export EMAIL_FILE_PATH="${EMAIL_FILE_PATH:-$ROOT/.run/mail}"
 HOST_PORT="${RUN_ADDR:-127.0.0.1:8000}"
+# Emails and the demo banner link to the address the site is served on.
+export SITE_URL="${SITE_URL:-$(site_url_for "$HOST_PORT")}"
 
 ensure_venv
 mkdir -p .run/mail .run/broker .run/logs
@@ -59,7 +61,7 @@ setsid celery -A saboteur_site worker --beat --loglevel=info --concurrency=2 \
     --schedule="$ROOT/.run/celerybeat-schedule" >>.run/logs/celery.log 2>&1 &
 pids+=($!)
 
-say "Serving http://$HOST_PORT/ (mail goes to .run/mail/; Ctrl-C stops everything)"
+say "Serving $SITE_URL/ (mail goes to .run/mail/; Ctrl-C stops everything)"
 setsid python manage.py runserver "$HOST_PORT" &
 pids+=($!)
 

@@ -692,6 +692,17 @@ def _end_turn_without_cards(state: State, events: list[dict]) -> None:
     _end_round(state, events)
 
 
+def open_first_round(state: State) -> list[dict]:
+    """Round 1 just dealt (``new_game``): skip empty hands; with every hand empty, the round ends
+    at once even though the pile holds cards (RULES.md 2). Returns the events that caused."""
+    events: list[dict] = []
+    if not any(state.hands):
+        _end_turn_without_cards(state, events)
+    else:
+        state.to_move = _next_with_cards(state, state.to_move)
+    return events
+
+
 HANDLERS = {
     "place": _do_place,
     "action": _do_action,

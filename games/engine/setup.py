@@ -89,6 +89,9 @@ def new_game(
         scratch = state.clone()
         scratch.round = later
         deal_round(scratch, previous_first=0)
+    from .rules import open_first_round  # rules imports this module
+
+    open_first_round(state)
     return state
 
 

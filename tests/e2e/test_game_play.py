@@ -34,6 +34,16 @@ def select_card(page, card, *, tap=False):
     link.tap() if tap else link.click()
     selected = page.locator(".selected-card")
     expect(selected).to_contain_text(f"Selected: {card_name(card)}", timeout=WAIT)
+    settled(page)
+
+
+def settled(page):
+    """htmx has finished swapping and settling (static/js/learn.js scrolls the maze to the legal
+    spots then: a tap computed before that could land beside its spot)."""
+    page.wait_for_function(
+        "() => !document.querySelector('.htmx-request, .htmx-swapping, .htmx-settling')",
+        timeout=WAIT,
+    )
 
 
 def version(page):
@@ -63,6 +73,7 @@ def place(page, card, x, y, *, turned=False, tap=False):
 
 def put(page, x, y, *, tap=False):
     """Pick the highlighted spot for the selected card, confirm, and check the card lies there."""
+    settled(page)
     spot = page.locator(f'a.maze__spot[data-at="{x},{y}"]')
     spot.tap() if tap else spot.click()
     confirm = page.locator(f'button.maze__spot--chosen[value="{x},{y}"]')
@@ -79,7 +90,13 @@ def put(page, x, y, *, tap=False):
 def choose(page, card, label):
     select_card(page, card)
     before = version(page)
-    page.locator(".selected-card").get_by_role("button", name=label).click()
+    panel = page.locator(".selected-card")
+    on_player = panel.get_by_role("link", name=label)
+    if on_player.count():  # an action on a player takes a confirmation step
+        on_player.click()
+        page.get_by_test_id("confirm-action").click()
+    else:
+        panel.get_by_role("button", name=label).click()
     made(page, before)
 
 

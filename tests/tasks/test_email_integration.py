@@ -240,12 +240,16 @@ def test_a_move_emails_the_next_player_once(channel, tmp_path):
         with running_workers(tmp_path, queue, worker_env(url, port)) as logs:
             game = game_start(game_id=lobby().pk, user=get_user_model().objects.get(username="ann"))
             first = deciding_seat(game)
-            inbox.wait_for(1)  # the first player is told when the game starts
-            assert len(inbox.to(first.user.email)) == 1
+            inbox.wait_for(3)  # every player is told when the game starts, once
+            (started,) = inbox.to(first.user.email)
+            assert subject_of(started) == f"Your turn in {GAME_NAME}"
+            for seat in game.seats.exclude(pk=first.pk).select_related("user"):
+                (started,) = inbox.to(seat.user.email)
+                assert subject_of(started) == f"{GAME_NAME} has started"
 
             following = play_one_move(game)  # its commit enqueues send_notice
-            inbox.wait_for(2)
-            (message,) = inbox.to(following.user.email)
+            inbox.wait_for(4)
+            (_started, message) = inbox.to(following.user.email)
             assert subject_of(message) == f"Your turn in {GAME_NAME}"
             assert message.get_body(("plain",)).get_content().strip()
             assert "<html" in message.get_body(("html",)).get_content().lower()
@@ -258,8 +262,8 @@ def test_a_move_emails_the_next_player_once(channel, tmp_path):
             result = client.send_task("games.tasks.sweep")
             assert result_of(result, logs)["sent"] == 0
             queue_drained(url, queue)
-            assert len(inbox.messages) == 2
-            assert len(inbox.to(following.user.email)) == 1
+            assert len(inbox.messages) == 4
+            assert len(inbox.to(following.user.email)) == 2
             assert_clean(logs)
 
 
@@ -279,10 +283,12 @@ def test_a_move_while_the_broker_is_down_is_sent_by_the_sweep(channel, tmp_path,
     with smtp_server() as (inbox, port), celery_app_on(url, queue) as client:
         with running_workers(tmp_path, queue, worker_env(url, port)) as logs:
             result = client.send_task("games.tasks.sweep")
-            assert result_of(result, logs)["sent"] == 1
+            assert result_of(result, logs)["sent"] == 3  # the turn and two "has started"
             queue_drained(url, queue)
             assert_clean(logs)
-        ((recipients, message),) = inbox.messages
+        ((recipients, message),) = [
+            (to, m) for to, m in inbox.messages if "has started" not in subject_of(m)
+        ]
     assert recipients == [following.user.email] and message["To"] == following.user.email
     assert subject_of(message) == f"Your turn in {GAME_NAME}"
     notice.refresh_from_db()
@@ -309,9 +315,71 @@ def test_redelivered_tasks_and_concurrent_sweeps_send_one_email(channel, tmp_pat
                     result_of(result, logs)
                 queue_drained(url, queue)
                 assert_clean(logs)
-            messages = inbox.messages
+            messages = [m for m in inbox.messages if "has started" not in subject_of(m[1])]
+    assert len(inbox.messages) == 3  # and the two others told once that the game started
     assert len(messages) == 1
     assert messages[0][0] == [following.user.email]
     notice.refresh_from_db()
     assert notice.status == Notice.Status.SENT and notice.attempts == 1
     assert Game.objects.get(pk=game.pk).version == 1
+
+
+def test_the_worker_holds_a_turn_email_in_quiet_hours_and_the_sweep_sends_it_after(
+    channel, tmp_path
+):
+    """Quiet hours around the real clock: the worker's send keeps the notice pending (due at
+    their end); once they are over, the minute's sweep delivers it, once."""
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    url, queue = channel
+    game = lobby()
+    now = timezone.now()
+    quiet = {
+        "time_zone": "UTC",
+        "quiet_from": (now - timedelta(hours=1)).time().replace(microsecond=0),
+        "quiet_until": (now + timedelta(hours=1)).time().replace(microsecond=0),
+    }
+    get_user_model().objects.update(**quiet)
+    with smtp_server() as (inbox, port), celery_app_on(url, queue) as client:
+        with running_workers(tmp_path, queue, worker_env(url, port)) as logs:
+            game = game_start(game_id=game.pk, user=game.creator)
+            first = deciding_seat(game)
+            queue_drained(url, queue)
+            assert inbox.messages == []
+            notice = turn_notice(first)
+            assert notice.status == Notice.Status.PENDING and notice.due_at > timezone.now()
+            # The quiet hours are over (the player changed them); the notice falls due.
+            get_user_model().objects.update(quiet_from=None, quiet_until=None)
+            Notice.objects.exclude(kind=Notice.Kind.REMINDER).update(due_at=timezone.now())
+            for _ in range(2):
+                result_of(client.send_task("games.tasks.sweep"), logs)
+            queue_drained(url, queue)
+            assert_clean(logs)
+        assert len(inbox.to(first.user.email)) == 1
+        assert len(inbox.messages) == 3  # and the two others' "has started", once each
+
+
+def test_the_turn_email_arrives_with_its_maze_picture_and_one_tap_links(channel, tmp_path):
+    url, queue = channel
+    with smtp_server() as (inbox, port), celery_app_on(url, queue):
+        with running_workers(tmp_path, queue, worker_env(url, port)) as logs:
+            game = game_start(game_id=lobby().pk, user=get_user_model().objects.get(username="ann"))
+            inbox.wait_for(3)  # the first player's turn, the others' "has started"
+            following = play_one_move(game)
+            inbox.wait_for(4)
+            queue_drained(url, queue)
+            assert_clean(logs)
+    (message,) = [m for m in inbox.to(following.user.email) if "Your turn" in subject_of(m)]
+    html = message.get_body(("html",))
+    related = next(p for p in message.walk() if p.get_content_type() == "multipart/related")
+    pictures = [p for p in related.iter_parts() if p.get_content_maintype() == "image"]
+    maze = next(p for p in pictures if p["Content-ID"].startswith("<maze-"))
+    assert maze.get_content_type() == "image/png" and maze.get_content_disposition() == "inline"
+    assert maze.get_content().startswith(b"\x89PNG\r\n\x1a\n") and len(maze.get_content()) > 1000
+    cid = maze["Content-ID"].strip("<>")
+    assert f'src="cid:{cid}"' in html.get_content()
+    assert len(pictures) > 1  # the hand's cards
+    text = message.get_body(("plain",)).get_content()
+    assert "/tap/" in text and "Your hand:" in text and "Decide by " in text

@@ -192,14 +192,17 @@ def test_no_reminder_once_the_turn_has_moved_on(
     players, traveller, django_capture_on_commit_callbacks
 ):
     game = start(players, turn_limit=timedelta(hours=10))
+    sweep()  # the start's emails
     traveller.move_to(START + timedelta(hours=1))
     play(game, django_capture_on_commit_callbacks)
     mail.outbox.clear()
     traveller.move_to(START + timedelta(hours=5, minutes=30))
     sweep()
     assert [m.subject for m in mail.outbox] == []  # the next player's reminder is due at 6:00
+    # Both of the first player's reminders were cancelled when their turn ended.
     skipped = Notice.objects.filter(kind="reminder", status="skipped")
-    assert skipped.count() == 1 and skipped.get().reason == "the turn has moved on"
+    assert skipped.count() == 2
+    assert {n.reason for n in skipped} == {"the turn has moved on"}
 
 
 def test_quiet_hours_postpone_reminders(players, traveller):
@@ -333,6 +336,7 @@ def test_emails_show_no_secret_of_another_seat(players, django_capture_on_commit
     notice = Notice.objects.filter(kind="turn").latest("pk")
     me = int(notice.seat.engine_name)
     original = build_email(notice, "x@example.com")
+    game.refresh_from_db()  # the twin differs from the state the email was built from
     state = engine.State.from_json(game.snapshot)
     others = [i for i in range(3) if i != me]
     state.hands[others[0]][0], state.pile[0] = state.pile[0], state.hands[others[0]][0]
@@ -341,9 +345,10 @@ def test_emails_show_no_secret_of_another_seat(players, django_capture_on_commit
     Game.objects.filter(pk=game.pk).update(snapshot=state.to_json())
     notice.game.refresh_from_db()
     twin = build_email(notice, "x@example.com")
-    assert (twin.subject, twin.body, twin.alternatives) == (
-        original.subject, original.body, original.alternatives,
+    assert (twin.subject, twin.body, twin.alternatives, twin.inline_images) == (
+        original.subject, original.body, original.alternatives, original.inline_images,
     )  # fmt: skip
+    assert "/tap/" in original.body and original.inline_images  # what is compared is there
     assert state.config.round_seeds[0] not in original.body
 
 
@@ -409,7 +414,13 @@ def test_a_chat_mention_emails_the_player_named(players, django_capture_on_commi
     assert len(mail.outbox) == 1
 
 
-@pytest.mark.parametrize("kind", ["turn", "reminder", "absent", "mention", "digest", "invitation"])
+@pytest.mark.parametrize(
+    "kind",
+    [
+        "turn", "reminder", "absent", "mention", "digest", "invitation",
+        "started", "timeout", "aborted", "briefing", "replaced",
+    ],
+)  # fmt: skip
 def test_no_email_kind_shows_a_secret_of_another_seat(players, kind):
     """Every email type, rebuilt after changing what its recipient may not know, is identical."""
     from games.emails import build_email
@@ -432,6 +443,12 @@ def test_no_email_kind_shows_a_secret_of_another_seat(players, kind):
         invitation_send(game_id=game.pk, user=seat.user, email="pal@example.com")
         Game.objects.filter(pk=game.pk).update(status=Game.Status.RUNNING)
         notice = Notice.objects.get(kind="invitation")
+    elif kind in ("started", "timeout", "aborted", "briefing", "replaced"):
+        other = game.seats.exclude(pk=seat.pk).first()
+        notice = Notice.objects.create(
+            key=f"{kind}-test", kind=kind, user=other.user, game=game, seat=other, due_at=START,
+            data={"move": "pass", "reason": "spam", "old": "Ann", "new": "Bob"},
+        )  # fmt: skip
     elif kind == "digest":
         notice = Notice.objects.create(
             key="digest-test", kind="digest", user=seat.user, due_at=START,
@@ -449,6 +466,6 @@ def test_no_email_kind_shows_a_secret_of_another_seat(players, kind):
     Game.objects.filter(pk=game.pk).update(snapshot=state.to_json())
     notice = Notice.objects.get(pk=notice.pk)
     twin = build_email(notice, "x@example.com")
-    texts = lambda m: (m.subject, m.body, m.alternatives, m.extra_headers)  # noqa: E731
+    texts = lambda m: (m.subject, m.body, m.alternatives, m.extra_headers, m.inline_images)  # noqa: E731
     assert texts(twin) == texts(original)
     assert state.config.round_seeds[0] not in original.body

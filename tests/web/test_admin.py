@@ -167,8 +167,8 @@ def test_ban_asks_for_a_reason_ends_sessions_refuses_login_and_leaves_lobbies(
     assert set(own_shared.seats.values_list("user__username", flat=True)) == {"dan", "cid"}
     assert not ChatMessage.objects.filter(game=own_shared).exists()
     assert not other.seats.filter(user=bob).exists()
-    # A running game keeps his seat (the admins may hand it to someone else).
-    assert running.seats.filter(user=bob, state=Seat.State.ACTIVE).exists()
+    # A running game keeps his seat, marked absent at once (the admins may hand it over).
+    assert running.seats.filter(user=bob, state=Seat.State.ABSENT).exists()
 
 
 def test_an_inactive_users_remaining_session_does_not_authenticate(admin_client, players):
@@ -311,7 +311,7 @@ def test_abort_refuses_moves_and_reveals_the_moves_to_the_admins(admin_client, p
     # Over: the discard (face down for the table) is shown to the admins now.
     assert move["discard"][0] in admin_client.get(move_url).content.decode()
     page = logged_in(players[0]).get(reverse("game", args=[game.pk])).content.decode()
-    assert "The moderators stopped the game." in page
+    assert "The moderators stopped the game: Cheating ring" in page
 
 
 # -- Replacing a seat's player --------------------------------------------------------------------
@@ -414,9 +414,9 @@ def test_resend_makes_notices_pending_now_and_enqueues_them(
     assert notice.due_at <= timezone.now()
     assert queued == [notice.pk]
     assert "Queued the email again. Reason: SMTP was down" in log_for(notice)
-    # The minute sweep covers it too.
-    assert tasks.sweep()["sent"] == 1
-    assert len(mail.outbox) == 1
+    # The minute sweep covers it too (with the start's "has started" emails).
+    assert tasks.sweep()["sent"] == 3
+    assert len([m for m in mail.outbox if "Your turn" in m.subject]) == 1
 
 
 # -- Secrecy ------------------------------------------------------------------------------------

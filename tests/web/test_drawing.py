@@ -202,3 +202,27 @@ def test_titles_are_escaped(monkeypatch):
     drawing._card_svg.cache_clear()
     assert "<b>" not in markup
     assert parse(markup).find(SVG + "title").text == "<b>&</b>"
+
+
+def _without_colour(markup: str) -> str:
+    return re.sub(r'(fill|stroke)="[^"]*"', "", markup)
+
+
+def test_doors_differ_without_colour_by_a_big_corner_sign():
+    # Issue 13: with every colour removed, a blue door still differs from the green one.
+    for blue, green in (("door-blue-ew", "door-green-ew"), ("door-blue-ns", "door-green-ns")):
+        blue_svg, green_svg = drawing.card_svg(blue), drawing.card_svg(green)
+        assert _without_colour(blue_svg).count("<circle") > _without_colour(green_svg).count(
+            "<circle"
+        )
+        assert _without_colour(green_svg).count("<polygon") > _without_colour(blue_svg).count(
+            "<polygon"
+        )
+
+
+def test_ladders_do_not_look_like_the_start():
+    start = drawing.card_svg("start")
+    shaft_ring = 'r="13"'
+    assert shaft_ring in start
+    for ladder in ("ladder-s", "ladder-e", "ladder-es", "ladder-en"):
+        assert shaft_ring not in drawing.card_svg(ladder)

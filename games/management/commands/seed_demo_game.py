@@ -4,9 +4,11 @@ import random
 
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
+from django.urls import reverse
 
 from games import engine
 from games.models import Game
+from games.notifications import site_url
 from games.services import game_create, game_start, move_submit, seat_join
 
 DEMO_GAME = "Demo: the deep mine"
@@ -23,7 +25,7 @@ class Command(BaseCommand):
         seat = game.seats.select_related("user").get(position=game.to_move)
         self.stdout.write(
             f"  Demo game {game.name!r}: it is {seat.user.username}'s turn "
-            f"(http://127.0.0.1:8000/games/{game.pk}/)"
+            f"({site_url(reverse('game', args=[game.pk]))})"
         )
 
     def _create(self) -> Game:

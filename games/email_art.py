@@ -1,0 +1,41 @@
+"""Pictures for emails: the site's own SVG (``games.drawing``) rendered to PNG with CairoSVG.
+
+Mail clients do not show SVG, and most do not load remote images; the emails attach these PNGs
+inline (multipart/related, Content-ID). Everything drawn comes from one seat's ``view_for``, so a
+picture holds no more than that seat's page shows.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+import cairosvg
+
+from .drawing import board_svg, card_svg
+
+CARD_PIXELS = 48  # the width of a hand card in the email
+MAZE_MAX_PIXELS = 640  # the widest a maze is drawn; a bigger maze is scaled down
+
+
+def maze_png(view: dict, changed: set[tuple[int, int]] = frozenset()) -> tuple[bytes, int, int]:
+    """The maze as ``view`` shows it, the ``changed`` positions outlined: (png, width, height)."""
+    cells = [(c["x"], c["y"], c["card"], c["turned"]) for c in view["board"]]
+    backs = [(g["x"], g["y"]) for g in view["goals"] if g["face_down"]]
+    shown = {(x, y) for x, y, _card, _turned in cells}
+    svg = board_svg(cells, goal_backs=backs, highlights=sorted(changed & shown))
+    png = cairosvg.svg2png(bytestring=str(svg).encode())
+    width, height = _png_size(png)
+    if width > MAZE_MAX_PIXELS:
+        height, width = round(height * MAZE_MAX_PIXELS / width), MAZE_MAX_PIXELS
+    return png, width, height
+
+
+@lru_cache(maxsize=128)
+def card_png(card_id: str) -> bytes:
+    """One card face, drawn twice the size it is shown (sharp on high-density screens)."""
+    return cairosvg.svg2png(bytestring=str(card_svg(card_id, size=CARD_PIXELS * 2)).encode())
+
+
+def _png_size(png: bytes) -> tuple[int, int]:
+    """Width and height from the PNG's IHDR chunk."""
+    return int.from_bytes(png[16:20], "big"), int.from_bytes(png[20:24], "big")

@@ -1,0 +1,301 @@
+// The game page, for newcomers, phones, keyboards and screen readers (issue 13). Runs after
+// game.js (both deferred, in order) and only adds behaviour:
+// 1. Long press on a card (hand or maze) shows its help, like hover and focus do.
+// 2. Arrow keys move the focus between the legal spots of the maze.
+// 3. New moves are announced in a polite live region (#announcer, outside the swapped area).
+// 4. Phones: a fit/zoom control for the maze, the maze scrolled to the selected card's legal
+//    spots, and no sideways jump when the maze grows a column on its west side.
+(function () {
+  "use strict";
+
+  var LONG_PRESS_MS = 500;
+  var FIT_KEY = "saboteur-maze-fit";
+
+  function board() {
+    return document.querySelector("#play .board");
+  }
+
+  // -- 1. Long press ----------------------------------------------------------------------------
+
+  var pressTimer = null;
+  var pressed = null;
+  var swallowClick = false;
+
+  function toast(text) {
+    var box = document.getElementById("help-toast");
+    if (!box) {
+      return;
+    }
+    box.textContent = text;
+    box.hidden = !text;
+  }
+
+  function clearPressed() {
+    if (pressed) {
+      pressed.classList.remove("is-pressed");
+      pressed = null;
+    }
+  }
+
+  document.addEventListener("touchstart", function (event) {
+    var target = event.target.closest ? event.target.closest(".hand > li, td[data-help]") : null;
+    clearTimeout(pressTimer);
+    if (!target) {
+      clearPressed();
+      toast("");
+      return;
+    }
+    pressTimer = setTimeout(function () {
+      swallowClick = true;
+      clearPressed();
+      if (target.matches("td[data-help]")) {
+        toast(target.getAttribute("data-help"));
+      } else {
+        pressed = target;
+        target.classList.add("is-pressed");
+        var tip = target.querySelector(".card-tip");
+        if (tip && window.matchMedia("(max-width: 30rem)").matches) {
+          toast(tip.textContent.trim());
+        }
+      }
+    }, LONG_PRESS_MS);
+  }, { passive: true });
+
+  ["touchend", "touchmove", "touchcancel"].forEach(function (name) {
+    document.addEventListener(name, function () {
+      clearTimeout(pressTimer);
+    }, { passive: true });
+  });
+
+  // The click that ends a long press only shows the help; it does not choose the card.
+  document.addEventListener("click", function (event) {
+    if (swallowClick) {
+      swallowClick = false;
+      event.preventDefault();
+      event.stopPropagation();
+    }
+  }, true);
+
+  // -- 2. Arrow keys between legal spots --------------------------------------------------------
+
+  var STEPS = { ArrowLeft: [-1, 0], ArrowRight: [1, 0], ArrowUp: [0, -1], ArrowDown: [0, 1] };
+
+  function spotAt(element) {
+    var cell = element.closest("td");
+    return { x: Number(cell.getAttribute("data-x")), y: Number(cell.getAttribute("data-y")) };
+  }
+
+  document.addEventListener("keydown", function (event) {
+    // Links that act as toggle buttons (the hand's cards) answer the space bar like buttons.
+    if (event.key === " " && event.target.matches && event.target.matches('a[role="button"]')) {
+      event.preventDefault();
+      event.target.click();
+      return;
+    }
+    var step = STEPS[event.key];
+    if (!step || !event.target.closest) {
+      return;
+    }
+    // With a card chosen, arrows walk the legal spots; otherwise the cards of the maze, each
+    // showing its help while focused (from the maze itself, start at the start card).
+    var current = event.target.closest(".maze__spot");
+    var selector = "#play .maze__spot";
+    if (!current) {
+      current = event.target.closest("#play td[data-help]");
+      selector = '#play td[data-help][tabindex="-1"]';
+      if (!current && event.target.matches("#play .board")) {
+        var start = document.querySelector('#play td[data-x="0"][data-y="0"]');
+        if (start) {
+          event.preventDefault();
+          start.focus();
+        }
+        return;
+      }
+    }
+    if (!current) {
+      return;
+    }
+    var here = spotAt(current);
+    var best = null;
+    var bestScore = Infinity;
+    document.querySelectorAll(selector).forEach(function (spot) {
+      if (spot === current) {
+        return;
+      }
+      var there = spotAt(spot);
+      var dx = there.x - here.x;
+      var dy = there.y - here.y;
+      var along = dx * step[0] + dy * step[1];
+      if (along <= 0) {
+        return;
+      }
+      var across = Math.abs(dx * step[1]) + Math.abs(dy * step[0]);
+      var score = along + 2 * across;
+      if (score < bestScore) {
+        bestScore = score;
+        best = spot;
+      }
+    });
+    if (best) {
+      event.preventDefault();
+      best.focus();
+      best.scrollIntoView({ block: "nearest", inline: "nearest" });
+    }
+  });
+
+  // -- 3. Announcing new moves ------------------------------------------------------------------
+
+  var lastEntry = null;
+
+  function entries() {
+    return Array.prototype.map.call(document.querySelectorAll("#play .log li"), function (li) {
+      return li.textContent.trim();
+    });
+  }
+
+  // The log lists the newest entry first: announce every entry above the one seen last, oldest
+  // first ("Ann played ... You drew ...").
+  function announce() {
+    var all = entries();
+    var region = document.getElementById("announcer");
+    if (region && lastEntry !== null && all.length && all[0] !== lastEntry) {
+      var seen = lastEntry ? all.indexOf(lastEntry) : all.length;
+      var fresh = all.slice(0, Math.min(seen < 0 ? all.length : seen, 5)).reverse();
+      region.textContent = fresh.join(" ");
+    }
+    lastEntry = all.length ? all[0] : "";
+  }
+
+  // -- 4. Phones: fit, scroll to the legal spots, keep the maze still ---------------------------
+
+  function fitWanted() {
+    try {
+      return window.sessionStorage.getItem(FIT_KEY) === "1";
+    } catch (error) {
+      return false;
+    }
+  }
+
+  function applyFit() {
+    var container = board();
+    var control = document.querySelector("#play [data-board-fit]");
+    if (!container) {
+      return;
+    }
+    var table = container.querySelector(".maze");
+    var fit = fitWanted();
+    if (control) {
+      control.hidden = false;
+      control.setAttribute("aria-pressed", fit ? "true" : "false");
+    }
+    container.classList.toggle("board--fit", fit);
+    if (table) {
+      table.style.zoom = "";
+      var wide = container.scrollWidth;  // the maze with its margins, unzoomed
+      if (fit && wide > container.clientWidth) {
+        table.style.zoom = String(Math.max(0.3, (container.clientWidth / wide) * 0.98));
+      }
+    }
+  }
+
+  document.addEventListener("click", function (event) {
+    var control = event.target.closest ? event.target.closest("[data-board-fit]") : null;
+    if (!control) {
+      return;
+    }
+    try {
+      window.sessionStorage.setItem(FIT_KEY, fitWanted() ? "0" : "1");
+    } catch (error) {
+      // private mode: the control still works until the next swap
+    }
+    applyFit();
+  });
+
+  function visibleIn(container, element) {
+    var box = container.getBoundingClientRect();
+    var item = element.getBoundingClientRect();
+    return item.left >= box.left && item.right <= box.right &&
+      item.top >= box.top && item.bottom <= box.bottom;
+  }
+
+  function showSpots() {
+    var container = board();
+    if (!container) {
+      return;
+    }
+    var chosen = container.querySelector(".maze__spot--chosen");
+    var spots = container.querySelectorAll(".maze__spot");
+    if (!spots.length) {
+      return;
+    }
+    var anyVisible = Array.prototype.some.call(spots, function (spot) {
+      return visibleIn(container, spot);
+    });
+    var target = chosen || (anyVisible ? null : spots[0]);
+    if (target && !visibleIn(container, target)) {
+      target.scrollIntoView({ block: "center", inline: "center" });
+    }
+    // On a phone the bottom of the screen holds the hand and the selected card: keep the spot
+    // in the upper part of the screen.
+    var spot = chosen || target || spots[0];
+    var box = spot.getBoundingClientRect();
+    var dock = document.querySelector("#play .selected-card");
+    var limit = dock && getComputedStyle(dock).position === "fixed"
+      ? dock.getBoundingClientRect().top : window.innerHeight;
+    if (box.bottom > limit || box.top < 0) {
+      window.scrollBy(0, box.top - window.innerHeight * 0.2);
+    }
+  }
+
+  var westEdge = null;
+
+  function firstColumn() {
+    var cell = document.querySelector("#play .maze td");
+    return cell ? Number(cell.getAttribute("data-x")) : null;
+  }
+
+  document.addEventListener("htmx:beforeSwap", function () {
+    westEdge = firstColumn();
+  });
+
+  // Keyboard players go on where the choice left them: from a card of the hand to its first
+  // legal spot (or its first choice), from a chosen target to its Confirm button.
+  function moveFocus(trigger) {
+    if (!trigger || !trigger.matches) {
+      return;
+    }
+    var next = null;
+    if (trigger.matches("a.hand-card")) {
+      next = document.querySelector("#play .maze__spot") ||
+        document.querySelector("#play .selected-card .button");
+    } else if (trigger.matches('[data-testid="choose-target"]')) {
+      next = document.querySelector('#play [data-testid="confirm-action"]');
+    }
+    if (next) {
+      next.focus({ preventScroll: true });
+    }
+  }
+
+  document.addEventListener("htmx:afterSettle", function (event) {
+    var trigger = event.detail && event.detail.requestConfig && event.detail.requestConfig.elt;
+    moveFocus(trigger);
+    // game.js has put back the scroll position; a column added (or dropped) on the west side
+    // would shift the whole maze sideways by one cell: move the scroll with it.
+    var container = board();
+    var edge = firstColumn();
+    if (container && westEdge !== null && edge !== null && edge !== westEdge) {
+      var cell = container.querySelector(".maze td");
+      container.scrollLeft += (westEdge - edge) * cell.getBoundingClientRect().width;
+    }
+    applyFit();
+    showSpots();
+    announce();
+  });
+
+  document.addEventListener("DOMContentLoaded", function () {
+    var all = entries();
+    lastEntry = all.length ? all[0] : "";
+    applyFit();
+    showSpots();
+  });
+})();

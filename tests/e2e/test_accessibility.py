@@ -1,0 +1,59 @@
+"""axe-core in the browser (issue 13): no serious or critical violation on the home, lobby,
+game (base and Saboteur 2), profile and rules pages.
+
+axe is vendored from its npm package (tests/e2e/vendor/axe-core) and injected by Playwright's
+``evaluate``, which the site's CSP does not apply to; the site never serves it.
+"""
+
+from pathlib import Path
+
+import pytest
+
+from .deals import BASE_DEAL, SABOTEUR2_DEAL
+
+AXE = (Path(__file__).parent / "vendor" / "axe-core" / "axe.min.js").read_text(encoding="utf-8")
+BAD = ("serious", "critical")
+
+
+def violations(page) -> list[str]:
+    page.evaluate(AXE)
+    found = page.evaluate(
+        """async () => {
+            const result = await axe.run(document, {resultTypes: ["violations"]});
+            return result.violations.map(v => ({
+                id: v.id, impact: v.impact,
+                nodes: v.nodes.slice(0, 3).map(n => n.target.join(" ")),
+            }));
+        }"""
+    )
+    return [f"{v['id']} ({v['impact']}): {v['nodes']}" for v in found if v["impact"] in BAD]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_no_serious_violation_on_the_main_pages(
+    live_server, make_player, rigged_game, player_page, new_page, browser_problems
+):
+    ann, bob, cid = (make_player(n) for n in ("ann", "bob", "cid"))
+    base = rigged_game([ann, bob, cid], ruleset="base", deal=BASE_DEAL, name="Base")
+    expansion = rigged_game([ann, bob, cid], ruleset="saboteur2", deal=SABOTEUR2_DEAL, name="S2")
+    anonymous = new_page()
+    anonymous.goto(f"{live_server.url}/")
+    problems = {"home": violations(anonymous)}
+    anonymous.goto(f"{live_server.url}/rules/")
+    problems["rules"] = violations(anonymous)
+    page = player_page(ann)
+    for label, path in [
+        ("dashboard", "/"),
+        ("lobby", "/games/"),
+        ("profile", "/accounts/profile/"),
+        ("game base", f"/games/{base.pk}/"),
+        ("game base, card chosen", f"/games/{base.pk}/?card=t-new"),
+        ("game saboteur2", f"/games/{expansion.pk}/"),
+    ]:
+        page.goto(f"{live_server.url}{path}")
+        problems[label] = violations(page)
+    for phone_page in (player_page(ann, viewport={"width": 390, "height": 844}),):
+        phone_page.goto(f"{live_server.url}/games/{base.pk}/?card=t-new&turned=1")
+        problems["game on a phone"] = violations(phone_page)
+    assert {label: found for label, found in problems.items() if found} == {}
+    assert browser_problems.problems == []

@@ -1,0 +1,153 @@
+"""A whole round on a 390 x 844 phone, by taps alone (issue 13): the hand docked at the bottom,
+the maze scrolled to the legal spots, Confirm always in view, no sideways jump, a fit control."""
+
+import pytest
+from playwright.sync_api import expect
+
+from games.drawing import card_name
+
+from .deals import BASE_DEAL
+from .test_game_play import game_url, made, version
+
+PHONE = {"viewport": {"width": 390, "height": 844}, "has_touch": True, "is_mobile": True}
+WAIT = 10_000
+
+
+def open_turn(page, url):
+    page.goto(url)
+    expect(page.get_by_test_id("turn-line")).to_contain_text("Your decision.", timeout=WAIT)
+    assert_docked(page)
+
+
+def assert_docked(page):
+    """The hand sits at the bottom of the screen and the page never scrolls sideways."""
+    hand = page.locator(".me-panel .hand")
+    box = hand.bounding_box()
+    assert box is not None and abs(box["y"] + box["height"] - 844) <= 1, box
+    expect(hand).to_be_in_viewport()
+    width = page.evaluate("document.scrollingElement.scrollWidth")
+    assert width <= 390, width
+
+
+SPOT_IN_VIEW = """() => {
+    const board = document.querySelector("#play .board").getBoundingClientRect();
+    const dock = document.querySelector("#play .selected-card").getBoundingClientRect();
+    return [...document.querySelectorAll("#play .maze__spot")].some(spot => {
+        const r = spot.getBoundingClientRect();
+        return r.left >= board.left - 1 && r.right <= board.right + 1 && r.top >= 0
+            && r.top >= board.top - 1 && r.bottom <= Math.min(board.bottom, dock.top) + 1;
+    });
+}"""
+
+
+def tap_card(page, card):
+    page.locator(f'a.hand-card[data-card="{card}"]').first.tap()
+    selected = page.locator(".selected-card")
+    expect(selected).to_contain_text(f"Selected: {card_name(card)}", timeout=WAIT)
+    expect(selected).to_be_in_viewport()
+
+
+def tap_place(page, card, x, y, *, turned=False):
+    tap_card(page, card)
+    if turned:
+        page.get_by_test_id("turn-card").tap()
+        expect(page.locator('#play input[name="turned"][value="on"]')).to_have_count(1)
+    # The maze is scrolled so that legal spots show, above the docked hand and panel.
+    page.wait_for_function(SPOT_IN_VIEW, timeout=WAIT)
+    page.locator(f'a.maze__spot[data-at="{x},{y}"]').tap()
+    confirm = page.locator(f'button.maze__spot--chosen[value="{x},{y}"]')
+    expect(confirm).to_be_in_viewport(timeout=WAIT)
+    expect(page.get_by_test_id("confirm-panel")).to_be_in_viewport()  # docked above the hand
+    assert_docked(page)
+    before = version(page)
+    page.get_by_test_id("confirm-panel").tap()
+    made(page, before)
+    expect(page.locator(f'td.maze__cell[data-x="{x}"][data-y="{y}"] svg')).to_have_count(1)
+
+
+def tap_choice(page, card, label):
+    tap_card(page, card)
+    before = version(page)
+    page.locator(".selected-card").get_by_role("button", name=label).tap()
+    made(page, before)
+
+
+def tap_pass(page, card):
+    page.get_by_text("Pass: discard one card").tap()
+    page.locator("label.check", has_text=card_name(card)).locator("input").tap()
+    before = version(page)
+    page.get_by_test_id("pass").tap()
+    made(page, before)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_whole_round_on_a_phone_by_taps(
+    live_server, make_player, rigged_game, player_page, browser_problems
+):
+    ann, bob, cid = (make_player(n) for n in ("ann", "bob", "cid"))
+    game = rigged_game([ann, bob, cid], ruleset="base", deal=BASE_DEAL)
+    url = game_url(live_server, game)
+    a, b, c = (player_page(user, **PHONE) for user in (ann, bob, cid))
+
+    open_turn(a, url)
+    tap_place(a, "t-new", 1, 0, turned=True)
+    open_turn(b, url)
+    tap_choice(b, "map", "Look at the north goal")
+    open_turn(c, url)
+    tap_pass(c, "dead-n")
+    for page, card, x in [
+        (a, "straight-ew", 2),
+        (b, "cross", 3),
+        (c, "straight-ew", 4),
+        (a, "cross", 5),
+        (b, "straight-ew", 6),
+        (c, "cross", 7),  # reaches the treasure, far east of the start: the maze scrolls to it
+    ]:
+        open_turn(page, url)
+        tap_place(page, card, x, 0)
+    expect(c.get_by_test_id("gold-pick")).to_be_visible()
+    before = version(c)
+    c.get_by_test_id("gold-pick").get_by_role("button", name="Keep 3 gold").tap()
+    made(c, before)
+    open_turn(a, url)
+    before = version(a)
+    a.get_by_test_id("gold-pick").get_by_role("button", name="Keep 2 gold").tap()
+    made(a, before)
+    a.goto(url)
+    expect(a.get_by_test_id("turn-line")).to_contain_text("The game is over.", timeout=WAIT)
+    assert browser_problems.problems == []
+
+
+WEST_DEAL = {
+    "roles": {"0": "gold-digger", "1": "saboteur", "2": "gold-digger"},
+    "first": "0",
+    "hands": {"0": ["straight-ew", "cross"], "1": ["map"], "2": ["map"]},
+}
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_maze_does_not_jump_sideways_and_can_be_fitted(
+    live_server, make_player, rigged_game, player_page, browser_problems
+):
+    ann, bob, cid = (make_player(n) for n in ("ann", "bob", "cid"))
+    game = rigged_game([ann, bob, cid], ruleset="base", deal=WEST_DEAL)
+    page = player_page(ann, **PHONE)
+    open_turn(page, game_url(live_server, game))
+    start = page.locator('td.maze__cell[data-x="0"][data-y="0"]')
+    before = start.bounding_box()["x"]
+    # Choosing the card opens a column west of the start (a legal spot there): the start stays put.
+    tap_card(page, "straight-ew")
+    expect(page.locator('a.maze__spot[data-at="-1,0"]')).to_have_count(1)
+    assert abs(start.bounding_box()["x"] - before) <= 1
+    # The fit control shrinks the whole maze into the screen's width, and back.
+    fit = page.locator("[data-board-fit]")
+    expect(fit).to_be_visible()
+    fit.tap()
+    expect(fit).to_have_attribute("aria-pressed", "true")
+    board = page.locator("#play .board")
+    assert page.evaluate("b => b.scrollWidth <= b.clientWidth + 1", board.element_handle())
+    goal = page.locator('td.maze__cell[data-x="8"][data-y="0"]')
+    expect(goal).to_be_in_viewport()
+    fit.tap()
+    expect(fit).to_have_attribute("aria-pressed", "false")
+    assert browser_problems.problems == []
