@@ -98,7 +98,7 @@ class ReplaceSeatForm(ReasonForm):
         required=False,
         help_text=_("Their username, email address or display name."),
     )
-    bot = forms.BooleanField(label=_("Seat a bot instead"), required=False)
+    bot = forms.BooleanField(label=_("Hand it to a bot instead"), required=False)
     field_order = ["position", "new_user", "bot", "reason"]
 
     def __init__(self, *args, queryset=None, **kwargs):
@@ -113,7 +113,7 @@ class ReplaceSeatForm(ReasonForm):
 
     def clean_new_user(self):
         if not self.cleaned_data["new_user"].strip():
-            return None  # allowed only with "Seat a bot instead" (clean)
+            return None  # allowed only with "Hand it to a bot instead" (clean)
         user = find_user(self.cleaned_data["new_user"])
         if user is None:
             raise forms.ValidationError(gettext("No account has that name or address."))
@@ -131,7 +131,7 @@ class ReplaceSeatForm(ReasonForm):
     def clean(self):
         data = super().clean()
         if not data.get("bot") and data.get("new_user") is None and "new_user" not in self.errors:
-            self.add_error("new_user", gettext("Name the new player, or seat a bot."))
+            self.add_error("new_user", gettext("Name the new player, or hand the seat to a bot."))
         return data
 
 

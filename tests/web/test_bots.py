@@ -230,7 +230,8 @@ def test_an_admin_seats_a_bot_in_place_of_a_player(root, make_user):  # noqa: F8
         client, Game, "replace_seat", [game.pk],
         position=old_seat.position, new_user="", reason="Bob left",
     )  # fmt: skip
-    assert missing.status_code == 200 and b"Name the new player, or seat a bot." in missing.content
+    assert missing.status_code == 200
+    assert b"Name the new player, or hand the seat to a bot." in missing.content
     response = run_action(
         client, Game, "replace_seat", [game.pk],
         position=old_seat.position, new_user="", bot="on", reason="Bob left",
