@@ -170,9 +170,15 @@ class PracticeForm(forms.Form):
 
     prefix = "practice"
 
-    ruleset = forms.ChoiceField(label=_("Rule set"), choices=Game.Ruleset.choices)
+    # Labels unlike the creation form's on the same page ("Rule set", "Rounds").
+    ruleset = forms.ChoiceField(label=_("Game to practise"), choices=Game.Ruleset.choices)
     bots = forms.IntegerField(label=_("Number of bots"), min_value=2, max_value=11, initial=3)
-    rounds = forms.IntegerField(label=_("Rounds"), min_value=1, max_value=3, initial=3)
+    rounds = forms.TypedChoiceField(
+        label=_("Game length"),
+        choices=[(1, _("1 round")), (2, _("2 rounds")), (3, _("3 rounds"))],
+        coerce=int,
+        initial=3,
+    )
 
     def clean(self):
         data = super().clean()

@@ -70,9 +70,9 @@ def test_one_person_plays_a_practice_game_against_two_bots_to_its_end(
         page = player_page(ann)
         page.goto(f"{live_server.url}/games/")
         form = page.get_by_test_id("practice-form")
-        form.get_by_label("Rule set").select_option("base")
+        form.get_by_label("Game to practise").select_option("base")
         form.get_by_label("Number of bots").fill("2")
-        form.get_by_label("Rounds").fill("1")
+        form.get_by_label("Game length").select_option("1")
         form.get_by_role("button", name="Play against bots").click()
         page.wait_for_url(f"{live_server.url}/games/*/")
         game_url = page.url
