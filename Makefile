@@ -1,4 +1,4 @@
-.PHONY: run test
+.PHONY: run test lock
 
 # Serve the site on http://127.0.0.1:8000 with a Celery worker and beat (see README).
 run:
@@ -8,3 +8,8 @@ run:
 # Extra pytest arguments: make test ARGS="-k leak" (given to both pytest runs).
 test:
 	bash scripts/test.sh $(ARGS)
+
+# After changing a dependency range in pyproject.toml: pin every package, with hashes, for
+# Python 3.12 and newer on any platform (uv from PyPI; run/test install from the lock).
+lock:
+	bash scripts/lock.sh

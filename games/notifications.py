@@ -17,7 +17,11 @@ from allauth.account.models import EmailAddress
 from django.conf import settings
 from django.core import signing
 from django.db import transaction
+from django.db.models import CharField, Exists, F, OuterRef, Value
+from django.db.models.functions import Cast, Concat
 from django.utils import timezone
+
+from saboteur_site import logs
 
 from .models import Game, Notice, Seat
 
@@ -301,8 +305,12 @@ def verified_email(user) -> str | None:
 
 def user_zone(user) -> zoneinfo.ZoneInfo:
     """The user's time zone (UTC when unset or unknown)."""
+    return zone_named(user.time_zone)
+
+
+def zone_named(name: str) -> zoneinfo.ZoneInfo:
     try:
-        return zoneinfo.ZoneInfo(user.time_zone or "UTC")
+        return zoneinfo.ZoneInfo(name or "UTC")
     except (zoneinfo.ZoneInfoNotFoundError, ValueError):
         return zoneinfo.ZoneInfo("UTC")
 
@@ -362,6 +370,7 @@ def send(notice_id: int, *, now: datetime | None = None) -> str:
         )
         if notice is None or notice.status != Notice.Status.PENDING:
             return notice.status if notice else "missing"
+        logs.bind_game(notice.game_id)
         if notice.due_at > now:
             return notice.status
         if (
@@ -451,30 +460,84 @@ def due_notice_ids(now: datetime, limit: int = 500) -> list[int]:
 
 
 def digests_due(now: datetime) -> list[Notice]:
-    """Daily digests: at DIGEST_HOUR local time, one per user with games awaiting them."""
+    """Daily digests: from DIGEST_HOUR local time, one row per digest user and local day.
+
+    Runs every minute, so its cost must not grow with the number of digest users: users are
+    grouped by time zone (a few distinct values), and only those whose row for the local day is
+    not written yet are looked at, with one query for all their awaiting games. A user with
+    nothing awaiting gets a skipped row, so that their day is done too. Once a zone's day has
+    nobody left, a marker row (``digests-done:<zone>:<day>``) says so, and later sweeps that day
+    cost two small queries whatever the number of users. Someone who turns the digest on after
+    that gets it from the next day. Returns the rows to send.
+    """
     from django.contrib.auth import get_user_model
 
-    from .selectors import awaiting_games
+    from .selectors import LIVE_SEAT
 
+    takers = get_user_model().objects.filter(email_digest=True, is_active=True)
+    zones_by_day: dict = {}
+    for name in takers.values_list("time_zone", flat=True).distinct():
+        local = now.astimezone(zone_named(name))
+        if local.time() >= time(DIGEST_HOUR):
+            zones_by_day.setdefault(local.date(), []).append(name)
+    markers = [f"digests-done:{z}:{d.isoformat()}" for d, zs in zones_by_day.items() for z in zs]
+    done = set(Notice.objects.filter(key__in=markers).values_list("key", flat=True))
     rows = []
-    for user in get_user_model().objects.filter(email_digest=True, is_active=True):
-        local = now.astimezone(user_zone(user))
-        if local.time() < time(DIGEST_HOUR):
+    for day, all_zones in zones_by_day.items():
+        suffix = f":{day.isoformat()}"
+        zones = [z for z in all_zones if f"digests-done:{z}{suffix}" not in done]
+        if not zones:
             continue
-        # Games with a shorter time limit send their own "your turn" emails.
-        games = [g for g in awaiting_games(user) if g.turn_limit >= DIGEST_SERVES]
-        if not games:
-            continue
-        rows.append(
-            Notice(
-                key=f"digest:{user.pk}:{local.date().isoformat()}",
-                kind=Notice.Kind.DIGEST,
-                user=user,
-                due_at=now,
-                data={"games": [g.pk for g in games]},
-            )
+        # The unique index on key finds each user's row of the day.
+        written = Notice.objects.filter(
+            key=Concat(Value("digest:"), Cast(OuterRef("pk"), CharField()), Value(suffix))
         )
-    return Notice.objects.bulk_create(rows, ignore_conflicts=True)
+        due = list(
+            takers.filter(time_zone__in=zones).exclude(Exists(written)).values_list("pk", flat=True)
+        )
+        if not due:
+            rows += [
+                Notice(
+                    key=f"digests-done:{zone}{suffix}",
+                    kind=Notice.Kind.DIGEST,
+                    due_at=now,
+                    status=Notice.Status.SKIPPED,
+                    reason="every digest of the day written",
+                )
+                for zone in zones
+            ]
+            continue
+        awaiting: dict[int, list[int]] = {pk: [] for pk in due}
+        for user_id, game_id in (
+            Game.objects.filter(
+                status=Game.Status.RUNNING,
+                # Games with a shorter time limit send their own "your turn" emails.
+                turn_limit__gte=DIGEST_SERVES,
+                seats__user_id__in=due,
+                seats__state__in=LIVE_SEAT,
+                seats__position=F("to_move"),
+            )
+            .order_by("decision_since", "pk")
+            .values_list("seats__user_id", "pk")
+        ):
+            awaiting[user_id].append(game_id)
+        for user_id, games in awaiting.items():
+            rows.append(
+                Notice(
+                    key=f"digest:{user_id}{suffix}",
+                    kind=Notice.Kind.DIGEST,
+                    user_id=user_id,
+                    due_at=now,
+                    data={"games": games},
+                    **(
+                        {}
+                        if games
+                        else {"status": Notice.Status.SKIPPED, "reason": "nothing awaiting"}
+                    ),
+                )
+            )
+    Notice.objects.bulk_create(rows, ignore_conflicts=True, batch_size=1000)
+    return [row for row in rows if row.status == Notice.Status.PENDING]
 
 
 # -- Unsubscribe links ------------------------------------------------------------------------

@@ -8,6 +8,9 @@ filesystem transport in ``.run/broker/`` so that ``make run`` needs no servers.
 import os
 
 from celery import Celery
+from celery.signals import task_postrun, task_prerun
+
+from . import logs
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "saboteur_site.settings")
 
@@ -42,3 +45,7 @@ def _configure_filesystem_broker(sender, **kwargs):
 
 
 app.autodiscover_tasks()
+
+# One log line per task (saboteur_site/logs.py).
+task_prerun.connect(logs.task_started, weak=False)
+task_postrun.connect(logs.task_finished, weak=False)

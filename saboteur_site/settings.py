@@ -117,9 +117,12 @@ INSTALLED_APPS = [
     "django.contrib.messages",
     "django.contrib.staticfiles",
     "django_htmx",
+    "health_check",
 ]
 
 MIDDLEWARE = [
+    # First: one log line per request, whatever answers it (saboteur_site/logs.py).
+    "saboteur_site.logs.RequestLogMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -172,6 +175,18 @@ DATABASES = {
         conn_health_checks=True,
     )
 }
+# psycopg's connection pool (Django's "pool" option), on by default in production: each process
+# (a gunicorn worker, a Celery worker) keeps MIN_SIZE..MAX_SIZE open connections and lends them
+# out per request, instead of connecting for every request or pinning one per thread.
+# Size MAX_SIZE to the process's threads (gunicorn --threads, Celery --concurrency); PostgreSQL's
+# max_connections must exceed the sum over all processes.
+if DATABASES["default"]["ENGINE"].endswith("postgresql") and env_bool("DATABASE_POOL", PRODUCTION):
+    DATABASES["default"]["CONN_MAX_AGE"] = 0  # the pool keeps the connections, not Django
+    DATABASES["default"].setdefault("OPTIONS", {})["pool"] = {
+        "min_size": env_int("DATABASE_POOL_MIN_SIZE", 2),
+        "max_size": env_int("DATABASE_POOL_MAX_SIZE", 4),
+        "timeout": env_int("DATABASE_POOL_TIMEOUT", 10),
+    }
 if DATABASES["default"]["ENGINE"].endswith("sqlite3"):
     # The try-it-out default: the web process and the Celery worker write to one file. Writers
     # take the lock when their transaction starts and wait for it, instead of failing with
@@ -180,6 +195,13 @@ if DATABASES["default"]["ENGINE"].endswith("sqlite3"):
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 REDIS_URL = env_str("REDIS_URL")
+if PRODUCTION and not (REDIS_URL or env_str("CELERY_BROKER_URL")):
+    # Without it the emails would go to the filesystem broker, which only suits one machine.
+    require(
+        "REDIS_URL",
+        "Production needs Redis for the Celery broker and the cache, e.g. redis://host:6379/0 "
+        "(or CELERY_BROKER_URL for another broker).",
+    )
 if REDIS_URL:
     CACHES = {
         "default": {
@@ -197,6 +219,10 @@ else:
             "LOCATION": "django_cache",
         }
     }
+
+# Per process, for markup that is the same for everyone (the lobby's creation form): no round
+# trip to Redis, nothing to invalidate but a deploy.
+CACHES["local"] = {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": "local"}
 
 # --- Accounts -------------------------------------------------------------------------------
 
@@ -295,6 +321,8 @@ CELERY_TIMEZONE = "UTC"
 CELERY_BEAT_SCHEDULE: dict = {
     "sweep": {"task": "games.tasks.sweep", "schedule": 60.0},
 }
+# Keep the settings' LOGGING (JSON lines in production) in the worker too.
+CELERY_WORKER_HIJACK_ROOT_LOGGER = False
 # A move must not wait on a broker that is down: publishing fails fast and the sweep catches up.
 CELERY_TASK_PUBLISH_RETRY = False
 CELERY_BROKER_CONNECTION_TIMEOUT = 2
@@ -304,7 +332,12 @@ BOT_MOVE_DELAY = env_int("BOT_MOVE_DELAY", 3)
 CELERY_TASK_DEFAULT_QUEUE = env_str("CELERY_QUEUE", "celery")
 
 # Absolute links in emails.
-SITE_URL = env_str("SITE_URL", "http://127.0.0.1:8000")
+if PRODUCTION:
+    SITE_URL = require(
+        "SITE_URL", "Production needs its public address for links in emails, e.g. https://host."
+    )
+else:
+    SITE_URL = env_str("SITE_URL", "http://127.0.0.1:8000")
 
 # --- Internationalisation -------------------------------------------------------------------
 
@@ -371,12 +404,31 @@ if PRODUCTION:
     if env_bool("DJANGO_BEHIND_TLS_PROXY", False):
         # Only behind a proxy that sets this header itself and strips it from clients.
         SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+    # The load balancer's health probe speaks plain HTTP to the instance.
+    SECURE_REDIRECT_EXEMPT = [r"^health/$"]
 
 # --- Logging --------------------------------------------------------------------------------
 
+# JSON lines in production: one object per line, with the fields of saboteur_site/logs.py (one
+# line per request and per Celery task, with the game id where there is one).
+LOG_FORMAT = env_str("DJANGO_LOG_FORMAT", "json" if PRODUCTION else "text").lower()
+if LOG_FORMAT not in {"json", "text"}:
+    raise ImproperlyConfigured(f"DJANGO_LOG_FORMAT must be 'json' or 'text'; got {LOG_FORMAT!r}.")
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "formatters": {
+        "json": {
+            "()": "pythonjsonlogger.json.JsonFormatter",
+            "fmt": "%(asctime)s %(levelname)s %(name)s %(message)s",
+            "rename_fields": {"asctime": "time", "levelname": "level", "name": "logger"},
+        },
+        "text": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"},
+    },
+    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": LOG_FORMAT}},
     "root": {"handlers": ["console"], "level": env_str("DJANGO_LOG_LEVEL", "INFO")},
+    "loggers": {
+        # saboteur.task already logs each task once; Celery's own "succeeded in" would be a second.
+        "celery.app.trace": {"level": "WARNING" if LOG_FORMAT == "json" else "INFO"},
+    },
 }

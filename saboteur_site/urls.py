@@ -1,5 +1,25 @@
+from datetime import timedelta
+
 from django.contrib import admin
 from django.urls import include, path
+from health_check.checks import Cache, Database
+from health_check.contrib.celery import Ping
+from health_check.views import HealthCheckView
+
+# For the load balancer: PostgreSQL answers, the cache (Redis) stores and reads, a Celery worker
+# answers a ping. 200 when all hold, else 503; JSON with ?format=json or Accept: application/json.
+_health_checks = HealthCheckView.as_view(
+    checks=[Database, Cache, (Ping, {"timeout": timedelta(seconds=1), "limit": 1})]
+)
+
+
+async def health(request):
+    response = await _health_checks(request)
+    if response.status_code == 500:  # the package's "a check failed": a service is unavailable
+        response.status_code = 503
+        response.reason_phrase = "Service Unavailable"
+    return response
+
 
 urlpatterns = [
     path("", include("games.urls")),
@@ -7,4 +27,5 @@ urlpatterns = [
     path("accounts/", include("allauth.urls")),
     path("i18n/", include("django.conf.urls.i18n")),
     path("admin/", admin.site.urls),
+    path("health/", health, name="health"),
 ]

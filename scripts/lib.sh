@@ -3,7 +3,8 @@
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 VENV="$ROOT/.venv"
-STAMP="$VENV/.installed-pyproject.sha256"
+LOCK="$ROOT/requirements.lock"
+STAMP="$VENV/.installed-lock.sha256"
 
 # The address to link to for a runserver address: "8123", "0.0.0.0:8123" or "host:8123".
 site_url_for() {
@@ -41,8 +42,9 @@ find_python() {
     die "no Python >= 3.12 found (tried python3.13, python3.12, ~/.pyenv/versions/3.12+, python3). Install Python 3.12 or newer."
 }
 
-# Creates .venv if missing and installs the project with its dev extras, unless
-# pyproject.toml is unchanged since the last successful install.
+# Creates .venv if missing and installs the locked dependencies (requirements.lock: exact
+# versions with hashes, made from pyproject.toml's ranges by `make lock`) and the project itself,
+# unless neither pyproject.toml nor the lock file has changed since the last successful install.
 ensure_venv() {
     if [ ! -x "$VENV/bin/python" ]; then
         local py
@@ -51,12 +53,15 @@ ensure_venv() {
         "$py" -m venv "$VENV"
     fi
     local want have=""
-    want="$(sha256sum "$ROOT/pyproject.toml" | cut -d' ' -f1)"
+    want="$(cat "$ROOT/pyproject.toml" "$LOCK" | sha256sum | cut -d' ' -f1)"
     [ -f "$STAMP" ] && have="$(cat "$STAMP")"
     if [ "$want" != "$have" ]; then
-        say "Installing the project and its dev tools into .venv"
+        say "Installing the locked dependencies and the project into .venv"
         "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check --upgrade pip
-        "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check -e "$ROOT[dev]"
+        "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check \
+            --require-hashes --no-deps -r "$LOCK"
+        "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check --no-deps -e "$ROOT"
+        "$VENV/bin/python" -m pip check
         echo "$want" >"$STAMP"
     else
         say "Dependencies unchanged since the last install; reusing .venv"

@@ -104,6 +104,8 @@ def test_no_bad_input_reaches_a_server_error_on_any_route(world):
             for method, url, extra in requests_for(with_bad.url, plain.url, names, bad):
                 call = client.get if method == "GET" else client.post
                 response = call(url, **extra)
+                if response.status_code == 503 and url.startswith("/health/"):
+                    continue  # the health check's answer while no Celery worker runs here
                 if response.status_code >= 500:
                     failures.append(f"{label}: {method} {url[:120]} -> {response.status_code}")
     assert not failures, "\n".join(failures[:40])
@@ -161,10 +163,11 @@ def test_the_service_refuses_a_key_reused_for_another_move(world):
     mover = running.seats.select_related("user").get(position=running.to_move).user
     hand = engine.State.from_json(running.snapshot).hands[running.to_move]
     first = {"move": "pass", "discard": [hand[0]]}
+    other = next(card for card in hand if card != hand[0])  # a hand may hold two copies
     move_submit(game_id=running.pk, user=mover, move=first, expected_version=0, idempotency_key="k")
     with pytest.raises(IdempotencyConflict):
         move_submit(
-            game_id=running.pk, user=mover, move={"move": "pass", "discard": [hand[1]]},
+            game_id=running.pk, user=mover, move={"move": "pass", "discard": [other]},
             expected_version=1, idempotency_key="k",
         )  # fmt: skip
     again = move_submit(

@@ -1,6 +1,7 @@
 """Start-up configuration, checked in fresh processes with their own environment."""
 
 import os
+import re
 import secrets
 import subprocess
 import sys
@@ -32,6 +33,7 @@ def production_env(**overrides):
         "DJANGO_ALLOWED_HOSTS": "saboteur.example",
         "DATABASE_URL": os.environ["DATABASE_URL"],
         "REDIS_URL": os.environ["REDIS_URL"],
+        "SITE_URL": "https://saboteur.example",
     }
     env.update(overrides)
     return env
@@ -63,6 +65,7 @@ def test_production_is_the_default_mode():
     [
         ("DJANGO_ALLOWED_HOSTS", "DJANGO_ALLOWED_HOSTS is not set"),
         ("DATABASE_URL", "DATABASE_URL is not set"),
+        ("SITE_URL", "SITE_URL is not set"),
     ],
 )
 def test_production_requires_hosts_and_database(variable, message):
@@ -115,6 +118,62 @@ def test_the_site_hashes_passwords_with_the_slow_default_hasher():
     assert result.stdout.strip().splitlines()[-1] == (
         "django.contrib.auth.hashers.PBKDF2PasswordHasher"
     )
+
+
+def test_production_refuses_to_start_without_a_broker():
+    # Not the filesystem broker of `make run`: on several machines its emails would be stranded.
+    result = run_manage(["check"], **production_env(REDIS_URL=None, CELERY_BROKER_URL=None))
+    assert result.returncode != 0
+    assert "REDIS_URL is not set" in result.stderr
+
+
+def test_production_takes_an_explicit_broker_instead_of_redis_url():
+    code = "from django.conf import settings; print(settings.CELERY_BROKER_URL)"
+    broker = os.environ["REDIS_URL"]
+    result = run_manage(
+        ["shell", "-c", code], **production_env(REDIS_URL=None, CELERY_BROKER_URL=broker)
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split()[-1] == broker
+
+
+def test_production_talks_to_postgresql_through_psycopgs_pool():
+    code = (
+        "from django.conf import settings; from django.db import connection; "
+        "db = settings.DATABASES['default']; print(db['CONN_MAX_AGE'], db['OPTIONS']['pool']); "
+        "connection.ensure_connection(); print(type(connection.pool).__name__)"
+    )
+    # The maintenance database always exists (the test database is not the URL's database).
+    database = os.environ["DATABASE_URL"].rsplit("/", 1)[0] + "/postgres"
+    env = production_env(DATABASE_URL=database, DATABASE_POOL_MAX_SIZE="6")
+    result = run_manage(["shell", "-c", code], **env)
+    assert result.returncode == 0, result.stderr
+    *_, options, pool = result.stdout.strip().splitlines()
+    assert options == "0 {'min_size': 2, 'max_size': 6, 'timeout': 10}"
+    assert pool == "ConnectionPool"
+
+
+def test_development_keeps_persistent_connections_without_the_pool():
+    from django.conf import settings
+
+    assert "pool" not in settings.DATABASES["default"].get("OPTIONS", {})
+
+
+ENV_READ = re.compile(
+    r"""(?:env_str|env_bool|env_int|env_list|require|os\.environ\.get|os\.getenv)\(\s*"""
+    r"""["']([A-Z][A-Z0-9_]*)["']"""
+)
+
+
+def test_every_environment_variable_the_settings_read_is_in_the_readme():
+    settings_source = (ROOT / "saboteur_site" / "settings.py").read_text()
+    read = set(ENV_READ.findall(settings_source)) | {"DATABASE_URL"}  # dj_database_url reads it
+    assert {"DJANGO_ENV", "SITE_URL", "DATABASE_POOL", "EMAIL_TIMEOUT"} <= read  # the scan works
+    table = [line for line in (ROOT / "README.md").read_text().splitlines() if line.startswith("|")]
+    documented = set(
+        re.findall(r"`([A-Z][A-Z0-9_]*)`", "\n".join(line.split("|")[1] for line in table))
+    )
+    assert read - documented == set()
 
 
 LANGUAGE_COOKIE_PROBE = """

@@ -1,0 +1,118 @@
+"""The load balancer's health endpoint, and one JSON log line per request and per task."""
+
+import json
+import logging
+import os
+import uuid
+from datetime import timedelta
+
+import pytest
+import redis
+from django.utils import timezone
+
+from games.models import Notice
+from games.services import game_create
+from games.tasks import send_notice
+from tests.tasks.test_worker import celery_worker, wait_for_log
+from tests.web.test_settings_guard import production_env, run_manage
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def health(client):
+    response = client.get("/health/?format=json")
+    return response.status_code, response.json()
+
+
+def by_check(results: dict) -> dict:
+    return {name.split("(")[0]: value for name, value in results.items()}
+
+
+def test_health_fails_while_no_celery_worker_answers(client):
+    status, results = health(client)
+    checks = by_check(results)
+    assert checks["Database"] == "OK" and checks["Cache"] == "OK"
+    assert checks["Ping"] != "OK"
+    assert status == 503
+
+
+def test_health_is_ok_with_database_cache_and_a_worker(client, tmp_path, settings):
+    # The worker consumes the default queue of this test run's own Redis database.
+    redis.Redis.from_url(settings.CELERY_BROKER_URL).delete("celery")
+    log_path = tmp_path / "worker.log"
+    database = os.environ["DATABASE_URL"].rsplit("/", 1)[0] + "/postgres"
+    with celery_worker(log_path, queue="celery", DATABASE_URL=database):
+        wait_for_log(log_path, "ready.")
+        status, results = health(client)
+    assert status == 200, results
+    assert set(by_check(results)) == {"Database", "Cache", "Ping"}
+    assert set(results.values()) == {"OK"}
+
+
+def test_health_reaches_the_site_over_plain_http_in_production():
+    # SECURE_SSL_REDIRECT must not send the load balancer's probe to HTTPS.
+    code = (
+        "from django.test import Client; "
+        "print(Client().get('/health/', HTTP_HOST='saboteur.example').status_code); "
+        "print(Client().get('/games/', HTTP_HOST='saboteur.example').status_code)"
+    )
+    database = os.environ["DATABASE_URL"].rsplit("/", 1)[0] + "/postgres"
+    result = run_manage(["shell", "-c", code], **production_env(DATABASE_URL=database))
+    assert result.returncode == 0, result.stderr
+    health_status, lobby_status = result.stdout.split()[-2:]
+    assert lobby_status == "301"
+    assert health_status == "503"  # answered (no worker here), not redirected
+
+
+def json_lines(text: str) -> list[dict]:
+    return [json.loads(line) for line in text.splitlines() if line.startswith("{")]
+
+
+def test_production_logs_one_json_line_per_request_and_per_task():
+    code = (
+        "from django.test import Client; from games.tasks import ping; "
+        "Client().get('/games/123/', HTTP_HOST='saboteur.example', secure=True); "
+        "ping.apply()"
+    )
+    result = run_manage(["shell", "-c", code], **production_env())
+    assert result.returncode == 0, result.stderr
+    lines = json_lines(result.stderr)
+    requests = [line for line in lines if line["logger"] == "saboteur.request"]
+    assert len(requests) == 1, result.stderr
+    assert requests[0]["path"] == "/games/123/" and requests[0]["game_id"] == 123
+    assert requests[0]["status"] == 302  # to the login page
+    assert requests[0]["method"] == "GET" and requests[0]["level"] == "INFO"
+    assert requests[0]["duration_ms"] >= 0 and requests[0]["user_id"] is None
+    tasks = [line for line in lines if line["logger"] == "saboteur.task"]
+    assert [(t["task"], t["state"]) for t in tasks] == [("games.tasks.ping", "SUCCESS")]
+    assert "succeeded in" not in result.stderr  # Celery's own line would be a second one
+
+
+def test_development_logs_text():
+    code = "import logging; logging.getLogger('x').warning('plain words')"
+    result = run_manage(["shell", "-c", code], DJANGO_ENV="development")
+    assert result.returncode == 0, result.stderr
+    assert "WARNING x plain words" in result.stderr
+
+
+def test_a_request_and_a_task_about_a_game_log_its_id(client, make_user, caplog):
+    user = make_user("ann")
+    client.force_login(user)
+    game = game_create(creator=user, name="Logged", ruleset="base", max_seats=3)
+    notice = Notice.objects.create(
+        key=f"test:{uuid.uuid4().hex}",
+        kind=Notice.Kind.ABSENT,
+        user=user,
+        game=game,
+        due_at=timezone.now() - timedelta(minutes=1),
+    )
+    with caplog.at_level(logging.INFO, logger="saboteur"):
+        client.get(f"/games/{game.pk}/")
+        send_notice.apply((notice.pk,))
+    request_line, task_line = [r for r in caplog.records if r.name.startswith("saboteur.")]
+    assert (request_line.game_id, request_line.user_id, request_line.status) == (
+        game.pk,
+        user.pk,
+        200,
+    )
+    assert (task_line.task, task_line.game_id) == ("games.tasks.send_notice", game.pk)

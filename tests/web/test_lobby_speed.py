@@ -1,0 +1,84 @@
+"""The lobby page's budget: a fixed number of queries whatever the number of open games, and the
+creation form rendered once per process and language (bench/web.py measures the rate)."""
+
+import re
+
+import pytest
+from django.core.cache import caches
+from django.db import connection
+from django.test import Client
+from django.test.utils import CaptureQueriesContext
+from django.urls import reverse
+
+from games.services import game_create, seat_join
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture(autouse=True)
+def _no_cached_form():
+    caches["local"].clear()
+    yield
+    caches["local"].clear()
+
+
+def open_games(users, count):
+    for n in range(count):
+        game = game_create(
+            creator=users[n % len(users)], name=f"Open {n}", ruleset="base", max_seats=5
+        )  # fmt: skip
+        seat_join(game_id=game.pk, user=users[(n + 1) % len(users)])
+
+
+def lobby_queries(client) -> tuple[int, str]:
+    with CaptureQueriesContext(connection) as queries:
+        response = client.get(reverse("lobby"))
+    assert response.status_code == 200
+    return len(queries), response.content.decode()
+
+
+def test_lobby_queries_do_not_grow_with_the_open_games(make_user):
+    # Four creators: each may create 10 games an hour.
+    users = [make_user(name) for name in ("ann", "bob", "dan", "eve")]
+    client = Client()
+    client.force_login(make_user("cid"))
+    open_games(users, 2)
+    few, body = lobby_queries(client)
+    assert len(re.findall(r'href="/games/\d+/"', body)) == 2
+    open_games(users, 30)
+    many, body = lobby_queries(client)
+    assert len(re.findall(r'href="/games/\d+/"', body)) == 32 and "2/5" in body
+    # Session, user, the open games with their seat counts, the header's "awaiting" count.
+    assert few == many == 4
+
+
+def form_templates(response) -> list[str]:
+    return [t.name for t in response.templates if t.name and t.name.startswith("django/forms/")]
+
+
+def test_the_empty_creation_form_is_rendered_once_per_language(make_user):
+    client = Client()
+    client.force_login(make_user("ann"))
+    first = client.get(reverse("lobby"))
+    assert form_templates(first)  # rendered the first time
+    again = client.get(reverse("lobby"))
+    assert form_templates(again) == []  # then served from the process's cache
+    assert 'name="max_seats"' in again.content.decode()
+    assert again.content.decode().count('name="variants"') == 5
+    czech = client.get(reverse("lobby"), headers={"Accept-Language": "cs"})
+    assert form_templates(czech)  # its own entry, in its own language
+    assert czech.content.decode() != again.content.decode()
+
+
+def test_a_refused_creation_form_shows_its_errors_not_the_cached_form(make_user):
+    client = Client()
+    client.force_login(make_user("ann"))
+    client.get(reverse("lobby"))  # caches the empty form
+    response = client.post(
+        reverse("game_create"),
+        {"name": "Too many", "ruleset": "base", "max_seats": 11, "visibility": "open",
+         "turn_limit": str(2 * 24 * 3600)},
+    )  # fmt: skip
+    assert response.status_code == 422
+    assert "This rule set is for 3 to 10 players." in response.content.decode()
+    assert 'value="Too many"' in response.content.decode()
