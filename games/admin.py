@@ -95,9 +95,11 @@ class ReplaceSeatForm(ReasonForm):
     new_user = forms.CharField(
         label=_("New player"),
         max_length=254,
+        required=False,
         help_text=_("Their username, email address or display name."),
     )
-    field_order = ["position", "new_user", "reason"]
+    bot = forms.BooleanField(label=_("Hand it to a bot instead"), required=False)
+    field_order = ["position", "new_user", "bot", "reason"]
 
     def __init__(self, *args, queryset=None, **kwargs):
         super().__init__(*args, queryset=queryset, **kwargs)
@@ -110,6 +112,8 @@ class ReplaceSeatForm(ReasonForm):
         ]
 
     def clean_new_user(self):
+        if not self.cleaned_data["new_user"].strip():
+            return None  # allowed only with "Hand it to a bot instead" (clean)
         user = find_user(self.cleaned_data["new_user"])
         if user is None:
             raise forms.ValidationError(gettext("No account has that name or address."))
@@ -124,13 +128,19 @@ class ReplaceSeatForm(ReasonForm):
             )
         return user
 
+    def clean(self):
+        data = super().clean()
+        if not data.get("bot") and data.get("new_user") is None and "new_user" not in self.errors:
+            self.add_error("new_user", gettext("Name the new player, or hand the seat to a bot."))
+        return data
+
 
 def _seat_label(seat: Seat) -> str:
     """A seat in the replace form, marked when its player is absent, banned or unverified."""
     user = seat.user
     label = gettext("Seat %(position)s: %(name)s") % {
         "position": seat.position,
-        "name": user or gettext("deleted player"),
+        "name": seat.bot_name or user or gettext("deleted player"),
     }
     marks = []
     if seat.state == Seat.State.ABSENT:
@@ -419,7 +429,7 @@ class GameAdmin(NoSecretLookups, admin.ModelAdmin):
             return HIDDEN
         state = engine.State.from_json(game.snapshot)
         names = {
-            seat.engine_name: str(seat.user or gettext("deleted player"))
+            seat.engine_name: str(seat.bot_name or seat.user or gettext("deleted player"))
             for seat in game.seats.select_related("user").live()
         }
         lines = [(_round_line(n, done, names),) for n, done in enumerate(state.rounds_done, 1)]
@@ -495,15 +505,18 @@ class GameAdmin(NoSecretLookups, admin.ModelAdmin):
         def perform(game, data):
             old = game.seats.select_related("user").filter(position=data["position"]).live().first()
             old_name = str(old.user) if old and old.user else gettext("deleted player")
+            if old and old.bot_name:
+                old_name = old.bot_name
+            new_user = None if data["bot"] else data["new_user"]
             seat = moderation.seat_replace(
                 game_id=game.pk,
                 position=data["position"],
-                new_user=data["new_user"],
+                new_user=new_user,
                 reason=data["reason"],
             )
             return gettext("Seat %(position)d: %(new)s took over from %(old)s.") % {
                 "position": seat.position,
-                "new": seat.user,
+                "new": seat.user or gettext("a bot"),
                 "old": old_name,
             }
 
@@ -546,7 +559,7 @@ class MoveAdmin(NoSecretLookups, ReadOnlyAdmin):
 
     @admin.display(description=_("player"))
     def player(self, move):
-        return move.seat.user or gettext("deleted player")
+        return move.seat.bot_name or move.seat.user or gettext("deleted player")
 
     @admin.display(description=_("move"))
     def shown_payload(self, move):

@@ -139,6 +139,14 @@ class GameCreateForm(forms.Form):
         coerce=lambda seconds: timedelta(seconds=int(seconds)),
         initial=str(int(timedelta(days=2).total_seconds())),
     )
+    bot_stand_ins = forms.BooleanField(
+        label=_("A bot plays for absent players"),
+        required=False,
+        help_text=_(
+            "Instead of the safe default move, a bot plays the seat of a player whose time ran "
+            "out, until they come back."
+        ),
+    )
 
     def clean(self):
         data = super().clean()
@@ -153,6 +161,37 @@ class GameCreateForm(forms.Form):
                 )
         if ruleset != Game.Ruleset.BASE and data.get("variants"):
             self.add_error("variants", _("Variants belong to the base game."))
+        return data
+
+
+class PracticeForm(forms.Form):
+    """A game against bots: the rule set and how many bots (prefixed: the lobby shows it next to
+    the game creation form)."""
+
+    prefix = "practice"
+
+    # Labels unlike the creation form's on the same page ("Rule set", "Rounds").
+    ruleset = forms.ChoiceField(label=_("Game to practise"), choices=Game.Ruleset.choices)
+    bots = forms.IntegerField(label=_("Number of bots"), min_value=2, max_value=11, initial=3)
+    rounds = forms.TypedChoiceField(
+        label=_("Game length"),
+        choices=[(1, _("1 round")), (2, _("2 rounds")), (3, _("3 rounds"))],
+        coerce=int,
+        initial=3,
+    )
+
+    def clean(self):
+        data = super().clean()
+        ruleset, bots = data.get("ruleset"), data.get("bots")
+        if ruleset and bots:
+            low, high = PLAYERS[ruleset]
+            low, high = max(2, low - 1), min(11, high - 1)
+            if not low <= bots <= high:
+                self.add_error(
+                    "bots",
+                    _("This rule set is for %(low)d to %(high)d bots.")
+                    % {"low": low, "high": high},
+                )
         return data
 
 

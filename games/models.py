@@ -83,6 +83,10 @@ class Game(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
+    # A practice game against bots: starts at once, stays out of the public statistics.
+    practice = models.BooleanField(_("practice game"), default=False)
+    # The creator's choice: a bot plays an absent player's seat instead of the safe default move.
+    bot_stand_ins = models.BooleanField(_("a bot plays for absent players"), default=False)
 
     class Meta:
         verbose_name = _("game")
@@ -124,6 +128,10 @@ class Seat(models.Model):
     since_version = models.PositiveIntegerField(default=0)
     since_at = models.DateTimeField(null=True, blank=True)
     timeouts_in_a_row = models.PositiveSmallIntegerField(default=0)
+    # A bot's seat (no user): its number, for its name "Bot 1", "Bot 2", ...
+    bot = models.PositiveSmallIntegerField(null=True, blank=True)
+    # A bot plays this absent player's seat until the player moves again.
+    stand_in = models.BooleanField(default=False)
 
     objects = SeatQuerySet.as_manager()
 
@@ -147,6 +155,18 @@ class Seat(models.Model):
 
     def __str__(self) -> str:
         return f"{self.game} #{self.position}"
+
+    @property
+    def bot_name(self) -> str | None:
+        """A bot's seat's name ("Bot 2 (a bot)"), None for a person's seat."""
+        if self.bot is None:
+            return None
+        return _("Bot %(number)d (a bot)") % {"number": self.bot}
+
+    @property
+    def bot_plays(self) -> bool:
+        """Whether a bot decides for this seat now (a bot's seat, or a stand-in)."""
+        return self.bot is not None or self.stand_in
 
     @property
     def engine_name(self) -> str:

@@ -26,7 +26,7 @@ from django.utils.translation import ngettext
 from . import notifications
 from .log import Entry
 from .models import ChatMessage, Game, Notice, Seat, TableEvent
-from .services import ServiceError, lock_game
+from .services import ServiceError, bot_turn_after_commit, lock_game
 
 log = logging.getLogger(__name__)
 
@@ -281,7 +281,7 @@ def game_abort(*, game_id: int, reason: str = "", now=None) -> Game:
 
 
 def seat_replace(*, game_id: int, position: int, new_user, reason: str = "", now=None) -> Seat:
-    """Hand a seat of a running or paused game to ``new_user``.
+    """Hand a seat of a running or paused game to ``new_user`` (None: to a bot).
 
     The old seat is kept as REPLACED (its moves and chat stay theirs); a new seat takes the same
     position, hence the same engine seat name, so the newcomer sees that seat's hand, role and
@@ -296,9 +296,9 @@ def seat_replace(*, game_id: int, position: int, new_user, reason: str = "", now
         old = game.seats.select_related("user").filter(position=position).live().first()
         if old is None:
             raise ServiceError(_("This game has no such seat."))
-        if not new_user.is_active:
+        if new_user is not None and not new_user.is_active:
             raise ServiceError(_("An inactive account cannot take over a seat."))
-        if notifications.verified_email(new_user) is None:
+        if new_user is not None and notifications.verified_email(new_user) is None:
             raise ServiceError(
                 _(
                     "%(name)s has no verified email address yet: they must confirm it before "
@@ -306,18 +306,21 @@ def seat_replace(*, game_id: int, position: int, new_user, reason: str = "", now
                 )
                 % {"name": _name(new_user)}
             )
-        if game.seats.filter(user=new_user).live().exists():
+        if new_user is not None and game.seats.filter(user=new_user).live().exists():
             raise ServiceError(
                 _("%(name)s already plays in this game.") % {"name": _name(new_user)}
             )
         old.state = Seat.State.REPLACED
         old.save(update_fields=["state"])
-        seat = Seat.objects.create(game=game, user=new_user, position=position)
+        bot = None
+        if new_user is None:
+            bot = max((s.bot or 0 for s in game.seats.all()), default=0) + 1
+        seat = Seat.objects.create(game=game, user=new_user, position=position, bot=bot)
         _event(
             game,
             TableEvent.Kind.REPLACED,
-            new=_name(new_user),
-            old=_name(old.user),
+            new=seat.bot_name or _name(new_user),
+            old=old.bot_name or _name(old.user),
             seat=position,
         )
         began = game.to_move == position
@@ -332,6 +335,7 @@ def seat_replace(*, game_id: int, position: int, new_user, reason: str = "", now
         told = _tell_takeover(game, old, seat, reason, now)
         if began and game.status == Game.Status.RUNNING:
             told += notifications.notices_for_decision(game=game, now=now)
+            bot_turn_after_commit(game)
         notifications.enqueue_after_commit(told)
     return seat
 
@@ -339,18 +343,20 @@ def seat_replace(*, game_id: int, position: int, new_user, reason: str = "", now
 def _tell_takeover(game: Game, old: Seat, new: Seat, reason: str, now) -> list[Notice]:
     """A briefing for the newcomer, and word to the player who lost the seat."""
     stamp = f"{game.pk}:{old.pk}:{new.pk}"
-    rows = [
-        Notice(
-            key=f"briefing:{stamp}",
-            kind=Notice.Kind.BRIEFING,
-            user=new.user,
-            game=game,
-            seat=new,
-            version=game.version,
-            due_at=now,
-            data={"old": _name(old.user)},
+    rows = []
+    if new.user is not None:  # a bot needs no briefing
+        rows.append(
+            Notice(
+                key=f"briefing:{stamp}",
+                kind=Notice.Kind.BRIEFING,
+                user=new.user,
+                game=game,
+                seat=new,
+                version=game.version,
+                due_at=now,
+                data={"old": old.bot_name or _name(old.user)},
+            )
         )
-    ]
     if old.user is not None:
         rows.append(
             Notice(
@@ -361,7 +367,7 @@ def _tell_takeover(game: Game, old: Seat, new: Seat, reason: str, now) -> list[N
                 seat=old,
                 version=game.version,
                 due_at=now,
-                data={"new": _name(new.user), "reason": reason.strip()},
+                data={"new": new.bot_name or _name(new.user), "reason": reason.strip()},
             )
         )
     Notice.objects.bulk_create(rows, ignore_conflicts=True)

@@ -28,7 +28,12 @@ CHAT_LENGTH = 50
 
 
 def display_name(seat: Seat) -> str:
-    return seat.user.display_name if seat.user else _("deleted player")
+    if seat.bot is not None:
+        return seat.bot_name
+    name = seat.user.display_name if seat.user else _("deleted player")
+    if seat.stand_in:
+        return _("played by a bot for %(name)s") % {"name": name}
+    return name
 
 
 def live_seat(game: Game, user) -> Seat | None:

@@ -8,17 +8,21 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
+import random
 import secrets
 from dataclasses import dataclass
 from datetime import timedelta
 
+from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.db import transaction
+from django.db.models import F, Q
 from django.utils import timezone
 from django.utils.translation import gettext, gettext_lazy, ngettext
 from django.utils.translation import gettext as _
 
-from games import engine
+from games import bots, engine
 from games.engine.cards import PLAYERS, VARIANTS
 from saboteur_site.text import has_line_breaks
 
@@ -33,6 +37,8 @@ from .models import (
     Notice,
     Seat,
 )
+
+log = logging.getLogger(__name__)
 
 
 class ServiceError(Exception):
@@ -90,8 +96,10 @@ def game_create(
     visibility: str = Game.Visibility.OPEN,
     turn_limit=None,
     rounds: int = 3,
+    bot_stand_ins: bool = False,
 ) -> Game:
-    """Create a game in its lobby with the creator seated."""
+    """Create a game in its lobby with the creator seated (``bot_stand_ins``: a bot plays for
+    absent players instead of the safe default move)."""
     if ruleset not in PLAYERS:
         raise ServiceError(_("Unknown rule set."))
     low, high = PLAYERS[ruleset]
@@ -126,10 +134,45 @@ def game_create(
             visibility=visibility,
             rounds=rounds,
             creator=creator,
+            bot_stand_ins=bot_stand_ins,
             **({"turn_limit": turn_limit} if turn_limit is not None else {}),
         )
         Seat.objects.create(game=game, user=creator)
     return game
+
+
+PRACTICE_BOTS = (2, 11)
+
+
+def practice_bots_range(ruleset: str) -> tuple[int, int]:
+    """How many bots a practice game of this rule set may have (2 to 11, within its seats)."""
+    low, high = PLAYERS[ruleset]
+    return max(PRACTICE_BOTS[0], low - 1), min(PRACTICE_BOTS[1], high - 1)
+
+
+def practice_create(
+    *, creator, ruleset: str, bots: int, variants: list[str] = (), rounds: int = 3
+) -> Game:
+    """A game against ``bots`` bots that starts at once (by invite only, out of the statistics)."""
+    if ruleset not in PLAYERS:
+        raise ServiceError(_("Unknown rule set."))
+    low, high = practice_bots_range(ruleset)
+    if not low <= bots <= high:
+        raise ServiceError(_("Practice with %(low)d to %(high)d bots.") % locals())
+    with transaction.atomic():
+        game = game_create(
+            creator=creator,
+            name=_("Practice against bots"),
+            ruleset=ruleset,
+            max_seats=bots + 1,
+            variants=variants,
+            visibility=Game.Visibility.INVITE,
+            rounds=rounds,
+        )
+        game.practice = True
+        game.save(update_fields=["practice"])
+        Seat.objects.bulk_create(Seat(game=game, bot=number) for number in range(1, bots + 1))
+        return game_start(game_id=game.pk, user=creator)
 
 
 def seat_join(*, game_id: int, user) -> Seat:
@@ -227,7 +270,77 @@ def _store(game: Game, state: engine.State, now) -> bool:
         notifications.turn_ended(game=game)
     if began:
         notifications.enqueue_after_commit(notifications.notices_for_decision(game=game, now=now))
+        bot_turn_after_commit(game)
     return began
+
+
+def bot_turn_after_commit(game: Game) -> None:
+    """When a bot decides next, ask a worker to play its move a few seconds from now (never in
+    the web request; beat's sweep plays it too should the task be lost)."""
+    seat = game.seats.live().filter(position=game.to_move).first()
+    if seat is None or not seat.bot_plays:
+        return
+    from . import tasks  # tasks import this module
+
+    args = (game.pk, game.version)
+
+    def enqueue():
+        try:
+            # No result is read (see notifications.enqueue): a broker that is down costs nothing.
+            tasks.bot_play.apply_async(args, countdown=settings.BOT_MOVE_DELAY, ignore_result=True)
+        except Exception:  # the broker is down: beat's sweep plays the bot's move later
+            log.warning(
+                "could not enqueue the bot's move in game %s; the sweep will play it", args[0]
+            )
+
+    transaction.on_commit(enqueue)
+
+
+def bot_decision(game: Game, state: engine.State, seat: Seat) -> dict:
+    """The bot's move for ``seat``: from that seat's view and the public events only."""
+    name = seat.engine_name
+    history = [
+        event
+        for events in game.moves.order_by("sequence").values_list("events", flat=True)
+        for event in bots.public_events(events)
+    ]
+    rng = random.Random(secrets.token_hex(16))  # noqa: S311 - tie-breaks, not secrets
+    return bots.choose_move(
+        engine.view_for(state, name), engine.legal_moves(state, name), rng, history
+    )
+
+
+def bot_move(*, game_id: int, version: int) -> Move | None:
+    """Play the bot's decision of the game at ``version`` (a Celery task calls it).
+
+    Nothing happens when the game moved on, is not running, or a person decides now.
+    """
+    with transaction.atomic():
+        game = lock_game(game_id)
+        if game.status != Game.Status.RUNNING or game.version != version:
+            return None
+        seat = game.seats.live().filter(position=game.to_move).first()
+        if seat is None or not seat.bot_plays:
+            return None
+        state = engine.State.from_json(game.snapshot)
+        return _apply(game, seat, bot_decision(game, state, seat))
+
+
+def bot_games_due(now) -> list[tuple[int, int]]:
+    """(game id, version) of running games where a bot's decision is overdue (lost tasks)."""
+    late = now - timedelta(seconds=settings.BOT_MOVE_DELAY + 60)
+    bot_seat = Q(seats__bot__isnull=False) | Q(seats__stand_in=True)
+    return list(
+        Game.objects.filter(
+            bot_seat,
+            seats__state__in=[Seat.State.ACTIVE, Seat.State.ABSENT],
+            status=Game.Status.RUNNING,
+            decision_since__lte=late,
+            seats__position=F("to_move"),
+        )
+        .values_list("pk", "version")
+        .distinct()
+    )
 
 
 def move_submit(
@@ -279,11 +392,12 @@ def move_submit(
         record = _apply(
             game, seat, move, idempotency_key=idempotency_key or "", request_digest=request_digest
         )
-        if seat.state == Seat.State.ABSENT or seat.timeouts_in_a_row:
-            # Making a move takes an absent player's seat back.
+        if seat.state == Seat.State.ABSENT or seat.timeouts_in_a_row or seat.stand_in:
+            # Making a move takes an absent player's seat back (from their stand-in bot too).
             seat.state = Seat.State.ACTIVE
             seat.timeouts_in_a_row = 0
-            seat.save(update_fields=["state", "timeouts_in_a_row"])
+            seat.stand_in = False
+            seat.save(update_fields=["state", "timeouts_in_a_row", "stand_in"])
         return MoveResult(record, repeated=False)
 
 
@@ -333,14 +447,21 @@ def turn_timeout(*, game_id: int, now=None) -> Move | None:
             return None
         seat = game.seats.live().select_related("user").get(position=game.to_move)
         state = engine.State.from_json(game.snapshot)
-        move = default_move(state, seat.engine_name, secrets.SystemRandom())
-        record = _apply(game, seat, move, automatic=True)
+        if game.bot_stand_ins:
+            # The creator chose it: a bot decides for the absent player, from their seat's view.
+            move = bot_decision(game, state, seat)
+        else:
+            move = default_move(state, seat.engine_name, secrets.SystemRandom())
         seat.timeouts_in_a_row += 1
         absent = seat.timeouts_in_a_row >= ABSENT_AFTER and seat.state == Seat.State.ACTIVE
         if absent:
             seat.state = Seat.State.ABSENT
+            seat.stand_in = game.bot_stand_ins
+        seat.save(update_fields=["timeouts_in_a_row", "state", "stand_in"])
+        # Saved first: a stand-in's next decision (a bot's) is scheduled by ``_apply``.
+        record = _apply(game, seat, move, automatic=True)
+        if absent:
             notifications.notice_absent(game=game, absent=seat, now=now)
-        seat.save(update_fields=["timeouts_in_a_row", "state"])
         if seat.timeouts_in_a_row <= ABSENT_AFTER:  # then no more until they come back
             notifications.notice_timeout(
                 game=game, seat=seat, move=move, absent=seat.state == Seat.State.ABSENT, now=now
@@ -360,6 +481,14 @@ def seat_seen(*, game: Game, user, now=None) -> None:
     """
     now = now or timezone.now()
     mine = [s for s in game.seats.all() if user.is_authenticated and s.user_id == user.pk]
+    back = [s for s in mine if s.stand_in]
+    if back:
+        # The player is back: their stand-in bot stops playing for them.
+        Seat.objects.filter(pk__in=[s.pk for s in back]).update(
+            stand_in=False, state=Seat.State.ACTIVE, timeouts_in_a_row=0
+        )
+        for seat in back:
+            seat.stand_in, seat.state, seat.timeouts_in_a_row = False, Seat.State.ACTIVE, 0
     for seat in mine:
         changes = {}
         if seat.last_seen_at is None or now - seat.last_seen_at >= VISIT_GAP:

@@ -69,9 +69,9 @@ def player_stats(user) -> PlayerStats:
     from the snapshot's public ``rounds_done`` and final ``gold`` only) and the moves of those
     games."""
     seats = list(
-        Seat.objects.filter(
-            user=user, game__status__in=[Game.Status.RUNNING, Game.Status.FINISHED]
-        ).values("pk", "game_id", "position", "state", "game__status")
+        Seat.objects.filter(user=user, game__status__in=[Game.Status.RUNNING, Game.Status.FINISHED])
+        .exclude(game__practice=True)  # games against bots are practice, not a record
+        .values("pk", "game_id", "position", "state", "game__status")
     )
     game_ids = {seat["game_id"] for seat in seats}
     finished_seats = [

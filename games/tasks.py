@@ -36,6 +36,13 @@ def send_notice(notice_id: int) -> str:
 
 
 @shared_task(acks_late=True)
+def bot_play(game_id: int, version: int) -> int | None:
+    """A bot's move, a few seconds after its decision began (idempotent: the version must match)."""
+    record = services.bot_move(game_id=game_id, version=version)
+    return record.sequence if record else None
+
+
+@shared_task(acks_late=True)
 def sweep() -> dict:
     """Every minute (beat): enforce deadlines, write digests, send whatever is due."""
     now = timezone.now()
@@ -47,6 +54,11 @@ def sweep() -> dict:
                 timeouts += 1
         except Exception:  # one broken game must not stop the deadlines of all the others
             log.exception("the deadline of game %s could not be enforced", game_id)
+    for game_id, version in services.bot_games_due(now):
+        try:
+            services.bot_move(game_id=game_id, version=version)
+        except Exception:  # one broken game must not stop the others
+            log.exception("the bot of game %s could not move", game_id)
     notifications.digests_due(now)
     sent = 0
     for notice_id in notifications.due_notice_ids(now):

@@ -7,6 +7,7 @@ urlpatterns = [
     path("rules/", views.rules, name="rules"),
     path("games/", views.lobby, name="lobby"),
     path("games/new/", views.game_create, name="game_create"),
+    path("games/practice/", views.practice_create, name="practice_create"),
     path("games/<int:pk>/", views.game_detail, name="game"),
     path("games/<int:pk>/poll/", views.game_poll, name="game_poll"),
     path("games/<int:pk>/move/", views.move_create, name="move"),

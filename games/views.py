@@ -17,7 +17,7 @@ from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
 from . import learn, notifications, one_tap, selectors, services
-from .forms import GameCreateForm, InvitationForm, MoveForm
+from .forms import GameCreateForm, InvitationForm, MoveForm, PracticeForm
 
 # The parts of the game page a client may ask for (django-template-partials names).
 PARTIALS = {"play": "games/play_response.html", "chat": "games/game.html#chat"}
@@ -47,8 +47,29 @@ def lobby(request):
             "games": selectors.open_lobbies(request.user),
             "watch": selectors.games_to_watch(request.user),
             "form": GameCreateForm(),
+            "practice_form": PracticeForm(),
         },
     )
+
+
+@require_POST
+@login_required
+def practice_create(request):
+    """A game against bots, started at once."""
+    form = PracticeForm(request.POST)
+    if form.is_valid():
+        try:
+            game = services.practice_create(creator=request.user, **form.cleaned_data)
+        except services.ServiceError as error:
+            form.add_error(None, error.message)
+        else:
+            return redirect("game", pk=game.pk)
+    context = {
+        "games": selectors.open_lobbies(request.user),
+        "form": GameCreateForm(),
+        "practice_form": form,
+    }
+    return render(request, "games/lobby.html", context, status=422)
 
 
 @require_POST
@@ -57,13 +78,15 @@ def game_create(request):
     form = GameCreateForm(request.POST)
     if not form.is_valid():
         games = selectors.open_lobbies(request.user)
-        return render(request, "games/lobby.html", {"games": games, "form": form}, status=422)
+        context = {"games": games, "form": form, "practice_form": PracticeForm()}
+        return render(request, "games/lobby.html", context, status=422)
     try:
         game = services.game_create(creator=request.user, **form.cleaned_data)
     except services.ServiceError as error:
         form.add_error(None, error.message)
         games = selectors.open_lobbies(request.user)
-        return render(request, "games/lobby.html", {"games": games, "form": form}, status=422)
+        context = {"games": games, "form": form, "practice_form": PracticeForm()}
+        return render(request, "games/lobby.html", context, status=422)
     return redirect("game", pk=game.pk)
 
 

@@ -326,6 +326,10 @@ CELERY_WORKER_HIJACK_ROOT_LOGGER = False
 # A move must not wait on a broker that is down: publishing fails fast and the sweep catches up.
 CELERY_TASK_PUBLISH_RETRY = False
 CELERY_BROKER_CONNECTION_TIMEOUT = 2
+# Seconds a bot waits after its turn begins before a worker plays its move (games/tasks.py).
+BOT_MOVE_DELAY = env_int("BOT_MOVE_DELAY", 3)
+# The queue tasks are sent to (workers consume it; tests give each run a queue of its own).
+CELERY_TASK_DEFAULT_QUEUE = env_str("CELERY_QUEUE", "celery")
 
 # Absolute links in emails.
 if PRODUCTION:

@@ -1,0 +1,14 @@
+"""Bots that play Saboteur honestly blind: pure Python like the engine (no Django, I/O or clock).
+
+Public API:
+
+- ``choose_move(view, moves, rng, history=())`` -> one of ``moves``. ``view`` is
+  ``engine.view_for(state, seat)``, ``moves`` is ``engine.legal_moves(state, seat)``, ``rng``
+  a seeded ``random.Random`` and ``history`` the game's public events (``public_events``),
+  oldest first. A bot sees nothing else: what its seat may not know cannot change its move.
+- ``public_events(events)`` -> the events everyone saw (``to`` is None), as the bot's memory.
+"""
+
+from .brain import choose_move, public_events
+
+__all__ = ["choose_move", "public_events"]

@@ -1,0 +1,95 @@
+"""One person plays a whole practice game against two bots in the browser; a real Celery worker
+plays the bots' moves a moment after their turns begin."""
+
+import time
+
+import pytest
+from playwright.sync_api import expect
+
+from games.models import Game
+from tests.tasks.test_email_integration import assert_clean as assert_worker_clean
+from tests.tasks.test_email_integration import (
+    celery_app_on,
+    channel,  # noqa: F401 - a fixture
+    running_workers,
+    worker_env,
+)
+
+DELAY = 1  # seconds a bot waits: BOT_MOVE_DELAY of the test and its worker
+LIMIT = 600  # seconds for the whole game
+
+
+def my_decision(page, url) -> str:
+    """Reload until it is the player's decision ("turn") or the game is over ("over")."""
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        page.goto(url)
+        line = page.get_by_test_id("turn-line").inner_text()
+        if "The game is over." in line:
+            return "over"
+        if "Your decision." in line:
+            return "turn"
+        time.sleep(0.5)
+    pytest.fail("the bots never handed the turn back")
+
+
+def decide(page):
+    """Any legal decision: keep the first gold card offered, or pass with the first card."""
+    before = int(page.locator('#play input[name="version"]').first.input_value())
+    gold = page.get_by_test_id("gold-pick")
+    if gold.count():
+        gold.get_by_role("button").first.click()
+    else:
+        page.locator("details.decision summary", has_text="Pass:").click()
+        page.locator('details.decision input[name="discard"]').first.check()
+        page.get_by_test_id("pass").click()
+    version_field = page.locator('#play input[name="version"]').first
+    expect(version_field).not_to_have_value(str(before), timeout=10_000)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_one_person_plays_a_practice_game_against_two_bots_to_its_end(
+    channel,  # noqa: F811
+    tmp_path,
+    settings,
+    live_server,
+    make_player,
+    player_page,
+    browser_problems,
+):
+    url, queue = channel
+    settings.BOT_MOVE_DELAY = DELAY
+    env = {
+        **worker_env(url, 1),
+        "EMAIL_BACKEND": "django.core.mail.backends.locmem.EmailBackend",
+        "BOT_MOVE_DELAY": str(DELAY),
+        "CELERY_QUEUE": queue,
+    }
+    ann = make_player("ann")
+    with celery_app_on(url, queue), running_workers(tmp_path, queue, env) as logs:
+        page = player_page(ann)
+        page.goto(f"{live_server.url}/games/")
+        form = page.get_by_test_id("practice-form")
+        form.get_by_label("Game to practise").select_option("base")
+        form.get_by_label("Number of bots").fill("2")
+        form.get_by_label("Game length").select_option("1")
+        form.get_by_role("button", name="Play against bots").click()
+        page.wait_for_url(f"{live_server.url}/games/*/")
+        game_url = page.url
+        # The bots are at the table as bots.
+        expect(page.get_by_text("Bot 1 (a bot)").first).to_be_visible()
+        expect(page.get_by_text("Bot 2 (a bot)").first).to_be_visible()
+
+        started = time.monotonic()
+        while time.monotonic() - started < LIMIT:
+            if my_decision(page, game_url) == "over":
+                break
+            decide(page)
+        else:
+            pytest.fail("the practice game did not end in time")
+        expect(page.get_by_role("heading", name="Final standings")).to_be_visible()
+        assert_worker_clean(logs)
+    game = Game.objects.get()
+    assert game.practice and game.status == Game.Status.FINISHED
+    assert game.moves.filter(seat__bot__isnull=False).exists()
+    assert browser_problems.problems == []
