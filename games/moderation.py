@@ -346,28 +346,25 @@ def _tell_takeover(game: Game, old: Seat, new: Seat, reason: str, now) -> list[N
     rows = []
     if new.user is not None:  # a bot needs no briefing
         rows.append(
-            Notice(
+            notifications.seat_notice(
                 key=f"briefing:{stamp}",
                 kind=Notice.Kind.BRIEFING,
-                user=new.user,
                 game=game,
                 seat=new,
-                version=game.version,
-                due_at=now,
-                data={"old": old.bot_name or _name(old.user)},
+                now=now,
+                old=old.bot_name or _name(old.user),
             )
         )
     if old.user is not None:
         rows.append(
-            Notice(
+            notifications.seat_notice(
                 key=f"replaced:{stamp}",
                 kind=Notice.Kind.REPLACED,
-                user=old.user,
                 game=game,
                 seat=old,
-                version=game.version,
-                due_at=now,
-                data={"new": new.bot_name or _name(new.user), "reason": reason.strip()},
+                now=now,
+                new=new.bot_name or _name(new.user),
+                reason=reason.strip(),
             )
         )
     Notice.objects.bulk_create(rows, ignore_conflicts=True)

@@ -156,6 +156,20 @@ def turn_rescheduled(*, game: Game, now: datetime) -> list[Notice]:
     return list(Notice.objects.filter(key=turn, status=Notice.Status.PENDING))
 
 
+def seat_notice(*, key: str, kind: str, game: Game, seat: Seat, now: datetime, **data) -> Notice:
+    """An unsaved outbox row for the player of ``seat``, about ``game`` as it is now."""
+    return Notice(
+        key=key,
+        kind=kind,
+        user=seat.user,
+        game=game,
+        seat=seat,
+        version=game.version,
+        due_at=now,
+        data=data,
+    )
+
+
 def notices_for_start(*, game: Game, now: datetime) -> list[Notice]:
     """Tell every seated player the game has started (their seat, rule set, time limit).
 
@@ -163,14 +177,12 @@ def notices_for_start(*, game: Game, now: datetime) -> list[Notice]:
     """
     told = set(Notice.objects.filter(game=game, kind=Notice.Kind.TURN).values_list("seat_id"))
     rows = [
-        Notice(
+        seat_notice(
             key=f"started:{game.pk}:{seat.pk}",
             kind=Notice.Kind.STARTED,
-            user=seat.user,
             game=game,
             seat=seat,
-            version=game.version,
-            due_at=now,
+            now=now,
         )
         for seat in game.seats.live().select_related("user")
         if seat.user is not None and (seat.pk,) not in told
@@ -183,15 +195,14 @@ def notice_timeout(*, game: Game, seat: Seat, move: dict, absent: bool, now: dat
     """Tell a player whose time ran out what the site did for them and how to come back."""
     Notice.objects.bulk_create(
         [
-            Notice(
+            seat_notice(
                 key=f"timeout:{game.pk}:{seat.pk}:{game.version}",
                 kind=Notice.Kind.TIMEOUT,
-                user=seat.user,
                 game=game,
                 seat=seat,
-                version=game.version,
-                due_at=now,
-                data={"move": move.get("move", ""), "absent": absent},
+                now=now,
+                move=move.get("move", ""),
+                absent=absent,
             )
         ],
         ignore_conflicts=True,
@@ -201,15 +212,13 @@ def notice_timeout(*, game: Game, seat: Seat, move: dict, absent: bool, now: dat
 def notices_for_game_event(*, game: Game, kind: str, now: datetime, data: dict) -> list[Notice]:
     """One email to every player still at the table about something the moderators did."""
     rows = [
-        Notice(
+        seat_notice(
             key=f"{kind}:{game.pk}:{seat.pk}:{game.revision}",
             kind=kind,
-            user=seat.user,
             game=game,
             seat=seat,
-            version=game.version,
-            due_at=now,
-            data=data,
+            now=now,
+            **data,
         )
         for seat in game.seats.live().select_related("user")
         if seat.user is not None
@@ -250,15 +259,14 @@ def _mentions(text: str, name: str) -> bool:
 def notice_absent(*, game: Game, absent: Seat, now: datetime, banned: bool = False) -> list[Notice]:
     """Tell the other players that a seat is now marked absent (``banned``: by the moderators)."""
     rows = [
-        Notice(
+        seat_notice(
             key=f"absent:{game.pk}:{absent.pk}:{seat.pk}:{game.version}",
             kind=Notice.Kind.ABSENT,
-            user=seat.user,
             game=game,
             seat=seat,
-            version=game.version,
-            due_at=now,
-            data={"absent": absent.pk, "banned": banned},
+            now=now,
+            absent=absent.pk,
+            banned=banned,
         )
         for seat in game.seats.select_related("user").exclude(pk=absent.pk)
         if seat.user is not None and seat.state != Seat.State.REPLACED
