@@ -23,7 +23,7 @@ from saboteur_site.text import one_line
 
 from . import email_art, history, one_tap
 from .drawing import card_name, role_name
-from .log import describe, goal_label
+from .log import describe, knowledge_lines
 from .models import ChatMessage, Game, Notice, Seat
 from .moderation import renames
 from .notifications import UNSUBSCRIBE_KINDS, site_url, unsubscribe_token, user_zone
@@ -205,7 +205,7 @@ def _play_from_email(notice: Notice, state: engine.State, names: dict, moves) ->
     if user is None or not user.email_hand or mine is None:
         return context
     context["role"] = role_name(mine["role"])
-    context["knowledge"] = _knowledge(mine, names)
+    context["knowledge"] = knowledge_lines(mine, names)
     context["hand"] = [
         {"name": card_name(card), "cid": f"card-{card}@saboteur"}
         for card in hand_order(mine["hand"])  # as the game page shows it
@@ -215,22 +215,6 @@ def _play_from_email(notice: Notice, state: engine.State, names: dict, moves) ->
     if game.status == Game.Status.RUNNING and view["to_move"] == me:
         context["taps"] = _tap_groups(notice, state, names)
     return context
-
-
-def _knowledge(mine: dict, names: dict) -> list[str]:
-    """What the player learnt this round, as the game page says it."""
-    known = [_("You are the greedy dwarf this round.")] if mine["greedy"] else []
-    for goal, card in sorted(mine["peeks"].items()):
-        known.append(
-            _("You saw: the %(goal)s goal is %(card)s.")
-            % {"goal": goal_label(goal), "card": card_name(card)}
-        )
-    for target, role in sorted(mine["inspections"].items()):
-        known.append(
-            _("You saw: %(target)s is %(role)s.")
-            % {"target": names.get(target, "?"), "role": role_name(role)}
-        )
-    return known
 
 
 def _deadline_text(game: Game, user) -> str | None:

@@ -20,8 +20,9 @@ from django.utils.translation import gettext as _
 from games import engine
 
 from .drawing import card_name, card_svg, goal_back_svg, role_name
-from .log import Entry, entries_for, goal_label, position_label
+from .log import Entry, entries_for, goal_label, knowledge_lines, position_label
 from .models import Game, Seat
+from .selectors import hand_order
 
 CACHE_SECONDS = 6 * 3600
 
@@ -415,17 +416,8 @@ def replay_page(game: Game, user, step: int | None, names: dict[str, str], me: s
     hand, role, knowledge = [], None, []
     if mine is not None:
         role = role_name(mine["role"])
-        hand = [{"name": card_name(c), "svg": card_svg(c)} for c in sorted(mine["hand"])]
-        for goal, card in sorted(mine["peeks"].items()):
-            knowledge.append(
-                _("You saw: the %(goal)s goal is %(card)s.")
-                % {"goal": goal_label(goal), "card": card_name(card)}
-            )
-        for target, seen in sorted(mine["inspections"].items()):
-            knowledge.append(
-                _("You saw: %(target)s is %(role)s.")
-                % {"target": names.get(target, "?"), "role": role_name(seen)}
-            )
+        hand = [{"name": card_name(c), "svg": card_svg(c)} for c in hand_order(mine["hand"])]
+        knowledge = knowledge_lines(mine, names)
     return ReplayPage(
         id=game.pk,
         name=game.name,

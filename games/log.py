@@ -30,6 +30,22 @@ class Entry:
     private: bool
 
 
+def knowledge_lines(mine: dict, names: dict[str, str]) -> list[str]:
+    """What a seat learnt this round (its own view's ``me``), as the game page says it."""
+    known = [_("You are the greedy dwarf this round.")] if mine.get("greedy") else []
+    for goal, card in sorted(mine["peeks"].items()):
+        known.append(
+            _("You saw: the %(goal)s goal is %(card)s.")
+            % {"goal": goal_label(goal), "card": card_name(card)}
+        )
+    for target, role in sorted(mine["inspections"].items()):
+        known.append(
+            _("You saw: %(target)s is %(role)s.")
+            % {"target": names.get(target, "?"), "role": role_name(role)}
+        )
+    return known
+
+
 def entries_for(moves, names: dict[str, str], me: str | None, renames=()) -> list[Entry]:
     """Log lines for the viewer ``me`` (an engine seat name, or None for a spectator).
 
