@@ -20,7 +20,7 @@ from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import get_language, pgettext_lazy
 from django.utils.translation import gettext_lazy as _
 
-from games.engine.cards import CATALOGUE, EDGES, GOAL, START, TREASURE, tunnels_of
+from games.engine.cards import CATALOGUE, EDGES, GOAL, PATH, START, TREASURE, tunnels_of
 
 CARD_W, CARD_H = 60, 90
 CX, CY = CARD_W / 2, CARD_H / 2
@@ -879,3 +879,17 @@ def board_svg(
 ) -> SafeString:
     """The maze as a complete ``<svg>`` (see ``board_layout``)."""
     return board_layout(cells, goal_backs, highlights).svg
+
+
+_RANK = {card: index for index, card in enumerate(CATALOGUE)}
+
+
+def hand_key(card: str) -> tuple[bool, int]:
+    """The order of a hand as every page and email shows it: path cards first, then actions,
+    each in the catalogue's order (stable from turn to turn)."""
+    return CATALOGUE[card].kind != PATH, _RANK[card]
+
+
+def hand_order(hand: Iterable[str]) -> list[str]:
+    """A hand as shown; posted discards are positions in this order."""
+    return sorted(hand, key=hand_key)

@@ -22,12 +22,12 @@ from games import engine
 from saboteur_site.text import one_line
 
 from . import email_art, history, one_tap
-from .drawing import card_name, role_name
+from .drawing import card_name, hand_order, role_name
 from .log import describe, knowledge_lines
 from .models import ChatMessage, Game, Notice, Seat
 from .moderation import renames
 from .notifications import UNSUBSCRIBE_KINDS, site_url, unsubscribe_token, user_zone
-from .selectors import display_name, hand_order
+from .selectors import display_name
 
 UNSUBSCRIBE_FOR = {
     Notice.Kind.TURN: "turns",

@@ -12,8 +12,8 @@ from django.utils.translation import gettext_lazy as _
 from games.engine.cards import PLAYERS
 from saboteur_site.text import has_line_breaks
 
+from .drawing import hand_order
 from .models import Game
-from .selectors import hand_order
 from .services import GAME_NAME_ONE_LINE
 
 MOVE_KINDS = ("place", "action", "pass", "clear", "pick-gold", "steal")

@@ -19,10 +19,9 @@ from django.utils.translation import gettext as _
 
 from games import engine
 
-from .drawing import card_name, card_svg, goal_back_svg, role_name
+from .drawing import card_name, card_svg, goal_back_svg, hand_order, role_name
 from .log import Entry, entries_for, goal_label, knowledge_lines, position_label
 from .models import Game, Seat
-from .selectors import hand_order
 
 CACHE_SECONDS = 6 * 3600
 

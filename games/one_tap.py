@@ -23,10 +23,10 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from games import engine
-from games.engine.cards import ACTION, CATALOGUE, PATH
+from games.engine.cards import ACTION, CATALOGUE
 
 from . import services
-from .drawing import card_name
+from .drawing import card_name, hand_key
 from .log import goal_label, tool_label
 from .models import MAX_TURN_LIMIT, Game, Seat
 
@@ -71,14 +71,6 @@ def read_tap(token: str, *, max_age: timedelta = MAX_AGE) -> Tap | str:
 # -- Which decisions get a link, and their words -------------------------------------------------
 
 
-_RANK = {card: index for index, card in enumerate(CATALOGUE)}
-
-
-def _in_hand_order(card: str) -> tuple[bool, int]:
-    """The game page's order of a hand: path cards, then actions, each in catalogue order."""
-    return CATALOGUE[card].kind != PATH, _RANK[card]
-
-
 def one_tap_moves(state: engine.State, me: str) -> list[dict]:
     """The seat's legal moves that need no maze, in the order of the hand."""
     if state.decision in (engine.PICK_GOLD, engine.STEAL):
@@ -86,13 +78,13 @@ def one_tap_moves(state: engine.State, me: str) -> list[dict]:
     if state.decision != engine.TURN:
         return []
     moves = []
-    for card in sorted(engine.playable_cards(state, me), key=_in_hand_order):
+    for card in sorted(engine.playable_cards(state, me), key=hand_key):
         if CATALOGUE[card].kind == ACTION:
             moves += [m for m in engine.legal_moves(state, me, card=card) if "at" not in m]
     passes = [
         m for m in engine.discard_moves(state, me) if m["move"] == "pass" and len(m["discard"]) == 1
     ]
-    return moves + sorted(passes, key=lambda m: _in_hand_order(m["discard"][0]))
+    return moves + sorted(passes, key=lambda m: hand_key(m["discard"][0]))
 
 
 def path_cards(state: engine.State, me: str) -> list[str]:
@@ -100,7 +92,7 @@ def path_cards(state: engine.State, me: str) -> list[str]:
     if state.decision != engine.TURN:
         return []
     playable = engine.playable_cards(state, me)
-    return sorted((c for c in playable if CATALOGUE[c].kind != ACTION), key=_in_hand_order)
+    return sorted((c for c in playable if CATALOGUE[c].kind != ACTION), key=hand_key)
 
 
 def move_label(move: dict, names: dict[str, str], me: str) -> str:

@@ -19,7 +19,7 @@ from games import engine
 from games.engine.cards import CATALOGUE, PATH, PLAYERS
 
 from . import history, learn, moderation
-from .drawing import card_name, card_svg, goal_back_svg, role_name
+from .drawing import card_name, card_svg, goal_back_svg, hand_order, role_name
 from .log import Entry, entries_for, goal_label, tool_label
 from .models import ChatMessage, Game, Move, Seat
 
@@ -704,15 +704,6 @@ def replay_page(game: Game, user, step: int | None) -> history.ReplayPage | None
     me_seat = live_seat(game, user)
     me = me_seat.engine_name if me_seat else None
     return history.replay_page(game, user, step, _names(game), me)
-
-
-CATALOGUE_ORDER = {card: index for index, card in enumerate(CATALOGUE)}
-
-
-def hand_order(hand: list[str]) -> list[str]:
-    """A hand as the page shows it: path cards first, then actions, each in the catalogue's
-    order (stable from turn to turn). Posted discards are positions in this order."""
-    return sorted(hand, key=lambda card: (CATALOGUE[card].kind != PATH, CATALOGUE_ORDER[card]))
 
 
 def my_hand(game: Game, user) -> list[str]:

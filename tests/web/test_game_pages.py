@@ -10,8 +10,8 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from games import engine
+from games.drawing import hand_order
 from games.models import Game, Move
-from games.selectors import hand_order
 from games.services import game_create, game_start, move_submit, seat_join
 
 pytestmark = pytest.mark.django_db

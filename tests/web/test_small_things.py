@@ -13,10 +13,10 @@ from django.urls import reverse
 from django.utils import timezone, translation
 
 from games import durations, engine
+from games.drawing import hand_order
 from games.engine.cards import CATALOGUE, PATH
 from games.log import entries_for
 from games.models import Game
-from games.selectors import hand_order
 from games.services import game_create, game_start, seat_join
 from tests.players import PASSWORD, create_player
 
