@@ -311,7 +311,8 @@ def seat_replace(*, game_id: int, position: int, new_user, reason: str = "", now
                 _("%(name)s already plays in this game.") % {"name": _name(new_user)}
             )
         old.state = Seat.State.REPLACED
-        old.save(update_fields=["state"])
+        old.stand_in = False  # its bot stops too: the seat is no longer anybody's to take back
+        old.save(update_fields=["state", "stand_in"])
         bot = None
         if new_user is None:
             bot = max((s.bot or 0 for s in game.seats.all()), default=0) + 1

@@ -62,8 +62,8 @@ def notices_for_decision(*, game: Game, now: datetime) -> list[Notice]:
     if game.status != Game.Status.RUNNING or game.to_move is None:
         return []
     seat = game.seats.live().select_related("user").filter(position=game.to_move).first()
-    if seat is None or seat.user is None:
-        return []
+    if seat is None or seat.user is None or seat.bot_plays:
+        return []  # a bot decides for this seat now (its own, or a stand-in for the absent)
     user, since = seat.user, _decision_key(game)
     common = {"user": user, "game": game, "seat": seat, "version": game.version}
     rows = []
@@ -75,7 +75,10 @@ def notices_for_decision(*, game: Game, now: datetime) -> list[Notice]:
         and now - seen < ACTIVE_WINDOW
     )
     digest_serves = user.email_digest and game.turn_limit >= DIGEST_SERVES
+    turn_email_at = None
     if user.email_turns and not digest_serves and not recently_seen:
+        # Held until quiet hours end, if they are on now (send() holds it).
+        turn_email_at = in_quiet_hours(user, now) or now
         rows.append(
             Notice(
                 key=f"turn:{game.pk}:{seat.pk}:{since}",
@@ -90,6 +93,8 @@ def notices_for_decision(*, game: Game, now: datetime) -> list[Notice]:
         for share, due in times:
             if any(later > share and when == due for later, when in times):
                 continue  # moved to the same moment as a later one: one reminder is enough
+            if turn_email_at is not None and due <= turn_email_at:
+                continue  # the "your turn" email goes out then anyway: no second email at once
             rows.append(
                 Notice(
                     key=f"reminder{share}:{game.pk}:{seat.pk}:{since}",
@@ -357,6 +362,8 @@ def _still_relevant(notice: Notice) -> str | None:
             return "the turn has moved on"
         if notice.seat.state == Seat.State.REPLACED or notice.seat.user_id != notice.user_id:
             return "seat taken over"
+        if notice.seat.stand_in:
+            return "a bot stands in for the player"
     return None
 
 

@@ -323,7 +323,9 @@ def bot_move(*, game_id: int, version: int) -> Move | None:
         if seat is None or not seat.bot_plays:
             return None
         state = engine.State.from_json(game.snapshot)
-        return _apply(game, seat, bot_decision(game, state, seat))
+        # A stand-in's move is the site's, not the player's (like a timeout's): "since your last
+        # move", statistics and the log must not take it for theirs.
+        return _apply(game, seat, bot_decision(game, state, seat), automatic=seat.user is not None)
 
 
 def bot_games_due(now) -> list[tuple[int, int]]:
@@ -481,12 +483,15 @@ def seat_seen(*, game: Game, user, now=None) -> None:
     """
     now = now or timezone.now()
     mine = [s for s in game.seats.all() if user.is_authenticated and s.user_id == user.pk]
-    back = [s for s in mine if s.stand_in]
+    back = [s for s in mine if s.stand_in and s.state != Seat.State.REPLACED]
     if back:
-        # The player is back: their stand-in bot stops playing for them.
-        Seat.objects.filter(pk__in=[s.pk for s in back]).update(
-            stand_in=False, state=Seat.State.ACTIVE, timeouts_in_a_row=0
-        )
+        # The player is back: their stand-in bot stops playing for them. A writer of a seat's
+        # state: the game row first (the lock order), and only seats still standing in.
+        with transaction.atomic():
+            lock_game(game.pk)
+            Seat.objects.filter(pk__in=[s.pk for s in back], stand_in=True).exclude(
+                state=Seat.State.REPLACED
+            ).update(stand_in=False, state=Seat.State.ACTIVE, timeouts_in_a_row=0)
         for seat in back:
             seat.stand_in, seat.state, seat.timeouts_in_a_row = False, Seat.State.ACTIVE, 0
     for seat in mine:

@@ -1,0 +1,126 @@
+"""Defects a review found where today's features meet: quiet hours with reminders, stand-in bots
+with emails, "since your last move" and replaced seats."""
+
+from datetime import UTC, datetime, time, timedelta
+
+import pytest
+from django.core import mail
+from django.test import Client
+from django.urls import reverse
+
+from games import moderation
+from games.history import since_version
+from games.models import Game, Move, Notice, Seat
+from games.services import bot_move
+from games.tasks import sweep
+from tests.tasks.test_notices_over_days import (  # noqa: F401 - fixtures
+    eager_celery,
+    mover,
+    players,
+    quiet,
+    start,
+    to,
+    traveller,
+)
+from tests.web.test_bots import stand_in_game, time_out_until_absent
+
+pytestmark = pytest.mark.django_db
+
+
+def test_no_reminder_goes_out_with_the_turn_email_held_by_quiet_hours(
+    players,  # noqa: F811 - the imported fixture
+    traveller,  # noqa: F811
+    django_capture_on_commit_callbacks,
+):
+    """A 12-hour turn from 23:00 (quiet 22:00-07:00): the turn email waits until 07:00; the first
+    reminder, moved to 07:00 too, would be a second email at the same moment."""
+    traveller.move_to(datetime(2026, 11, 2, 23, 0, tzinfo=UTC))
+    for user in players:
+        quiet(user, time(22, 0), time(7, 0))
+    game = start(
+        players, turn_limit=timedelta(hours=12), capture=django_capture_on_commit_callbacks
+    )
+    player = mover(game).user
+    mail.outbox.clear()
+    moment = datetime(2026, 11, 2, 23, 0, tzinfo=UTC)
+    sent: list[tuple[datetime, str]] = []
+    while moment < datetime(2026, 11, 3, 11, 0, tzinfo=UTC):
+        traveller.move_to(moment)
+        before = len(to(player))
+        sweep()
+        sent += [(moment, m.subject) for m in to(player)[before:]]
+        moment += timedelta(minutes=15)
+    at_seven = [subject for when, subject in sent if when.time() == time(7, 0)]
+    assert len(at_seven) == 1 and "Your turn" in at_seven[0], sent
+    later = [s for w, s in sent if w.time() > time(7, 0)]
+    assert any("Reminder" in s for s in later), "still reminded before the deadline"
+
+
+@pytest.fixture
+def make_user():
+    from tests.players import create_player
+
+    return lambda name: create_player(name)
+
+
+def test_a_stand_in_seat_gets_no_turn_emails_and_its_moves_are_not_the_players(
+    make_user,
+    traveller,  # noqa: F811 - the imported fixture
+):
+    game = stand_in_game(make_user)
+    seat = time_out_until_absent(game)
+    assert seat.stand_in
+    game.refresh_from_db()
+    # Whatever the turn, no "your turn" or reminder row is pending for the absent player.
+    for _ in range(6):
+        game.refresh_from_db()
+        if game.status != Game.Status.RUNNING:
+            break
+        if game.to_move == seat.position:
+            assert not Notice.objects.filter(
+                user=seat.user, kind__in=["turn", "reminder"], status="pending"
+            ).exists()
+            record = bot_move(game_id=game.pk, version=game.version)
+            assert record.automatic, "a stand-in's move is the site's, not the player's"
+        else:
+            other = game.seats.live().get(position=game.to_move)
+            record = bot_move(game_id=game.pk, version=game.version)
+            if record is None:
+                from games.services import move_submit
+                from tests.web.test_bots import my_legal_move
+
+                move_submit(
+                    game_id=game.pk,
+                    user=other.user,
+                    move=my_legal_move(game, other.user),
+                    expected_version=game.version,
+                )
+    seat.refresh_from_db()
+    own = list(
+        Move.objects.filter(game=game, seat=seat, automatic=False).values_list(
+            "sequence", flat=True
+        )
+    )
+    moves = list(
+        Move.objects.filter(game=game).values_list(
+            "sequence", "events", "automatic", "seat__position"
+        )
+    )
+    assert since_version(seat, moves, visit=False) == max([seat.seen_version, *own, 0])
+
+
+def test_a_replaced_stand_in_seat_does_not_break_the_old_players_page(make_user):
+    game = stand_in_game(make_user)
+    seat = time_out_until_absent(game)
+    newcomer = make_user("fay")
+    moderation.seat_replace(
+        game_id=game.pk, position=seat.position, new_user=newcomer, reason="Gone"
+    )
+    seat.refresh_from_db()
+    assert seat.state == Seat.State.REPLACED and not seat.stand_in
+    client = Client(raise_request_exception=False)
+    client.force_login(seat.user)
+    response = client.get(reverse("game", args=[game.pk]))
+    assert response.status_code < 500
+    seat.refresh_from_db()
+    assert seat.state == Seat.State.REPLACED
