@@ -34,6 +34,31 @@ def _game_of(request) -> int | None:
     return pk if isinstance(pk, int) else None
 
 
+def loggable_path(request) -> str:
+    """The request's path with every text path parameter hidden: one-tap, unsubscribe, invite,
+    confirmation and reset links carry their power in the path, and logs are read by others."""
+    path = request.path
+    match = getattr(request, "resolver_match", None)
+    if match is None:
+        return path
+    for value in match.kwargs.values():
+        if isinstance(value, str) and value:
+            path = path.replace(value, "[hidden]")
+    return path
+
+
+class RedactPathParameters(logging.Filter):
+    """Django's own request warnings ("Not Found: /tap/<token>/") name the path: hide its
+    parameters there too."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        request = getattr(record, "request", None)
+        if request is not None and isinstance(record.args, tuple) and hasattr(request, "path"):
+            safe = loggable_path(request)
+            record.args = tuple(safe if arg == request.path else arg for arg in record.args)
+        return True
+
+
 class RequestLogMiddleware:
     """Logs every request once it is answered: method, path, status, time, user and game."""
 
@@ -46,14 +71,15 @@ class RequestLogMiddleware:
         try:
             response = self.get_response(request)
             user = getattr(request, "user", None)
+            path = loggable_path(request)
             request_log.info(
                 "%s %s %s",
                 request.method,
-                request.path,
+                path,
                 response.status_code,
                 extra={
                     "method": request.method,
-                    "path": request.path,
+                    "path": path,
                     "status": response.status_code,
                     "duration_ms": round((time.perf_counter() - start) * 1000, 1),
                     "user_id": user.pk if user is not None and user.is_authenticated else None,

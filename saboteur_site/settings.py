@@ -425,7 +425,14 @@ LOGGING = {
         },
         "text": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"},
     },
-    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": LOG_FORMAT}},
+    "filters": {"redact_paths": {"()": "saboteur_site.logs.RedactPathParameters"}},
+    "handlers": {
+        "console": {
+            "class": "logging.StreamHandler",
+            "formatter": LOG_FORMAT,
+            "filters": ["redact_paths"],
+        }
+    },
     "root": {"handlers": ["console"], "level": env_str("DJANGO_LOG_LEVEL", "INFO")},
     "loggers": {
         # saboteur.task already logs each task once; Celery's own "succeeded in" would be a second.

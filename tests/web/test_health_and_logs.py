@@ -116,3 +116,26 @@ def test_a_request_and_a_task_about_a_game_log_its_id(client, make_user, caplog)
         200,
     )
     assert (task_line.task, task_line.game_id) == ("games.tasks.send_notice", game.pk)
+
+
+def test_logs_hide_the_secret_parts_of_paths(client, make_user, caplog):
+    """One-tap, invite, unsubscribe and reset links carry their power in the path; neither our
+    request line nor Django's own warning may write it to the logs."""
+    from saboteur_site.logs import RedactPathParameters
+
+    user = make_user("ann")
+    client.force_login(user)
+    game = game_create(creator=user, name="Logged", ruleset="base", max_seats=3)
+    secret = "s3cr3t-t0ken-value"
+    with caplog.at_level(logging.INFO):
+        client.get(f"/invite/{game.invite_token}/")
+        client.get(f"/tap/{secret}/")
+        client.get(f"/unsubscribe/{secret}/")
+    redact = RedactPathParameters()
+    lines = []
+    for record in caplog.records:
+        redact.filter(record)
+        lines.append(record.getMessage() + " " + str(getattr(record, "path", "")))
+    text = "\n".join(lines)
+    assert "[hidden]" in text
+    assert secret not in text and game.invite_token not in text
