@@ -58,6 +58,7 @@ def user_deactivate(*, user, by=None) -> list[str]:
     if by is not None and by.pk == user.pk:
         raise ServiceError(_("You cannot deactivate your own account here."))
     with transaction.atomic():
+        _lock_games_of(user)
         type(user).objects.filter(pk=user.pk).update(is_active=False)
         user.is_active = False
         outcomes = _leave_lobbies(user)
@@ -86,6 +87,22 @@ def end_sessions(user) -> int:
             store(session_key=session.session_key).delete()  # the cache copy too
             ended += 1
     return ended
+
+
+def _lock_games_of(user) -> None:
+    """Lock every unfinished game the user sits in, by id, before their user row is written: the
+    site's lock order (games first), which ``invitation_send`` follows too (game, then inviter)."""
+    ids = (
+        Seat.objects.filter(user=user)
+        .exclude(game__status__in=[Game.Status.FINISHED, Game.Status.ABORTED])
+        .values_list("game_id", flat=True)
+    )
+    list(
+        Game.objects.select_for_update()
+        .filter(pk__in=list(ids))
+        .order_by("pk")
+        .values_list("pk", flat=True)
+    )
 
 
 def _leave_lobbies(user) -> list[str]:
@@ -139,6 +156,7 @@ def user_ban(*, user, by, reason: str, now=None) -> tuple[list[str], list[Seat]]
     if by is not None and by.pk == user.pk:
         raise ServiceError(_("You cannot ban your own account."))
     with transaction.atomic():
+        _lock_games_of(user)  # before the Ban row, whose foreign key share-locks the user row
         Ban.objects.create(user=user, by=by, reason=reason.strip(), created_at=now)
         outcomes = user_deactivate(user=user, by=by)
         seats = []

@@ -133,3 +133,45 @@ def test_moves_sweeps_chat_and_moderation_at_once_never_deadlock():
         moves = [(m.seat.engine_name, m.payload) for m in game.moves.select_related("seat")]
         assert engine.replay(state.config, moves) == state
     assert sum(g.version for g in Game.objects.filter(pk__in=ids)) > 0
+
+
+def test_a_ban_racing_the_banned_players_invitation_never_deadlocks():
+    """``invitation_send`` locks the game, then the inviter's row; a ban must lock the player's
+    games before it writes anything that locks their row (the Ban's foreign key, is_active)."""
+    mod, host, pal = _players("mod")
+    for round_number in range(8):
+        moderation.user_reactivate(user=pal)
+        lobby = services.game_create(
+            creator=host, name=f"Lobby {round_number}", ruleset="base", max_seats=5
+        )
+        services.seat_join(game_id=lobby.pk, user=pal)
+        barrier, errors = threading.Barrier(2), []
+
+        def invite(game_id=lobby.pk, number=round_number, barrier=barrier, errors=errors):
+            try:
+                barrier.wait()
+                services.invitation_send(
+                    game_id=game_id, user=pal, email=f"friend{number}@example.com"
+                )
+            except EXPECTED:
+                pass
+            except Exception as error:  # noqa: BLE001
+                errors.append(repr(error))
+            finally:
+                connection.close()
+
+        def ban(barrier=barrier, errors=errors):
+            try:
+                barrier.wait()
+                moderation.user_ban(user=pal, by=mod, reason="spam")
+            except Exception as error:  # noqa: BLE001
+                errors.append(repr(error))
+            finally:
+                connection.close()
+
+        threads = [threading.Thread(target=invite), threading.Thread(target=ban)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(timeout=60)
+        assert errors == [], errors
