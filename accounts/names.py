@@ -51,6 +51,21 @@ def _tr39_skeleton(text: str) -> str:
     return unicodedata.normalize("NFD", mapped)
 
 
+# Words kept for the site's bots ("Bot 2 (a bot)", "played by a bot for Ann"), in every language
+# of the site: a player named like one could pass for a bot, or a bot for them.
+BOT_WORDS = ("bot", "бот")
+
+
+def poses_as_a_bot(name: str) -> bool:
+    """True when a word of ``name`` looks like the word "bot" (any case, any look-alike)."""
+    reserved = {skeleton(word) for word in BOT_WORDS}
+    words = "".join(c if c.isalnum() else " " for c in normalize(name)).split()
+    return any(skeleton(word) in reserved for word in words)
+
+
 def skeleton(name: str) -> str:
-    """The key under which display names must be unique: look-alikes and case share it."""
-    return _tr39_skeleton(_tr39_skeleton(normalize(name)).casefold())
+    """The key under which display names must be unique: look-alikes and case share it.
+
+    Case-insensitive as TR39 advises: NFKC and case folding first, then the skeleton."""
+    folded = unicodedata.normalize("NFKC", normalize(name).casefold())
+    return _tr39_skeleton(folded)

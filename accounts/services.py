@@ -81,6 +81,8 @@ def display_name_error(name: str, *, exclude_pk: int | None = None) -> str | Non
         return _("A display name cannot contain invisible or control characters (%(chars)s).") % {
             "chars": ", ".join(names.forbidden_characters(name))
         }
+    if names.poses_as_a_bot(name):
+        return _("The word “bot” is kept for the site's bots. Please choose another name.")
     if display_name_taken(name, exclude_pk=exclude_pk):
         return _(
             "This display name is taken, or looks too much like one that is. Please choose another."

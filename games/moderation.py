@@ -174,7 +174,9 @@ def user_ban(*, user, by, reason: str, now=None) -> tuple[list[str], list[Seat]]
                 continue
             if seat.state != Seat.State.ABSENT:
                 seat.state = Seat.State.ABSENT
-                seat.save(update_fields=["state"])
+                # Where the creator chose stand-ins, a bot plays the seat until it is handed over.
+                seat.stand_in = game.bot_stand_ins
+                seat.save(update_fields=["state", "stand_in"])
                 game.revision += 1
                 game.save(update_fields=["revision"])
                 notifications.enqueue_after_commit(

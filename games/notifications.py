@@ -59,8 +59,8 @@ def notices_for_decision(*, game: Game, now: datetime) -> list[Notice]:
     the lobby does not count); reminders at half and 90 % of the time limit, placed outside the
     player's quiet hours whenever the time limit allows.
     """
-    if game.status != Game.Status.RUNNING or game.to_move is None:
-        return []
+    if game.status != Game.Status.RUNNING or game.to_move is None or game.practice:
+        return []  # a practice game is played on its page, against bots: nobody waits for you
     seat = game.seats.live().select_related("user").filter(position=game.to_move).first()
     if seat is None or seat.user is None or seat.bot_plays:
         return []  # a bot decides for this seat now (its own, or a stand-in for the absent)
@@ -180,6 +180,8 @@ def notices_for_start(*, game: Game, now: datetime) -> list[Notice]:
 
     The first player to move learns it from their "your turn" email, which says so too.
     """
+    if game.practice:
+        return []  # its player started it this moment, on its page
     told = set(Notice.objects.filter(game=game, kind=Notice.Kind.TURN).values_list("seat_id"))
     rows = [
         seat_notice(

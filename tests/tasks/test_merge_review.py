@@ -13,6 +13,7 @@ from games.history import since_version
 from games.models import Game, Move, Notice, Seat
 from games.services import bot_move
 from games.tasks import sweep
+from tests.players import create_player
 from tests.tasks.test_notices_over_days import (  # noqa: F401 - fixtures
     eager_celery,
     mover,
@@ -58,8 +59,6 @@ def test_no_reminder_goes_out_with_the_turn_email_held_by_quiet_hours(
 
 @pytest.fixture
 def make_user():
-    from tests.players import create_player
-
     return lambda name: create_player(name)
 
 
@@ -124,3 +123,33 @@ def test_a_replaced_stand_in_seat_does_not_break_the_old_players_page(make_user)
     assert response.status_code < 500
     seat.refresh_from_db()
     assert seat.state == Seat.State.REPLACED
+
+
+@pytest.mark.parametrize("name", ["Bot 2 (a bot)", "played by a bot for Ann", "БОТ", "bot"])
+def test_a_display_name_cannot_pose_as_a_bot(name):
+    from django.core.exceptions import ValidationError
+
+    from accounts.services import profile_update
+
+    user = create_player("ann")
+    with pytest.raises(ValidationError):
+        profile_update(user=user, display_name=name)
+    profile_update(user=user, display_name="Robot Bottom")  # the word alone is kept
+
+
+def test_a_practice_game_emails_nobody(make_user, django_capture_on_commit_callbacks):
+    from games.services import practice_create
+
+    user = make_user("ann")
+    with django_capture_on_commit_callbacks(execute=True):
+        game = practice_create(creator=user, ruleset="base", bots=2)
+    assert not Notice.objects.filter(game=game).exists()
+
+
+def test_a_banned_player_in_a_stand_in_game_is_played_by_a_bot(make_user):
+    game = stand_in_game(make_user)
+    mod = create_player("mod", is_staff=True)
+    victim = game.seats.live().get(position=(game.to_move + 1) % 3)
+    moderation.user_ban(user=victim.user, by=mod, reason="abuse")
+    victim.refresh_from_db()
+    assert victim.state == Seat.State.ABSENT and victim.stand_in
