@@ -20,7 +20,7 @@ from django.utils.translation import gettext as _
 from games import engine
 
 from .drawing import card_name, card_svg, goal_back_svg, hand_order, role_name
-from .log import Entry, entries_for, goal_label, knowledge_lines, position_label
+from .log import Entry, entries_for, goal_label, knowledge_lines, names_at, position_label
 from .models import Game, Seat
 
 CACHE_SECONDS = 6 * 3600
@@ -342,7 +342,7 @@ def step_cache_key(game: Game, me: str | None, revealed: bool, step: int, names)
     return f"replay:{game.pk}:{game.version}:{me}:{int(revealed)}:{step}:{get_language()}:{who}"
 
 
-def _step_data(game: Game, me: str | None, revealed: bool, step: int, names) -> dict:
+def _step_data(game: Game, me: str | None, revealed: bool, step: int, names, renames=()) -> dict:
     """The plain data of one replay step (cached): the viewer's view at that step, the revealed
     hands, roles and goals after the game, the log until then and what the step changed."""
     key = step_cache_key(game, me, revealed, step, names)
@@ -362,23 +362,28 @@ def _step_data(game: Game, me: str | None, revealed: bool, step: int, names) -> 
             data["goals"] = final["rounds_done"][state.round - 1]["goals"]
     moves = [m[:4] for m in all_moves[:step]]
     # What this step changed (marked on the maze) and the log until then, newest first.
-    changes = changes_since(moves, step - 1, names, me) if step else Since(0)
+    # Log lines keep the name of the player who made them, before any seat takeover.
+    changes = changes_since(moves, step - 1, names, me, renames=renames) if step else Since(0)
     data["placed"], data["removed"] = sorted(changes.placed), sorted(changes.removed)
     data["step_lines"] = [e.text for e in changes.entries] if step else []
-    log = entries_for(moves, names, me)[-LOG_LENGTH:][::-1]
+    log = entries_for(moves, names, me, renames)[-LOG_LENGTH:][::-1]
     data["log"] = [[e.sequence, e.text, e.private] for e in log]
     cache.set(key, data, CACHE_SECONDS)
     return data
 
 
-def replay_page(game: Game, user, step: int | None, names: dict[str, str], me: str | None):
+def replay_page(
+    game: Game, user, step: int | None, names: dict[str, str], me: str | None, renames=()
+):
     """One step of the replay as ``user`` may see it: during the game their own view at that
     step (``me``: their seat, None for spectators); after the game, everything."""
     last = game.version
     step = last if step is None else max(0, min(step, last))
     revealed = game.status == Game.Status.FINISHED
     viewer = None if revealed else me
-    data = _step_data(game, viewer, revealed, step, names)
+    data = _step_data(game, viewer, revealed, step, names, renames)
+    # The players' table names each seat as it was at this step (before a later takeover).
+    names = names_at(names, renames, step) if renames else names
     view = data["view"]
     cards = {(c["x"], c["y"]): (c["card"], c["turned"]) for c in view["board"]}
     backs = set()

@@ -57,7 +57,7 @@ def entries_for(moves, names: dict[str, str], me: str | None, renames=()) -> lis
     current = names
     for sequence, events, automatic, position in moves:
         if renames:
-            names = _names_at(current, renames, sequence)
+            names = names_at(current, renames, sequence)
         if automatic:
             who = names.get(str(position), "?")
             text = _("Time ran out for %(who)s: the site decided for them.") % {"who": who}
@@ -72,7 +72,7 @@ def entries_for(moves, names: dict[str, str], me: str | None, renames=()) -> lis
     return entries
 
 
-def _names_at(names: dict[str, str], renames, sequence: int) -> dict[str, str]:
+def names_at(names: dict[str, str], renames, sequence: int) -> dict[str, str]:
     """The seat names as they were when move ``sequence`` was made."""
     earlier = dict(names)
     # The earliest takeover after the move names who sat there then.

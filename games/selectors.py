@@ -703,7 +703,7 @@ def replay_page(game: Game, user, step: int | None) -> history.ReplayPage | None
         return None
     me_seat = live_seat(game, user)
     me = me_seat.engine_name if me_seat else None
-    return history.replay_page(game, user, step, _names(game), me)
+    return history.replay_page(game, user, step, _names(game), me, moderation.renames(game))
 
 
 def my_hand(game: Game, user) -> list[str]:

@@ -153,3 +153,28 @@ def test_a_banned_player_in_a_stand_in_game_is_played_by_a_bot(make_user):
     moderation.user_ban(user=victim.user, by=mod, reason="abuse")
     victim.refresh_from_db()
     assert victim.state == Seat.State.ABSENT and victim.stand_in
+
+
+def test_the_replay_keeps_the_names_of_players_who_were_replaced(make_user):
+    from games.engine import State
+    from games.services import move_submit
+
+    game = stand_in_game(make_user)  # ann, bob, cid
+    mover_seat = game.seats.select_related("user").get(position=game.to_move)
+    hand = State.from_json(game.snapshot).hands[game.to_move]
+    move_submit(
+        game_id=game.pk,
+        user=mover_seat.user,
+        move={"move": "pass", "discard": [hand[0]]},
+        expected_version=game.version,
+    )
+    old_name = mover_seat.user.display_name
+    moderation.seat_replace(
+        game_id=game.pk, position=mover_seat.position, new_user=make_user("fay"), reason="Gone"
+    )
+    other = game.seats.live().exclude(position=mover_seat.position).first().user
+    client = Client()
+    client.force_login(other)
+    body = client.get(reverse("game_replay", args=[game.pk]) + "?step=1").content.decode()
+    assert f"{old_name} passed and discarded 1 card face down." in body
+    assert "Fay passed" not in body
