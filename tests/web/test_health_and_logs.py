@@ -139,3 +139,26 @@ def test_logs_hide_the_secret_parts_of_paths(client, make_user, caplog):
     text = "\n".join(lines)
     assert "[hidden]" in text
     assert secret not in text and game.invite_token not in text
+
+
+def test_health_in_run_mode_leaves_out_the_ping_the_filesystem_broker_cannot_answer(tmp_path):
+    """`make run` has a real worker on kombu's filesystem transport, which has no remote
+    control: a ping would always time out and call a working site unhealthy."""
+    env = {
+        "DJANGO_ENV": "development",
+        "DATABASE_URL": f"sqlite:///{tmp_path / 'run.sqlite3'}",
+        "REDIS_URL": "",
+        "CELERY_BROKER_DIR": str(tmp_path / "broker"),
+    }
+    for command in (["migrate", "--noinput"], ["createcachetable"]):
+        assert run_manage(command, **env).returncode == 0
+    code = (
+        "from django.test import Client; "
+        "r = Client().get('/health/', HTTP_ACCEPT='application/json', HTTP_HOST='127.0.0.1'); "
+        "print(r.status_code, ' '.join(r.content.decode().split()))"
+    )
+    result = run_manage(["shell", "-c", code], **env)
+    assert result.returncode == 0, result.stderr
+    status, _space, body = result.stdout.strip().splitlines()[-1].partition(" ")
+    assert status == "200", body
+    assert "Ping" not in body and "Database" in body
