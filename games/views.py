@@ -40,16 +40,18 @@ def rules(request):
 @require_safe
 @login_required
 def lobby(request):
-    return render(
-        request,
-        "games/lobby.html",
-        {
-            "games": selectors.open_lobbies(request.user),
-            "watch": selectors.games_to_watch(request.user),
-            "form": GameCreateForm(),
-            "practice_form": PracticeForm(),
-        },
-    )
+    return _lobby(request)
+
+
+def _lobby(request, *, form=None, practice_form=None, status=200):
+    """The lobby page; after a refused form, with that form and its errors."""
+    context = {
+        "games": selectors.open_lobbies(request.user),
+        "watch": selectors.games_to_watch(request.user),
+        "form": form or GameCreateForm(),
+        "practice_form": practice_form or PracticeForm(),
+    }
+    return render(request, "games/lobby.html", context, status=status)
 
 
 @require_POST
@@ -64,12 +66,7 @@ def practice_create(request):
             form.add_error(None, error.message)
         else:
             return redirect("game", pk=game.pk)
-    context = {
-        "games": selectors.open_lobbies(request.user),
-        "form": GameCreateForm(),
-        "practice_form": form,
-    }
-    return render(request, "games/lobby.html", context, status=422)
+    return _lobby(request, practice_form=form, status=422)
 
 
 @require_POST
@@ -77,16 +74,12 @@ def practice_create(request):
 def game_create(request):
     form = GameCreateForm(request.POST)
     if not form.is_valid():
-        games = selectors.open_lobbies(request.user)
-        context = {"games": games, "form": form, "practice_form": PracticeForm()}
-        return render(request, "games/lobby.html", context, status=422)
+        return _lobby(request, form=form, status=422)
     try:
         game = services.game_create(creator=request.user, **form.cleaned_data)
     except services.ServiceError as error:
         form.add_error(None, error.message)
-        games = selectors.open_lobbies(request.user)
-        context = {"games": games, "form": form, "practice_form": PracticeForm()}
-        return render(request, "games/lobby.html", context, status=422)
+        return _lobby(request, form=form, status=422)
     return redirect("game", pk=game.pk)
 
 

@@ -48,8 +48,9 @@ def test_lobby_queries_do_not_grow_with_the_open_games(make_user):
     open_games(users, 30)
     many, body = lobby_queries(client)
     assert len(re.findall(r'href="/games/\d+/"', body)) == 32 and "2/5" in body
-    # Session, user, the open games with their seat counts, the header's "awaiting" count.
-    assert few == many == 4
+    # Session, user, the open games with their seat counts, the running games to watch, the
+    # header's "awaiting" count.
+    assert few == many == 5
 
 
 def form_templates(response) -> list[str]:
