@@ -482,7 +482,7 @@ def due_notice_ids(now: datetime, limit: int = 500) -> list[int]:
 # the rest to the workers in chunks (``send_notices`` tasks), so that it ends well within its
 # minute even when thousands of digests fall due at once.
 SWEEP_SENDS_FOR = 0.5  # seconds since the sweep began
-SWEEP_SENDS_AT_LEAST = 25
+SWEEP_SENDS_AT_LEAST = 10  # however slow the rest of the sweep was
 HAND_OVER_CHUNK = 25
 
 
