@@ -374,10 +374,19 @@ def _timeout(notice: Notice) -> dict:
         "pick-gold": _("kept the highest gold card offered to you"),
         "steal": _("declined your theft"),
     }.get(notice.data.get("move"), _("passed for you, discarding one card at random"))
+    if game.bot_stand_ins:  # the creator chose that a bot decides instead of the safe move
+        did = _("let a bot make your move")
     lines = [
         _("Your time in %(game)s ran out, so the site %(did)s.") % {"game": game.name, "did": did}
     ]
-    if notice.data.get("absent"):
+    if notice.data.get("absent") and game.bot_stand_ins:
+        lines.append(
+            _(
+                "Your time ran out three times in a row, so the table sees you as absent and a "
+                "bot plays for you. Open the game to take your seat back."
+            )
+        )
+    elif notice.data.get("absent"):
         lines.append(
             _(
                 "Your time ran out three times in a row, so the table sees you as absent and "

@@ -25,6 +25,13 @@ def browser_user(user):
     return user
 
 
+def press(page, key: str) -> None:
+    """A key once the page's scripts listen: each step is a new page, and a key pressed before
+    its deferred replay.js has run would go unheard."""
+    page.wait_for_load_state("load")
+    page.keyboard.press(key)
+
+
 def test_a_player_returns_after_a_round_end_sees_the_recap_and_replays_with_the_keyboard(
     player_page, live_server, browser_problems
 ):
@@ -54,17 +61,17 @@ def test_a_player_returns_after_a_round_end_sees_the_recap_and_replays_with_the_
     page.get_by_test_id("replay-link").click()
     step = page.get_by_test_id("replay-step")
     expect(step).to_contain_text(f"Move {game.version} of {game.version}", timeout=WAIT)
-    page.keyboard.press("ArrowLeft")
+    press(page, "ArrowLeft")
     expect(step).to_contain_text(f"Move {game.version - 1} of {game.version}", timeout=WAIT)
-    page.keyboard.press("Home")
+    press(page, "Home")
     expect(step).to_contain_text(f"Move 0 of {game.version}", timeout=WAIT)
     expect(page.get_by_test_id("board").locator("svg")).to_have_count(4)  # start, 3 goals
-    page.keyboard.press("ArrowRight")
+    press(page, "ArrowRight")
     expect(step).to_contain_text(f"Move 1 of {game.version}", timeout=WAIT)
     expect(page).to_have_url(re.compile(r"\?step=1$"))
     expect(page.get_by_test_id("step-lines")).to_contain_text("placed")
     expect(page.locator(".maze__cell--new")).to_have_count(1)
-    page.keyboard.press("End")
+    press(page, "End")
     expect(step).to_contain_text(f"Move {game.version} of {game.version}", timeout=WAIT)
     assert browser_problems.problems == []
 

@@ -178,3 +178,22 @@ def test_the_replay_keeps_the_names_of_players_who_were_replaced(make_user):
     body = client.get(reverse("game_replay", args=[game.pk]) + "?step=1").content.decode()
     assert f"{old_name} passed and discarded 1 card face down." in body
     assert "Fay passed" not in body
+
+
+def test_timeout_emails_in_a_stand_in_game_say_a_bot_plays(
+    make_user,
+    eager_celery,  # noqa: F811 - the imported fixture
+    django_capture_on_commit_callbacks,
+):
+    from games.notifications import send
+
+    game = stand_in_game(make_user)
+    with django_capture_on_commit_callbacks(execute=True):
+        seat = time_out_until_absent(game)
+    for notice in Notice.objects.filter(user=seat.user, kind="timeout", status="pending"):
+        send(notice.pk, now=notice.due_at)
+    bodies = [m.body for m in mail.outbox if m.to == [seat.user.email] and "ran out" in m.subject]
+    assert bodies, "the absent player was told"
+    assert all("let a bot make your move" in body for body in bodies)
+    assert "passed for you" not in "".join(bodies)
+    assert any("a bot plays for you" in body for body in bodies)
