@@ -12,13 +12,12 @@ import logging
 import re
 import zoneinfo
 from datetime import datetime, time, timedelta
+from time import monotonic
 
 from allauth.account.models import EmailAddress
 from django.conf import settings
 from django.core import signing
-from django.db import transaction
-from django.db.models import CharField, Exists, F, OuterRef, Value
-from django.db.models.functions import Cast, Concat
+from django.db import connection, transaction
 from django.utils import timezone
 
 from saboteur_site import logs
@@ -40,6 +39,9 @@ UNSUBSCRIBE_KINDS = {
 }
 # A daily digest cannot serve a shorter time limit: such games send their "your turn" emails.
 DIGEST_SERVES = timedelta(days=1)
+# The digest rows one sweep writes at most (about 0.2 s here): more digest users take a few
+# more minutes after DIGEST_HOUR, and no sweep takes longer.
+DIGESTS_PER_SWEEP = 2000
 # A turn's emails held while the moderators pause the game; resuming places them again.
 PAUSE_HOLD = timedelta(days=1)
 TURN_ENDED = "the turn has moved on"
@@ -476,20 +478,69 @@ def due_notice_ids(now: datetime, limit: int = 500) -> list[int]:
     )
 
 
-def digests_due(now: datetime) -> list[Notice]:
+# The minute sweep sends due rows itself for this long at most (after the first few), then hands
+# the rest to the workers in chunks (``send_notices`` tasks), so that it ends well within its
+# minute even when thousands of digests fall due at once.
+SWEEP_SENDS_FOR = 0.5  # seconds since the sweep began
+SWEEP_SENDS_AT_LEAST = 10  # however slow the rest of the sweep was
+HAND_OVER_CHUNK = 25
+
+
+def send_due(now: datetime, *, until: float, at_least: int = SWEEP_SENDS_AT_LEAST) -> dict:
+    """Send the due rows, oldest first (at least ``at_least`` of them), until ``monotonic()``
+    reaches ``until``; hand the rest to the workers. A row both sent here and by a worker is sent
+    once (``send`` locks it); a row whose task is lost (broker down) stays pending for the next
+    sweep.
+    """
+    ids, sent = due_notice_ids(now), 0
+    for done, notice_id in enumerate(ids):
+        if done >= at_least and monotonic() >= until:
+            hand_over(ids[done:])
+            return {"sent": sent, "handed over": len(ids) - done}
+        sent += send_each([notice_id], now=now)
+    return {"sent": sent, "handed over": 0}
+
+
+def send_each(notice_ids: list[int], *, now: datetime | None = None) -> int:
+    """Send these rows one by one; a failure is logged (and recorded) and the others go on.
+    Returns how many were sent."""
+    sent = 0
+    for notice_id in notice_ids:
+        try:
+            if send(notice_id, now=now) == Notice.Status.SENT:
+                sent += 1
+        except Exception:  # one bad address or SMTP hiccup must not stop the others
+            log.exception("sending notice %s failed; the next sweep tries again", notice_id)
+    return sent
+
+
+def hand_over(notice_ids: list[int]) -> None:
+    """Queue these rows for the workers in chunks (few messages for thousands of rows)."""
+    from .tasks import send_notices
+
+    for start in range(0, len(notice_ids), HAND_OVER_CHUNK):
+        try:
+            chunk = notice_ids[start : start + HAND_OVER_CHUNK]
+            send_notices.apply_async((chunk,), ignore_result=True)
+        except Exception:  # the broker is down: the next sweep sends them
+            log.warning("could not hand notices over to the workers; the next sweep will send them")
+            return
+
+
+def digests_due(now: datetime, *, most: int = DIGESTS_PER_SWEEP) -> list[int]:
     """Daily digests: from DIGEST_HOUR local time, one row per digest user and local day.
 
     Runs every minute, so its cost must not grow with the number of digest users: users are
     grouped by time zone (a few distinct values), and only those whose row for the local day is
-    not written yet are looked at, with one query for all their awaiting games. A user with
-    nothing awaiting gets a skipped row, so that their day is done too. Once a zone's day has
-    nobody left, a marker row (``digests-done:<zone>:<day>``) says so, and later sweeps that day
-    cost two small queries whatever the number of users. Someone who turns the digest on after
-    that gets it from the next day. Returns the rows to send.
+    not written yet are looked at; their rows are written by one ``INSERT ... SELECT`` in the
+    database, their awaiting games included (``_write_digests``), ``most`` rows per sweep at
+    most (the next sweeps write the rest). A user with nothing awaiting gets a skipped row, so
+    that their day is done too. Once a zone's day has nobody left, a marker row
+    (``digests-done:<zone>:<day>``) says so, and later sweeps that day cost two small queries
+    whatever the number of users. Someone who turns the digest on after that gets it from the
+    next day. Returns the ids of the rows to send.
     """
     from django.contrib.auth import get_user_model
-
-    from .selectors import LIVE_SEAT
 
     takers = get_user_model().objects.filter(email_digest=True, is_active=True)
     zones_by_day: dict = {}
@@ -499,21 +550,19 @@ def digests_due(now: datetime) -> list[Notice]:
             zones_by_day.setdefault(local.date(), []).append(name)
     markers = [f"digests-done:{z}:{d.isoformat()}" for d, zs in zones_by_day.items() for z in zs]
     done = set(Notice.objects.filter(key__in=markers).values_list("key", flat=True))
-    rows = []
+    marker_rows, written_now = [], []
     for day, all_zones in zones_by_day.items():
         suffix = f":{day.isoformat()}"
         zones = [z for z in all_zones if f"digests-done:{z}{suffix}" not in done]
         if not zones:
             continue
-        # The unique index on key finds each user's row of the day.
-        written = Notice.objects.filter(
-            key=Concat(Value("digest:"), Cast(OuterRef("pk"), CharField()), Value(suffix))
-        )
-        due = list(
-            takers.filter(time_zone__in=zones).exclude(Exists(written)).values_list("pk", flat=True)
-        )
-        if not due:
-            rows += [
+        room = most - len(written_now)
+        if room <= 0:
+            break  # the next sweep writes the rest
+        written = _write_digests(zones=zones, suffix=suffix, now=now, most=room)
+        written_now += written
+        if not written:
+            marker_rows += [
                 Notice(
                     key=f"digests-done:{zone}{suffix}",
                     kind=Notice.Kind.DIGEST,
@@ -523,38 +572,69 @@ def digests_due(now: datetime) -> list[Notice]:
                 )
                 for zone in zones
             ]
-            continue
-        awaiting: dict[int, list[int]] = {pk: [] for pk in due}
-        for user_id, game_id in (
-            Game.objects.filter(
-                status=Game.Status.RUNNING,
-                # Games with a shorter time limit send their own "your turn" emails.
-                turn_limit__gte=DIGEST_SERVES,
-                seats__user_id__in=due,
-                seats__state__in=LIVE_SEAT,
-                seats__position=F("to_move"),
-            )
-            .order_by("decision_since", "pk")
-            .values_list("seats__user_id", "pk")
-        ):
-            awaiting[user_id].append(game_id)
-        for user_id, games in awaiting.items():
-            rows.append(
-                Notice(
-                    key=f"digest:{user_id}{suffix}",
-                    kind=Notice.Kind.DIGEST,
-                    user_id=user_id,
-                    due_at=now,
-                    data={"games": games},
-                    **(
-                        {}
-                        if games
-                        else {"status": Notice.Status.SKIPPED, "reason": "nothing awaiting"}
-                    ),
-                )
-            )
-    Notice.objects.bulk_create(rows, ignore_conflicts=True, batch_size=1000)
-    return [row for row in rows if row.status == Notice.Status.PENDING]
+    if marker_rows:
+        Notice.objects.bulk_create(marker_rows, ignore_conflicts=True)
+    return [pk for pk, status in written_now if status == Notice.Status.PENDING]
+
+
+def _write_digests(
+    *, zones: list[str], suffix: str, now: datetime, most: int
+) -> list[tuple[int, str]]:
+    """One ``INSERT ... SELECT``: the day's row of every digest user in these zones who has none.
+
+    The database gathers each user's awaiting games (their live seat is the one to move, in a
+    running game whose time limit a digest can serve; oldest decision first) and writes the rows,
+    a skipped one for a user with nothing awaiting; no row passes through Python. At most
+    ``most`` users (lowest ids first), so that the sweep's cost stays flat. Returns the
+    written rows' ids and statuses.
+    """
+    from django.contrib.auth import get_user_model
+
+    from .selectors import LIVE_SEAT
+
+    users = connection.ops.quote_name(get_user_model()._meta.db_table)
+    sql = f"""
+        INSERT INTO games_notice (key, kind, user_id, email, data, status, due_at, attempts,
+                                  last_error, reason, created_at)
+        SELECT 'digest:' || u.id || %(suffix)s, %(kind)s, u.id, '',
+               jsonb_build_object('games', COALESCE(awaiting.games, '[]'::jsonb)),
+               CASE WHEN awaiting.games IS NULL THEN %(skipped)s ELSE %(pending)s END,
+               %(now)s, 0, '',
+               CASE WHEN awaiting.games IS NULL THEN %(nothing)s ELSE '' END, %(created)s
+        FROM {users} u
+        LEFT JOIN LATERAL (
+            SELECT jsonb_agg(g.id ORDER BY g.decision_since, g.id) AS games
+            FROM games_seat s JOIN games_game g ON g.id = s.game_id
+            WHERE s.user_id = u.id AND s.state = ANY(%(live)s) AND s.position = g.to_move
+              AND g.status = %(running)s AND g.turn_limit >= %(serves)s
+        ) awaiting ON true
+        WHERE u.email_digest AND u.is_active AND u.time_zone = ANY(%(zones)s)
+          AND NOT EXISTS (
+              SELECT FROM games_notice n WHERE n.key = 'digest:' || u.id || %(suffix)s
+          )
+        ORDER BY u.id
+        LIMIT %(most)s
+        ON CONFLICT (key) DO NOTHING
+        RETURNING id, status
+    """  # noqa: S608 (the table name is the user model's, quoted; every value is a parameter)
+    params = {
+        "suffix": suffix,
+        "kind": Notice.Kind.DIGEST.value,
+        "skipped": Notice.Status.SKIPPED.value,
+        "pending": Notice.Status.PENDING.value,
+        "nothing": "nothing awaiting",
+        "now": now,
+        "created": timezone.now(),
+        "live": [str(state) for state in LIVE_SEAT],
+        "running": Game.Status.RUNNING.value,
+        # Games with a shorter time limit send their own "your turn" emails.
+        "serves": DIGEST_SERVES,
+        "zones": zones,
+        "most": most,
+    }
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        return cursor.fetchall()
 
 
 # -- Unsubscribe links ------------------------------------------------------------------------

@@ -6,6 +6,7 @@ sends it when its time has come.
 
 import logging
 import smtplib
+import time
 
 from celery import shared_task
 from django.utils import timezone
@@ -36,6 +37,12 @@ def send_notice(notice_id: int) -> str:
 
 
 @shared_task(acks_late=True)
+def send_notices(notice_ids: list[int]) -> int:
+    """Send a chunk of due outbox rows the sweep had no time for (each once; see send_notice)."""
+    return notifications.send_each(notice_ids)
+
+
+@shared_task(acks_late=True)
 def bot_play(game_id: int, version: int) -> int | None:
     """A bot's move, a few seconds after its decision began (idempotent: the version must match)."""
     record = services.bot_move(game_id=game_id, version=version)
@@ -45,7 +52,7 @@ def bot_play(game_id: int, version: int) -> int | None:
 @shared_task(acks_late=True)
 def sweep() -> dict:
     """Every minute (beat): enforce deadlines, write digests, send whatever is due."""
-    now = timezone.now()
+    started, now = time.monotonic(), timezone.now()
     timeouts = 0
     overdue = Game.objects.filter(status=Game.Status.RUNNING, deadline__lte=now)
     for game_id in overdue.values_list("pk", flat=True):
@@ -60,11 +67,5 @@ def sweep() -> dict:
         except Exception:  # one broken game must not stop the others
             log.exception("the bot of game %s could not move", game_id)
     notifications.digests_due(now)
-    sent = 0
-    for notice_id in notifications.due_notice_ids(now):
-        try:
-            if notifications.send(notice_id, now=now) == "sent":
-                sent += 1
-        except Exception:  # one bad address or SMTP hiccup must not stop the sweep
-            log.exception("sending notice %s failed; the next sweep tries again", notice_id)
-    return {"timeouts": timeouts, "sent": sent}
+    sending = notifications.send_due(now, until=started + notifications.SWEEP_SENDS_FOR)
+    return {"timeouts": timeouts, **sending}

@@ -78,6 +78,17 @@ def test_digest_is_written_once_per_user_and_day_with_queries_independent_of_the
     assert Notice.objects.filter(kind="digest", user__isnull=False).count() == 6 + 18
 
 
+def test_a_sweep_writes_a_bounded_number_of_digests_and_the_next_ones_the_rest(tables):
+    at_hour = DAY + timedelta(hours=8, minutes=1)
+    assert len(notifications.digests_due(at_hour, most=4)) <= 2
+    assert Notice.objects.filter(kind="digest").count() == 4
+    notifications.digests_due(at_hour + timedelta(minutes=1), most=4)
+    assert Notice.objects.filter(kind="digest", user__isnull=False).count() == 6
+    assert Notice.objects.filter(kind="digest", status="pending").count() == 2
+    notifications.digests_due(at_hour + timedelta(minutes=2), most=4)  # the zone's day is done
+    assert Notice.objects.filter(kind="digest", user__isnull=True).count() == 1
+
+
 def test_each_time_zone_gets_its_digest_at_its_own_eight_oclock(tables):
     prague = player("pavel", email_digest=True, time_zone="Europe/Prague")  # UTC+1
     broken = player("nowhere", email_digest=True, time_zone="Not/AZone")  # treated as UTC
@@ -99,3 +110,21 @@ def test_the_sweep_mails_each_digest_once(tables):
     assert sorted(m.to[0] for m in digests) == sorted(
         awaited(users, game).email for users, game in tables
     )
+
+
+def test_a_sweep_out_of_time_hands_the_rest_to_the_workers(tables, eager_celery):
+    # More due rows than the sweep sends itself once its time is up: the rest become tasks (run
+    # in this process here), so every digest still goes out, once.
+    notifications.digests_due(DAY + timedelta(hours=8, minutes=1))
+    mail.outbox.clear()
+    now = DAY + timedelta(hours=8, minutes=1)
+    due = len(notifications.due_notice_ids(now))
+    assert due > 2  # the two digests, the games' start notices
+    with time_machine.travel(now, tick=False):
+        result = notifications.send_due(now, until=0, at_least=1)
+    assert result["handed over"] == due - 1
+    digests = [m for m in mail.outbox if "It is your turn" in m.subject]
+    assert sorted(m.to[0] for m in digests) == sorted(
+        awaited(users, game).email for users, game in tables
+    )
+    assert not Notice.objects.filter(status="pending", due_at__lte=now).exists()
