@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
-from django.core.cache import cache
+from django.core.cache import cache, caches
 from django.db.models import Count, F, OuterRef, Prefetch, Q, Subquery
 from django.db.models.fields.json import KT
 from django.utils.translation import get_language
@@ -181,14 +181,34 @@ def dashboard_for(user) -> Dashboard:
     )
 
 
+WATCH_LENGTH = 30
+WATCH_SECONDS = 15  # the list may be this old: it is a list to browse, not a game's state
+
+
 def games_to_watch(user) -> list[GameRow]:
-    """Running open games the user does not play in (spectators see the public view)."""
-    games = _with_progress(
-        Game.objects.filter(status=Game.Status.RUNNING, visibility=Game.Visibility.OPEN)
-        .exclude(seats__user=user)
-        .annotate(seats_taken=Count("seats"))
-    ).order_by("-decision_since")[:30]
-    return [_row(game, game.seats_taken) for game in games]
+    """Running open games the user does not play in (spectators see the public view).
+
+    The same list serves everyone for a few seconds, per process (the lobby is a hot page and
+    the query with its progress columns costs more than the rest of the page); each viewer's own
+    games are taken out of it here.
+    """
+    watchable = caches["local"].get_or_set("games-to-watch", _watchable, WATCH_SECONDS)
+    mine = user.pk if user.is_authenticated else None
+    return [row for row, players in watchable if mine not in players][:WATCH_LENGTH]
+
+
+def _watchable() -> list[tuple[GameRow, frozenset[int]]]:
+    games = list(
+        _with_progress(
+            Game.objects.filter(status=Game.Status.RUNNING, visibility=Game.Visibility.OPEN)
+            .defer("snapshot")
+            .annotate(seats_taken=Count("seats"))
+        ).order_by("-decision_since")[: WATCH_LENGTH * 2]
+    )
+    players: dict[int, set[int]] = {game.pk: set() for game in games}
+    for game_id, user_id in Seat.objects.filter(game__in=games).values_list("game", "user"):
+        players[game_id].add(user_id)
+    return [(_row(game, game.seats_taken), frozenset(players[game.pk])) for game in games]
 
 
 def open_lobbies(user) -> list[GameRow]:

@@ -15,3 +15,12 @@ FAST_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 def _fast_password_hasher():
     with override_settings(PASSWORD_HASHERS=FAST_HASHERS):
         yield
+
+
+@pytest.fixture(autouse=True)
+def _fresh_local_cache():
+    # The per-process cache (lobby markup, the games-to-watch list) starts empty in every test.
+    from django.core.cache import caches
+
+    caches["local"].clear()
+    yield

@@ -31,6 +31,7 @@ def open_games(users, count):
 
 
 def lobby_queries(client) -> tuple[int, str]:
+    client.get(reverse("lobby"))  # warms the per-process caches (form markup, games to watch)
     with CaptureQueriesContext(connection) as queries:
         response = client.get(reverse("lobby"))
     assert response.status_code == 200
@@ -48,9 +49,9 @@ def test_lobby_queries_do_not_grow_with_the_open_games(make_user):
     open_games(users, 30)
     many, body = lobby_queries(client)
     assert len(re.findall(r'href="/games/\d+/"', body)) == 32 and "2/5" in body
-    # Session, user, the open games with their seat counts, the running games to watch, the
-    # header's "awaiting" count.
-    assert few == many == 5
+    # Session, user, the open games with their seat counts, the header's "awaiting" count; the
+    # games to watch come from the per-process cache (two queries when it is refreshed).
+    assert few == many == 4
 
 
 def form_templates(response) -> list[str]:
@@ -83,3 +84,34 @@ def test_a_refused_creation_form_shows_its_errors_not_the_cached_form(make_user)
     assert response.status_code == 422
     assert "This rule set is for 3 to 10 players." in response.content.decode()
     assert 'value="Too many"' in response.content.decode()
+
+
+def test_the_games_to_watch_cost_two_queries_whatever_their_number(make_user):
+    from games.models import Seat
+    from games.selectors import games_to_watch
+    from games.services import game_start
+
+    players = [make_user(name) for name in ("ann", "bob", "cid", "dan")]
+    viewer = make_user("eve")
+
+    def running_game(number):
+        creator = players[number % 4]
+        game = game_create(creator=creator, name=f"Deep {number}", ruleset="base", max_seats=3)
+        for other in (players[(number + 1) % 4], players[(number + 2) % 4]):
+            seat_join(game_id=game.pk, user=other)
+        return game_start(game_id=game.pk, user=creator)
+
+    counts = []
+    for number in range(6):
+        running_game(number)
+        if number in (0, 5):
+            caches["local"].clear()
+            with CaptureQueriesContext(connection) as queries:
+                rows = games_to_watch(viewer)
+            counts.append(len(queries))
+            assert len(rows) == number + 1
+    assert counts == [2, 2]
+    # Each viewer's own games are left out of the same cached list.
+    ann_plays = set(Seat.objects.filter(user=players[0]).values_list("game_id", flat=True))
+    offered = {row.pk for row in games_to_watch(players[0])}
+    assert offered and not offered & ann_plays
