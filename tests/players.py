@@ -17,3 +17,14 @@ def create_player(name="ann", *, verified=True, password=PASSWORD, **fields):
     )
     EmailAddress.objects.create(user=user, email=user.email, verified=verified, primary=True)
     return user
+
+
+def seat_in_order(game, users) -> None:
+    """Put ``users[i]`` at seat position i of a started game (for rigged deals)."""
+    seats = {seat.user_id: seat for seat in game.seats.all()}
+    for seat in seats.values():  # positions are unique: free them all first
+        seat.position = None
+        seat.save(update_fields=["position"])
+    for position, user in enumerate(users):
+        seats[user.pk].position = position
+        seats[user.pk].save(update_fields=["position"])

@@ -10,6 +10,7 @@ from django.urls import reverse
 
 from games.models import Game
 from games.services import ServiceError, game_create, game_start, seat_join
+from tests.players import seat_in_order
 
 pytestmark = pytest.mark.django_db
 
@@ -133,13 +134,7 @@ def rigged(users, *, ruleset, deal):
         seat_join(game_id=game.pk, user=user)
     game_start(game_id=game.pk, user=users[0])
     game.refresh_from_db()
-    seats = {seat.user_id: seat for seat in game.seats.all()}
-    for seat in seats.values():
-        seat.position = None
-        seat.save(update_fields=["position"])
-    for position, user in enumerate(users):
-        seats[user.pk].position = position
-        seats[user.pk].save(update_fields=["position"])
+    seat_in_order(game, users)
     state = engine.new_game(
         ruleset=ruleset, seats=[str(i) for i in range(len(users))], round_seeds=["learn"],
         rounds=1, deals=[deal],

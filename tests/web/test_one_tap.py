@@ -25,7 +25,7 @@ from games.emails import build_email
 from games.models import Game, Move, Notice
 from games.services import StaleVersion, game_create, game_start, move_submit, seat_join
 from tests.e2e.deals import BASE_DEAL, SABOTEUR2_DEAL
-from tests.players import create_player
+from tests.players import create_player, seat_in_order
 
 pytestmark = pytest.mark.django_db
 
@@ -89,13 +89,7 @@ def rigged(users, *, deal=ACTION_DEAL, ruleset="base"):
         seat_join(game_id=game.pk, user=user)
     game_start(game_id=game.pk, user=users[0])
     game.refresh_from_db()
-    seats = {seat.user_id: seat for seat in game.seats.all()}
-    for seat in seats.values():
-        seat.position = None
-        seat.save(update_fields=["position"])
-    for position, user in enumerate(users):
-        seats[user.pk].position = position
-        seats[user.pk].save(update_fields=["position"])
+    seat_in_order(game, users)
     state = engine.new_game(
         ruleset=ruleset,
         seats=[str(i) for i in range(len(users))],
