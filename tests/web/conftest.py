@@ -25,3 +25,21 @@ def make_user(db):
 @pytest.fixture
 def user(make_user):
     return make_user()
+
+
+@pytest.fixture
+def root(make_user):
+    """A superuser (the admin tests' moderator)."""
+    user = make_user("root")
+    user.is_staff = user.is_superuser = True
+    user.save()
+    return user
+
+
+@pytest.fixture
+def admin_client(root):
+    from django.test import Client
+
+    client = Client()
+    client.force_login(root)
+    return client

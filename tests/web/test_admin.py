@@ -45,21 +45,6 @@ def players(make_user):
     return [make_user(name) for name in ("ann", "bob", "cid", "dan", "eve")]
 
 
-@pytest.fixture
-def root(make_user):
-    user = make_user("root")
-    user.is_staff = user.is_superuser = True
-    user.save()
-    return user
-
-
-@pytest.fixture
-def admin_client(root):
-    client = Client()
-    client.force_login(root)
-    return client
-
-
 def logged_in(user) -> Client:
     client = Client()
     client.force_login(user)

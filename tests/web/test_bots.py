@@ -24,7 +24,6 @@ from games.services import (
     seat_seen,
     turn_timeout,
 )
-from tests.web.test_admin import root  # noqa: F401 - the superuser fixture
 
 pytestmark = pytest.mark.django_db
 

@@ -31,21 +31,6 @@ def players(make_user):
     return [make_user(name) for name in ("ann", "bob", "cid", "dan", "fay")]
 
 
-@pytest.fixture
-def root(make_user):
-    user = make_user("root")
-    user.is_staff = user.is_superuser = True
-    user.save()
-    return user
-
-
-@pytest.fixture
-def admin_client(root):
-    client = Client()
-    client.force_login(root)
-    return client
-
-
 def start_game(users, name="Deep mine"):
     game = game_create(creator=users[0], name=name, ruleset="base", max_seats=len(users))
     for user in users[1:]:
