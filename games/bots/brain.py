@@ -186,6 +186,8 @@ class Table:
         """How much this bot wants ``seat`` to do well: from -1 (enemy) to +1 (friend)."""
         if seat == self.me:
             return 1.0
+        if self.role == GEOLOGIST:
+            return 0.6  # paid per crystal whoever wins: everyone able to lay cards helps
         role = self.inspections.get(seat)
         if role is not None:
             return _attitude(self.role, role)
@@ -228,8 +230,9 @@ class Table:
             score = stance * 10 * delta
         if reach and self.greedy and stance > 0:
             score += 5  # the greedy dwarf wins only by finding the treasure himself
-        if card.crystals and self.role == GEOLOGIST:
-            score += 6
+        if self.role == GEOLOGIST:
+            # Crystals pay; so does a wide maze, where the others can lay theirs.
+            score += 6 * card.crystals + len(new_cells) - 1
         if card.door and self.ruleset != BASE and delta > 0:
             score += self._door_bonus(card.door)
         return score
@@ -293,6 +296,8 @@ class Table:
             goal = move["goal"]
             if self.certain or goal not in self.unknown_goals:
                 return -2.0
+            if self.role == GEOLOGIST:
+                return -1.0  # crystals pay wherever the treasure lies
             early = self.min_distance >= 4
             return (12.0 if early else 6.0) * (1 if stance != 0 else 0.3)
         if effect in HOSTILE_EFFECTS:
@@ -313,6 +318,8 @@ class Table:
         if effect == "theft":
             return 6.0
         if effect == "hands-off":
+            if self.role == GEOLOGIST:
+                return 2.0  # guards the crystal money from a thief
             return 1.0 - 2.0 * self.ally(target)
         if effect == "inspection":
             if target in self.inspections:
@@ -331,6 +338,8 @@ class Table:
         lying = self.players.get(target, {}).get("in_front", [])
         crippled = any(c.startswith("break-") or c == "trapped" for c in lying)
         friend = self.ally(target)
+        if self.role == GEOLOGIST:
+            return -2.0 - friend  # a broken or trapped player lays no crystals
         if self.stance < 0:
             if self.quiet:
                 return -1.0 - friend
@@ -345,8 +354,8 @@ class Table:
         if placed is None:
             return -5.0
         card = CATALOGUE[placed.card]
-        if self.role == GEOLOGIST and card.crystals:
-            return -6.0
+        if self.role == GEOLOGIST:
+            return -6.0 if card.crystals else -3.0  # a gap is not a crystal
         if self._distance(at) > self.min_distance + 2:
             return -1.5  # far from the front: wasted whoever plays it
         board = dict(self.board)
@@ -385,7 +394,7 @@ class Table:
             return value
         effect = card.effect
         if effect == "map":
-            return 1.5 if not self.certain else -1.0
+            return 1.5 if not self.certain and self.role != GEOLOGIST else -1.0
         if effect in ("repair", "free"):
             return 1.5
         if effect in HOSTILE_EFFECTS:

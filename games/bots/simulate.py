@@ -21,6 +21,7 @@ import argparse
 import random
 import sys
 from collections import Counter
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 
 from games.engine import apply_in_place, legal_moves, new_game, view_for
@@ -73,9 +74,11 @@ def play_game(
     return state.rounds_done
 
 
-def tally(*, ruleset: str, players: int, games: int, seed: int, bot_roles, variants=()) -> Tally:
+def _tally_range(ruleset: str, players: int, seed: int, bot_roles, variants, start: int, stop: int):
+    """Games ``start`` to ``stop - 1`` of a set-up (each game's seed depends only on its number,
+    so any split of the games adds up to the same tally)."""
     result = Tally()
-    for game in range(games):
+    for game in range(start, stop):
         for done in play_game(
             ruleset=ruleset,
             players=players,
@@ -93,27 +96,92 @@ def tally(*, ruleset: str, players: int, games: int, seed: int, bot_roles, varia
     return result
 
 
-def measure(*, ruleset: str, players: int, games: int, seed: int, variants=()) -> list[dict]:
-    """Rows of (role, random rate, bot rate, ratio, all-bots rate) for one set-up."""
-    common = dict(ruleset=ruleset, players=players, games=games, seed=seed, variants=variants)
+def _merge(parts) -> Tally:
+    total = Tally()
+    for part in parts:
+        total.played += part.played
+        total.won += part.won
+        total.gold += part.gold
+        total.rounds += part.rounds
+        total.treasure += part.treasure
+    return total
+
+
+def tally(*, ruleset: str, players: int, games: int, seed: int, bot_roles, variants=()) -> Tally:
+    return _tally_range(ruleset, players, seed, frozenset(bot_roles), tuple(variants), 0, games)
+
+
+def _tallies(plans: dict, *, ruleset, players, seed, variants, jobs: int) -> dict[str, Tally]:
+    """``plans`` maps a name to (bot roles, games); the games are spread over ``jobs`` processes."""
+    chunk = 25
+    work = [
+        (
+            name,
+            (
+                ruleset,
+                players,
+                seed,
+                frozenset(roles),
+                tuple(variants),
+                start,
+                min(start + chunk, n),
+            ),
+        )
+        for name, (roles, n) in plans.items()
+        for start in range(0, n, chunk)
+    ]
+    parts: dict[str, list] = {name: [] for name in plans}
+    if jobs <= 1:
+        for name, task in work:
+            parts[name].append(_tally_range(*task))
+    else:
+        with ProcessPoolExecutor(max_workers=jobs) as pool:
+            futures = [(name, pool.submit(_tally_range, *task)) for name, task in work]
+            for name, future in futures:
+                parts[name].append(future.result())
+    return {name: _merge(found) for name, found in parts.items()}
+
+
+def measure(
+    *,
+    ruleset: str,
+    players: int,
+    games: int,
+    seed: int,
+    variants=(),
+    reverse_games: int | None = None,
+    jobs: int = 1,
+) -> list[dict]:
+    """Rows of (role, random rate, bot rate, ratio, reverse rate, all-bots rate) for one set-up.
+
+    ``reverse_games`` (default ``games``) is the number of games for the "random in this role,
+    bots elsewhere" column, the costliest one (mostly bot decisions).
+    """
     roles = ROLES[ruleset]
-    baseline = tally(bot_roles=set(), **common)
-    everyone = tally(bot_roles=set(roles), **common)
+    reverse_games = games if reverse_games is None else reverse_games
+    plans = {"random": (set(), games), "everyone": (set(roles), games)}
+    for role in roles:
+        plans[f"bot:{role}"] = ({role}, games)
+        # The same role moving at random against bots everywhere else (the other way round).
+        if reverse_games:
+            plans[f"alone:{role}"] = (set(roles) - {role}, reverse_games)
+    found = _tallies(
+        plans, ruleset=ruleset, players=players, seed=seed, variants=variants, jobs=jobs
+    )
+    baseline, everyone = found["random"], found["everyone"]
     rows = []
     for role in roles:
         if not baseline.played[role]:
             continue
-        bot = tally(bot_roles={role}, **common)
-        # The same role moving at random against bots everywhere else (the other way round).
-        alone = tally(bot_roles=set(roles) - {role}, **common)
-        low, high = baseline.rate(role), bot.rate(role)
+        low, high = baseline.rate(role), found[f"bot:{role}"].rate(role)
+        alone = found.get(f"alone:{role}")
         rows.append(
             {
                 "role": role,
                 "random": low,
                 "bot": high,
                 "ratio": (high / low) if low else None,
-                "random_among_bots": alone.rate(role),
+                "random_among_bots": alone.rate(role) if alone else None,
                 "all_bots": everyone.rate(role),
                 "seat_rounds": baseline.played[role],
             }
@@ -161,6 +229,16 @@ def main(argv=None) -> int:
     parser.add_argument("--games", type=int, default=100)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--variant", action="append", default=[], choices=VARIANTS)
+    parser.add_argument(
+        "--reverse-games",
+        type=int,
+        default=None,
+        help="games for the 'random in this role, bots elsewhere' column "
+        "(default: --games; 0 leaves it out)",
+    )
+    parser.add_argument(
+        "--jobs", type=int, default=1, help="processes to spread the games over (same figures)"
+    )
     args = parser.parse_args(argv)
     low, high = PLAYERS[args.ruleset]
     if not low <= args.players <= high:
@@ -169,14 +247,22 @@ def main(argv=None) -> int:
         parser.error("variants belong to the base game")
     if args.games < 1:
         parser.error("--games must be at least 1")
+    if args.reverse_games is not None and args.reverse_games < 0:
+        parser.error("--reverse-games must be 0 or more")
+    if args.jobs < 1:
+        parser.error("--jobs must be at least 1")
     rows = measure(
         ruleset=args.ruleset,
         players=args.players,
         games=args.games,
         seed=args.seed,
         variants=args.variant,
+        reverse_games=args.reverse_games,
+        jobs=args.jobs,
     )
     title = f"{args.ruleset}, {args.players} players, {args.games} games, seed {args.seed}"
+    if args.reverse_games is not None and args.reverse_games != args.games:
+        title += f" ({args.reverse_games} for the reverse column)"
     if args.variant:
         title += ", variants " + ", ".join(args.variant)
     sys.stdout.write(f"{title}\n\n{format_rows(rows)}\n")
