@@ -43,6 +43,21 @@ class MazeCell:
     new: bool = False  # placed since the viewer's previous visit
     removed: bool = False  # a card was removed here since the viewer's previous visit
 
+    # The marks that show as ``maze__cell--<mark>`` classes.
+    MARKS = ("new", "removed")
+
+    @property
+    def css(self) -> str:
+        """The cell's classes (built here: the maze is the page's largest loop)."""
+        return " ".join(
+            ["maze__cell", *(f"maze__cell--{m}" for m in self.MARKS if getattr(self, m))]
+        )
+
+    @property
+    def blank(self) -> bool:
+        """Nothing to show: most of the grid, drawn by the templates' short path."""
+        return not (self.svg or any(getattr(self, m) for m in self.MARKS))
+
 
 def maze_html(rows: list[list[MazeCell]], testid: str = "maze") -> str:
     html = render_to_string("games/_maze.html", {"rows": rows, "testid": testid})

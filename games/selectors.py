@@ -6,11 +6,12 @@ never see a ``Game`` row, its snapshot or the engine state.
 
 from __future__ import annotations
 
+import uuid
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
 from django.core.cache import cache, caches
-from django.db.models import Count, F, OuterRef, Prefetch, Q, Subquery
+from django.db.models import Count, F, OuterRef, Prefetch, Q, Subquery, prefetch_related_objects
 from django.db.models.fields.json import KT
 from django.utils.translation import get_language
 from django.utils.translation import gettext as _
@@ -211,7 +212,26 @@ def _watchable() -> list[tuple[GameRow, frozenset[int]]]:
     return [(_row(game, game.seats_taken), frozenset(players[game.pk])) for game in games]
 
 
-def open_lobbies(user) -> list[GameRow]:
+OPEN_LOBBIES_VERSION = "open-lobbies-version"
+
+
+def open_lobbies_version() -> str:
+    """A token that changes whenever the open lobbies may have changed (``games/signals.py``):
+    the lobby page keeps its rendered list per version. Kept in the shared cache, so every
+    process sees a change at once; a missing token (a cleared cache) is simply a new version."""
+    version = cache.get(OPEN_LOBBIES_VERSION)
+    if version is None:
+        cache.add(OPEN_LOBBIES_VERSION, uuid.uuid4().hex, timeout=None)  # the first one wins
+        version = cache.get(OPEN_LOBBIES_VERSION) or "unknown"
+    return version
+
+
+def open_lobbies_changed() -> None:
+    cache.set(OPEN_LOBBIES_VERSION, uuid.uuid4().hex, timeout=None)
+
+
+def open_lobbies() -> list[GameRow]:
+    """The open games waiting for players, newest first: the same list for everyone."""
     # Only the columns a row shows: no model instances (the lobby is a hot page).
     games = (
         Game.objects.filter(status=Game.Status.LOBBY, visibility=Game.Visibility.OPEN)
@@ -238,22 +258,23 @@ def open_lobbies(user) -> list[GameRow]:
 
 
 @dataclass
-class Cell:
-    x: int
-    y: int
-    svg: str = ""
-    label: str = ""
+class Cell(history.MazeCell):
+    """A cell of the game page's maze: a ``MazeCell`` with the viewer's spots, marks and help."""
+
     legal: bool = False
     chosen: bool = False
     last: bool = False  # where the maze last changed
-    face_down: bool = False
     peeked: str = ""  # what the viewer saw on this face-down goal with a map
     card: str = ""  # the face-up card lying here
     help: str = ""  # what that card does (games/learn.py)
     peek_note: str = ""  # "You saw" shown here, beside the goal west of this cell
     name: str = ""  # for screen readers: the card, the position and the neighbours
-    new: bool = False  # placed since the viewer's previous visit
-    removed: bool = False  # a card was removed here since the viewer's previous visit
+
+    MARKS = ("legal", "last", "new", "removed")
+
+    @property
+    def blank(self) -> bool:
+        return super().blank and not (self.name or self.peek_note or self.help)
 
 
 @dataclass
@@ -416,6 +437,7 @@ def game_page(
     _mark_last_change(page.rows, moves)
     learn.mark_drawn(page, moves)
     page.gold_pick = _gold_pick(view, names, me, moves)
+    prefetch_related_objects([game], "table_events")  # one query for the renames and the lines
     log = entries_for(moves, names, me, moderation.renames(game)) + moderation.table_entries(game)
     log.sort(key=lambda entry: entry.sequence)  # stable: a table event follows its move
     page.log = log[-LOG_LENGTH:][::-1]

@@ -11,6 +11,7 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
+from django.utils.functional import SimpleLazyObject
 from django.utils.translation import gettext as _
 from django.views.decorators.cache import never_cache
 from django.views.decorators.csrf import csrf_exempt
@@ -46,10 +47,17 @@ def lobby(request):
 def _lobby(request, *, form=None, practice_form=None, status=200):
     """The lobby page; after a refused form, with that form and its errors."""
     context = {
-        "games": selectors.open_lobbies(request.user),
+        # The open games are the same for everyone: the template keeps their markup per
+        # version (games/signals.py) and only a new version runs the query.
+        "lobby_version": selectors.open_lobbies_version(),
+        "games": SimpleLazyObject(selectors.open_lobbies),
         "watch": selectors.games_to_watch(request.user),
-        "form": form or GameCreateForm(),
-        "practice_form": practice_form or PracticeForm(),
+        # A refused form comes back with its errors; the empty ones are cached markup, made
+        # (lazily) only when that cache is cold.
+        "form": form or SimpleLazyObject(GameCreateForm),
+        "practice_form": practice_form or SimpleLazyObject(PracticeForm),
+        "form_refused": form is not None,
+        "practice_refused": practice_form is not None,
     }
     return render(request, "games/lobby.html", context, status=status)
 

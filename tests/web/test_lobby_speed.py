@@ -49,9 +49,79 @@ def test_lobby_queries_do_not_grow_with_the_open_games(make_user):
     open_games(users, 30)
     many, body = lobby_queries(client)
     assert len(re.findall(r'href="/games/\d+/"', body)) == 32 and "2/5" in body
-    # Session, user, the open games with their seat counts, the header's "awaiting" count; the
-    # games to watch come from the per-process cache (two queries when it is refreshed).
-    assert few == many == 4
+    # Session, user, the header's "awaiting" count. The open games are rendered once per
+    # version of the list (one query then: tests below); the games to watch come from the
+    # per-process cache (two queries when it is refreshed).
+    assert few == many == 3
+
+
+def lobby_body(client) -> str:
+    response = client.get(reverse("lobby"))
+    assert response.status_code == 200
+    return response.content.decode()
+
+
+def open_list(body: str) -> str:
+    return re.search(r'<ul class="game-list" data-testid="open-games">.*?</ul>', body, re.S)[0]
+
+
+def test_the_cached_open_games_change_at_once_with_every_change(make_user):
+    from games.models import Game
+    from games.services import game_start, seat_leave
+
+    ann, bob, cid, dan = (make_user(name) for name in ("ann", "bob", "cid", "dan"))
+    client = Client()
+    client.force_login(make_user("eve"))
+    assert "No open game is waiting" in lobby_body(client)
+
+    game = game_create(creator=ann, name="Fresh table", ruleset="base", max_seats=5)
+    body = lobby_body(client)
+    assert "Fresh table" in body and "1/5" in body
+    with CaptureQueriesContext(connection) as queries:
+        again = lobby_body(client)  # unchanged: served from the cache, no query for it
+    assert open_list(again) == open_list(body)
+    assert len(queries) == 3
+
+    seat_join(game_id=game.pk, user=bob)
+    assert "2/5" in lobby_body(client)  # a seat taken
+    seat_leave(game_id=game.pk, user=bob)
+    assert "1/5" in lobby_body(client)  # and given up
+    renamed = Game.objects.get(pk=game.pk)
+    renamed.name = "Renamed table"
+    renamed.save()  # as the admin does
+    body = lobby_body(client)
+    assert "Renamed table" in body and "Fresh table" not in body
+    renamed.visibility = Game.Visibility.INVITE
+    renamed.save()
+    assert "Renamed table" not in lobby_body(client)  # made private
+    renamed.visibility = Game.Visibility.OPEN
+    renamed.save()
+    for user in (bob, cid):
+        seat_join(game_id=game.pk, user=user)
+    assert "Renamed table" in lobby_body(client)
+    game_start(game_id=game.pk, user=ann)
+    assert "Renamed table" not in lobby_body(client)  # started: no longer waiting
+
+    doomed = game_create(creator=dan, name="Doomed table", ruleset="base", max_seats=5)
+    assert "Doomed table" in lobby_body(client)
+    doomed.delete()
+    assert "Doomed table" not in lobby_body(client)
+
+
+def test_moves_in_running_games_leave_the_cached_open_games_alone(make_user):
+    from games.selectors import open_lobbies_version
+    from games.services import game_start
+
+    ann, bob, cid = (make_user(name) for name in ("ann", "bob", "cid"))
+    game = game_create(creator=ann, name="Running", ruleset="base", max_seats=3)
+    for user in (bob, cid):
+        seat_join(game_id=game.pk, user=user)
+    game = game_start(game_id=game.pk, user=ann)
+    before = open_lobbies_version()
+    game.refresh_from_db()
+    game.revision += 1
+    game.save()  # what every move does to the game row
+    assert open_lobbies_version() == before
 
 
 def form_templates(response) -> list[str]:
