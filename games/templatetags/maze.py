@@ -1,0 +1,93 @@
+"""``{% maze_grid page %}``: the game page's maze, its labels and cells, as table rows.
+
+The maze is the page's largest loop (a hundred cells and more, each with a dozen conditions), and
+the template language spent more time on it than on the rest of the page; the same markup built
+here costs a tenth (docs/web-performance.md). The cells come from ``selectors._board`` with the
+marks of ``learn.explain`` and ``selectors._since``; every text is escaped.
+"""
+
+from urllib.parse import quote
+
+from django import template
+from django.urls import reverse
+from django.utils.html import escape
+from django.utils.safestring import mark_safe
+from django.utils.translation import gettext as _
+
+register = template.Library()
+
+
+@register.simple_tag
+def maze_grid(page) -> str:
+    rows = page.rows
+    if not rows:
+        return ""
+    labels = "".join(f'<th scope="col" class="maze__label">{cell.x}</th>' for cell in rows[0])
+    html = [f"<thead><tr><th></th>{labels}</tr></thead>"]
+    texts = {
+        "new": escape(_("new since your last visit")),
+        "removed": escape(_("a card was removed here since your last visit")),
+        "confirm": escape(_("Confirm")),
+    }
+    # What a legal spot links to: the same page part with this card and position chosen.
+    card = quote(page.selected or "", safe="/")  # as the urlencode filter
+    choice = f"card={card}&amp;turned={'1' if page.turned else '0'}"
+    part = f"{reverse('game', args=[page.id])}?part=play&amp;{choice}"
+    for row in rows:
+        html.append(f'<tr><th scope="row" class="maze__label">{row[0].y}</th>')
+        for cell in row:
+            if cell.blank:
+                html.append(f'<td class="maze__cell" data-x="{cell.x}" data-y="{cell.y}"></td>')
+            else:
+                html.append(_cell(cell, texts, choice, part))
+        html.append("</tr>")
+    return mark_safe("".join(html))  # noqa: S308 - built above from escaped text and numbers
+
+
+def _cell(cell, texts: dict, choice: str, part: str) -> str:
+    """One cell; a finished game's maze has plain ``history.MazeCell`` cells, without the spots,
+    names and help of the game page's ``selectors.Cell``."""
+    x, y = cell.x, cell.y
+    helps, name = getattr(cell, "help", ""), getattr(cell, "name", "")
+    chosen, legal = getattr(cell, "chosen", False), getattr(cell, "legal", False)
+    out = [f'<td class="{cell.css}" data-x="{x}" data-y="{y}"']
+    if helps:
+        tip = escape(f"{cell.label}: {helps}")
+        out.append(f' title="{tip}" data-help="{tip}"')
+        if not legal:
+            out.append(' tabindex="-1"')
+    out.append(">")
+    if cell.new:
+        out.append(f'<span class="visually-hidden">{texts["new"]}</span>')
+    elif cell.removed:
+        out.append(f'<span class="visually-hidden">{texts["removed"]}</span>')
+    described = f' aria-describedby="cell-{x}-{y}"' if name else ""
+    if chosen:
+        label = escape(_("Confirm: play here, %(x)s, %(y)s") % {"x": x, "y": y})
+        out.append(
+            f'<button type="submit" name="at" value="{x},{y}" class="maze__spot '
+            f'maze__spot--chosen" data-testid="confirm-move"{described} aria-label="{label}">'
+            f'{cell.svg}<span class="maze__confirm">{texts["confirm"]}</span></button>'
+        )
+    elif legal:
+        label = escape(_("Play here: %(x)s, %(y)s") % {"x": x, "y": y})
+        out.append(
+            f'<a class="maze__spot" data-at="{x},{y}" href="?{choice}&amp;at={x},{y}" '
+            f'hx-get="{part}&amp;at={x},{y}" hx-target="#play" hx-swap="outerHTML"'
+            f'{described} aria-label="{label}">{cell.svg}</a>'
+        )
+    elif cell.svg:
+        out.append(str(cell.svg))
+        if getattr(cell, "peeked", ""):
+            out.append(_peek(cell.peeked, "maze__peek"))
+    if name:
+        out.append(f'<span class="visually-hidden" id="cell-{x}-{y}">{escape(name)}</span>')
+    if getattr(cell, "peek_note", ""):
+        out.append(_peek(cell.peek_note, "maze__peek maze__peek--beside"))
+    out.append("</td>")
+    return "".join(out)
+
+
+def _peek(card: str, css: str) -> str:
+    text = escape(_("You saw: %(card)s") % {"card": card})
+    return f'<span class="{css}" data-testid="peeked">{text}</span>'
