@@ -84,9 +84,23 @@ def _awaiting(user):
     )
 
 
+AWAITING_SECONDS = 120  # a safety net: games/signals.py drops a count as soon as it changes
+
+
 def awaiting_count(user) -> int:
-    """How many running games wait for this user's decision."""
-    return _awaiting(user).count()
+    """How many running games wait for this user's decision (on every page: kept in the shared
+    cache, dropped whenever one of the user's games or seats changes, games/signals.py)."""
+    return cache.get_or_set(
+        _awaiting_key(user.pk), lambda: _awaiting(user).count(), AWAITING_SECONDS
+    )
+
+
+def awaiting_changed(user_ids) -> None:
+    cache.delete_many([_awaiting_key(pk) for pk in user_ids])
+
+
+def _awaiting_key(user_id: int) -> str:
+    return f"awaiting:{user_id}"
 
 
 def awaiting_games(user) -> list[Game]:
@@ -429,11 +443,7 @@ def game_page(
             ({"name": p["name"], "gold": p["gold"]} for p in page.players),
             key=lambda row: -row["gold"],
         )
-    moves = list(
-        game.moves.order_by("sequence").values_list(
-            "sequence", "events", "automatic", "seat__position"
-        )
-    )
+    moves = history.move_log(game)
     _mark_last_change(page.rows, moves)
     learn.mark_drawn(page, moves)
     page.gold_pick = _gold_pick(view, names, me, moves)
@@ -508,21 +518,23 @@ def _gold_pick(view: dict, names: dict, me: str | None, moves: list) -> dict | N
 def _chat(game: Game, me_seat: Seat | None) -> list[dict]:
     if me_seat is None:
         return []
+    # Only the columns: the authors are the game's seats, already loaded with their players.
     messages = (
         ChatMessage.objects.filter(game=game)
-        .select_related("seat__user")
-        .order_by("-created_at", "-pk")[:CHAT_LENGTH]
+        .order_by("-created_at", "-pk")
+        .values_list("seat_id", "text", "created_at")[:CHAT_LENGTH]
     )
+    seats = {seat.pk: seat for seat in game.seats.all()}
     since = me_seat.since_at
     return [
         {
-            "author": display_name(m.seat),
-            "text": m.text,
-            "at": m.created_at,
+            "author": display_name(seats[seat_id]),
+            "text": text,
+            "at": at,
             # Unread: written by someone else after the viewer's previous visit.
-            "unread": m.seat_id != me_seat.pk and (since is None or m.created_at > since),
+            "unread": seat_id != me_seat.pk and (since is None or at > since),
         }
-        for m in reversed(messages)
+        for seat_id, text, at in reversed(messages)
     ]
 
 

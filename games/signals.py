@@ -1,11 +1,20 @@
-"""Cache invalidation only (no game logic here, DESIGN.md): the open lobbies' version.
+"""Cache invalidation only (no game logic here, DESIGN.md): the open lobbies' version and the
+players' "awaiting your decision" counts.
 
 The lobby page shows the open games waiting for players to everyone alike, so its list is
 rendered once per version and language and kept per process (``templates/games/lobby.html``).
-The version lives in the shared cache and changes, after the commit, whenever a save or delete
-may have changed that list: any save of a game in the lobby (created, renamed, made private),
-a game leaving the lobby (started, aborted), a game deleted, a seat taken or given up. Signals
-catch every path (services, moderation, the admin) without each having to remember.
+The version lives in the shared cache and changes whenever a save or delete may have changed
+that list: any save of a game in the lobby (created, renamed, made private), a game leaving the
+lobby (started, aborted), a game deleted, a seat taken or given up.
+
+The header's count of games awaiting a player's decision is kept per player in the shared cache
+(``selectors.awaiting_count``); a save of a game that is not in the lobby (a move, a pause, the
+end) drops the counts of everyone seated there, and a seat saved or deleted its player's.
+
+Signals catch every path (services, moderation, the admin) without each having to remember.
+Each change acts at once (for this transaction's next reads, and for tests, whose transactions
+never commit) and again after the commit, since another process may have cached what was there
+before the commit in between.
 """
 
 from __future__ import annotations
@@ -18,12 +27,13 @@ from . import selectors
 from .models import Game, Seat
 
 
+def _now_and_after_commit(function, *args) -> None:
+    function(*args)
+    transaction.on_commit(lambda: function(*args), robust=True)
+
+
 def _changed() -> None:
-    # Now, for what this transaction shows next (and for tests, whose transactions never
-    # commit); and again after the commit, since another process may have cached the list as
-    # it was before this commit under the first new version.
-    selectors.open_lobbies_changed()
-    transaction.on_commit(selectors.open_lobbies_changed, robust=True)
+    _now_and_after_commit(selectors.open_lobbies_changed)
 
 
 @receiver(post_init, sender=Game)
@@ -38,13 +48,19 @@ def _game_saved(sender, instance: Game, created: bool, **kwargs) -> None:
     if created or in_lobby or getattr(instance, "_was_lobby", False):
         _changed()
     instance._was_lobby = in_lobby
+    if not in_lobby and kwargs.get("update_fields") != frozenset({"revision"}):  # not a chat
+        players = Seat.objects.filter(game_id=instance.pk, user__isnull=False)
+        _now_and_after_commit(
+            selectors.awaiting_changed, list(players.values_list("user_id", flat=True))
+        )
 
 
 @receiver(post_delete, sender=Game)
 @receiver(post_save, sender=Seat)
 @receiver(post_delete, sender=Seat)
 def _lobby_maybe_changed(sender, instance, created: bool = True, **kwargs) -> None:
-    """A game deleted, or a seat taken or given up (seats are not counted again when only a
-    seat's state or its last visit changes)."""
-    if created:
+    """A game deleted, or a seat taken, given up or changed."""
+    if created:  # the lobby counts seats: not again when only a seat's state changes
         _changed()
+    if sender is Seat and instance.user_id is not None:
+        _now_and_after_commit(selectors.awaiting_changed, [instance.user_id])

@@ -49,10 +49,10 @@ def test_lobby_queries_do_not_grow_with_the_open_games(make_user):
     open_games(users, 30)
     many, body = lobby_queries(client)
     assert len(re.findall(r'href="/games/\d+/"', body)) == 32 and "2/5" in body
-    # Session, user, the header's "awaiting" count. The open games are rendered once per
-    # version of the list (one query then: tests below); the games to watch come from the
-    # per-process cache (two queries when it is refreshed).
-    assert few == many == 3
+    # Session and user. The open games are rendered once per version of the list (one query
+    # then: tests below); the header's "awaiting" count is cached per player (below); the games
+    # to watch come from the per-process cache (two queries when it is refreshed).
+    assert few == many == 2
 
 
 def lobby_body(client) -> str:
@@ -80,7 +80,7 @@ def test_the_cached_open_games_change_at_once_with_every_change(make_user):
     with CaptureQueriesContext(connection) as queries:
         again = lobby_body(client)  # unchanged: served from the cache, no query for it
     assert open_list(again) == open_list(body)
-    assert len(queries) == 3
+    assert len(queries) == 2
 
     seat_join(game_id=game.pk, user=bob)
     assert "2/5" in lobby_body(client)  # a seat taken
@@ -185,3 +185,60 @@ def test_the_games_to_watch_cost_two_queries_whatever_their_number(make_user):
     ann_plays = set(Seat.objects.filter(user=players[0]).values_list("game_id", flat=True))
     offered = {row.pk for row in games_to_watch(players[0])}
     assert offered and not offered & ann_plays
+
+
+def test_the_awaiting_count_is_cached_and_follows_every_move(make_user):
+    """The header's count costs no query while nothing changed, and a move changes it at once for
+    the player who moved and for the next (games/signals.py)."""
+    from games import engine, moderation
+    from games.selectors import awaiting_count
+    from games.services import game_start, move_submit
+
+    ann, bob, cid = (make_user(name) for name in ("ann", "bob", "cid"))
+    game = game_create(creator=ann, name="Counted", ruleset="base", max_seats=3)
+    for user in (bob, cid):
+        seat_join(game_id=game.pk, user=user)
+    assert awaiting_count(ann) == 0  # cached while in the lobby
+    game = game_start(game_id=game.pk, user=ann)
+    users = {seat.position: seat.user for seat in game.seats.all()}
+    mover, waiting = users[game.to_move], users[(game.to_move + 1) % 3]
+    assert (awaiting_count(mover), awaiting_count(waiting)) == (1, 0)
+    with CaptureQueriesContext(connection) as queries:
+        assert awaiting_count(mover) == 1
+    assert len(queries) == 0
+
+    state = engine.State.from_json(game.snapshot)
+    move = next(m for m in engine.legal_moves(state, str(game.to_move)) if m["move"] == "pass")
+    move_submit(game_id=game.pk, user=mover, move=move, expected_version=game.version)
+    assert (awaiting_count(mover), awaiting_count(waiting)) == (0, 1)
+
+    moderation.game_pause(game_id=game.pk)
+    assert awaiting_count(waiting) == 0
+    moderation.game_resume(game_id=game.pk)
+    assert awaiting_count(waiting) == 1
+    newcomer = make_user("dan")
+    seat = next(s for s in game.seats.all() if s.user == waiting)
+    moderation.seat_replace(game_id=game.pk, position=seat.position, new_user=newcomer)
+    assert (awaiting_count(waiting), awaiting_count(newcomer)) == (0, 1)
+    moderation.game_abort(game_id=game.pk, reason="test")
+    assert awaiting_count(newcomer) == 0
+
+
+def test_a_lobby_page_shows_the_awaiting_count_of_the_moment(make_user):
+    from games import engine
+    from games.services import game_start, move_submit
+
+    ann, bob, cid = (make_user(name) for name in ("ann", "bob", "cid"))
+    game = game_create(creator=ann, name="Badge", ruleset="base", max_seats=3)
+    for user in (bob, cid):
+        seat_join(game_id=game.pk, user=user)
+    game = game_start(game_id=game.pk, user=ann)
+    users = {seat.position: seat.user for seat in game.seats.all()}
+    nxt = users[(game.to_move + 1) % 3]
+    client = Client()
+    client.force_login(nxt)
+    assert 'class="badge"' not in lobby_body(client)
+    state = engine.State.from_json(game.snapshot)
+    move = next(m for m in engine.legal_moves(state, str(game.to_move)) if m["move"] == "pass")
+    move_submit(game_id=game.pk, user=users[game.to_move], move=move, expected_version=game.version)
+    assert "1 game awaits your decision" in lobby_body(client)
