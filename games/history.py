@@ -11,7 +11,7 @@ import json
 import zlib
 from dataclasses import dataclass, field
 
-from django.core.cache import cache
+from django.core.cache import cache, caches
 from django.template.loader import render_to_string
 from django.utils.safestring import mark_safe
 from django.utils.translation import get_language
@@ -259,13 +259,29 @@ def changes_since(
     return since
 
 
+MOVE_LOG_SECONDS = 600
+
+
+def move_log(game: Game) -> list[tuple]:
+    """The moves up to the game's version as (sequence, events, automatic, seat position),
+    oldest first.
+
+    The log is append-only: its moves up to a version never change, so it is kept per process
+    under the game's id and version (the game page reads it on every view, and polling pages
+    of a game that moved all ask for the same new version).
+    """
+
+    def load():
+        moves = game.moves.filter(sequence__lte=game.version).order_by("sequence")
+        return list(moves.values_list("sequence", "events", "automatic", "seat__position"))
+
+    key = f"move-log:{game.pk}:{game.version}"
+    return caches["local"].get_or_set(key, load, MOVE_LOG_SECONDS)
+
+
 def since_for_email(game: Game, seat: Seat, names: dict[str, str], renames=()) -> Since:
     """For the "your turn" email: what changed since the player last looked or moved."""
-    moves = list(
-        game.moves.order_by("sequence").values_list(
-            "sequence", "events", "automatic", "seat__position"
-        )
-    )
+    moves = move_log(game)
     version = since_version(seat, moves, visit=False)
     return changes_since(moves, version, names, seat.engine_name, renames=renames)
 

@@ -216,6 +216,27 @@ def _page_queries(client, game):
     return len(queries)
 
 
+def test_the_move_log_is_read_once_per_version_and_only_up_to_it(players):
+    from games.history import move_log
+
+    game = start_game(players, count=3)
+    play_random(game, 4, random.Random(5))
+    game.refresh_from_db()
+    first = move_log(game)
+    assert [m[0] for m in first] == list(range(1, game.version + 1))
+    with CaptureQueriesContext(connection) as queries:
+        assert move_log(game) == first  # the same version: from the process's cache
+    assert len(queries) == 0
+    stale = Game.objects.get(pk=game.pk)  # read before the next move, as a racing request
+    play_random(game, 1, random.Random(6))
+    game.refresh_from_db()
+    assert [m[0] for m in move_log(game)] == list(range(1, game.version + 1))
+    from django.core.cache import caches
+
+    caches["local"].clear()
+    assert len(move_log(stale)) == stale.version  # never a move beyond the version it read
+
+
 def test_game_page_queries_do_not_grow_with_moves_or_players(players):
     small = start_game(players, count=3)
     big = start_game(players, count=6, ruleset="saboteur2")
@@ -225,9 +246,11 @@ def test_game_page_queries_do_not_grow_with_moves_or_players(players):
     rng = random.Random(3)
     play_random(small, 30, rng)
     play_random(big, 30, rng)
-    # The first look at a new version writes it once ("since you were here"), then no more.
-    assert _page_queries(client, small) == early_small + 1
-    assert _page_queries(client, big) == early_big + 1
+    # The first look at a new version writes it once ("since you were here") and reads the
+    # moves of that version once (history.move_log), then no more; the moves also dropped the
+    # header's cached "awaiting" count, counted again once.
+    assert _page_queries(client, small) == early_small + 3
+    assert _page_queries(client, big) == early_big + 2
     assert _page_queries(client, small) == early_small
     assert _page_queries(client, big) == early_big
     assert early_small == early_big
