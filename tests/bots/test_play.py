@@ -172,3 +172,50 @@ def test_the_simulation_command_refuses_bad_arguments():
     assert done.returncode == 2 and "base is for 3 to 10 players" in done.stderr
     done = run_simulate("--ruleset", "saboteur2", "--variant", "rivalry")
     assert done.returncode == 2 and "variants belong to the base game" in done.stderr
+
+
+GEOLOGY = {
+    "ann": "geologist",
+    "bob": "blue-digger",
+    "cid": "green-digger",
+    "dan": "saboteur",
+    "eve": "boss",
+}
+
+
+def test_a_geologist_lays_its_crystal_before_anything_else():
+    state = game(
+        {"ann": ["crystal-t-esw", "map", "break-cart", "cross", "theft", "dead-n"]},
+        roles=GEOLOGY,
+        ruleset="saboteur2",
+    )
+    lay_path_east(state, 2)
+    move = bot(state)
+    assert move["move"] == "place" and move["card"] == "crystal-t-esw", move
+
+
+def test_a_geologist_mends_others_and_never_breaks_anyone():
+    """Crystals pay whoever wins: everybody able to lay cards is worth more than any break."""
+    state = game(
+        {"ann": ["break-cart", "trapped", "repair-pickaxe", "map", "dead-n", "dead-e"]},
+        roles=GEOLOGY,
+        ruleset="saboteur2",
+    )
+    state.in_front[1].append("break-pickaxe")  # bob cannot lay cards
+    history = [  # dan looks like a saboteur: a digger would break him back
+        {"kind": "action", "to": None, "seat": "dan", "card": "break-lantern", "target": "cid"},
+        {"kind": "action", "to": None, "seat": "dan", "card": "break-cart", "target": "eve"},
+    ]
+    move = bot(state, history=history)
+    assert move == {"move": "action", "card": "repair-pickaxe", "target": "bob"}, move
+    state.hands[0].remove("repair-pickaxe")
+    move = bot(state, history=history)
+    assert move.get("card") not in ("break-cart", "trapped", "map"), move
+
+
+def test_the_simulation_gives_the_same_figures_over_several_processes():
+    args = ("--ruleset", "saboteur2", "--players", "4", "--games", "2", "--reverse-games", "1")
+    alone, spread = run_simulate(*args), run_simulate(*args, "--jobs", "2")
+    assert alone.returncode == spread.returncode == 0, alone.stderr + spread.stderr
+    assert alone.stdout == spread.stdout
+    assert "(1 for the reverse column)" in alone.stdout
