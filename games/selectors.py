@@ -9,10 +9,12 @@ from __future__ import annotations
 import uuid
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+from functools import cached_property
 
 from django.core.cache import cache, caches
 from django.db.models import Count, F, OuterRef, Prefetch, Q, Subquery, prefetch_related_objects
 from django.db.models.fields.json import KT
+from django.urls import reverse
 from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 
@@ -358,6 +360,20 @@ class GamePage:
     end: dict | None = None  # the end of the game: winners, gold per round, seeds
     replay_step: int = 0
 
+    # Reversed once here, not in each of the template's loops (the hand, the choices).
+    @cached_property
+    def url(self) -> str:
+        return reverse("game", args=[self.id])
+
+    @cached_property
+    def move_url(self) -> str:
+        return reverse("move", args=[self.id])
+
+    @property
+    def pass_one(self) -> bool:
+        """A pass discards exactly one card (a radio button), not one to three."""
+        return self.pass_range[1] == 1
+
 
 def game_page(
     game: Game,
@@ -460,8 +476,10 @@ def _since(page: GamePage, view: dict, moves, me_seat: Seat | None, names) -> No
     page.replay_step = view["version"]
     page.log_rounds = history.log_by_round(page.log, moves, view["round"], names, page.me)
     if me_seat is None:
+        _log_lines(page, since=None)
         return
     page.since = history.since_version(me_seat, moves)
+    _log_lines(page, since=page.since)
     since = history.changes_since(moves, page.since, names, me_seat.engine_name, lines=False)
     for row in page.rows:
         for cell in row:
@@ -474,6 +492,22 @@ def _since(page: GamePage, view: dict, moves, me_seat: Seat | None, names) -> No
         for n in since.rounds_ended
         if n <= len(view["rounds_done"])
     ]
+
+
+def _log_lines(page: GamePage, since: int | None) -> None:
+    """The log's lines as the page shows them: private ones set apart, the ones the viewer has
+    not seen marked (decided here, once per line, rather than in the template's loop)."""
+    for group in page.log_rounds:
+        lines = []
+        for entry in group["entries"]:
+            new = since is not None and entry.sequence > since
+            classes = []
+            if entry.private:
+                classes.append("log__private")
+            if new:
+                classes.append("log__new")
+            lines.append({"text": entry.text, "new": new, "css": " ".join(classes)})
+        group["lines"] = lines
 
 
 def _briefing(page: GamePage, me_seat: Seat, seats: list[Seat]) -> dict | None:

@@ -201,7 +201,7 @@ def test_since_you_were_here_shows_the_recap_of_a_round_ended_meanwhile_and_mark
         # The log: the current round open, the older one collapsed.
         rounds = re.findall(r'<details class="log-round"( open)?>\s*<summary>Round (\d)', body)
         assert rounds == [(" open", "2"), ("", "1")]
-        assert body.count('class=" log__new"') + body.count("log__private log__new") >= 3
+        assert body.count('class="log__new"') + body.count('class="log__private log__new"') >= 3
         # A minute later (the same visit) the marks stay; after a long pause they are gone.
         clock.shift(timedelta(minutes=2))
         assert (
