@@ -279,6 +279,13 @@ def move_log(game: Game) -> list[tuple]:
     return caches["local"].get_or_set(key, load, MOVE_LOG_SECONDS)
 
 
+def round_names(moves, names: dict[str, str], renames) -> list[dict[str, str]]:
+    """For each finished round, the seat names as they were when it ended: a seat taken over
+    later still shows, in that round's recap, the player who played it."""
+    ends = [seq for seq, events, *_rest in moves if any(e["kind"] == "round-ended" for e in events)]
+    return [names_at(names, renames, seq) if renames else names for seq in ends]
+
+
 def since_for_email(game: Game, seat: Seat, names: dict[str, str], renames=()) -> Since:
     """For the "your turn" email: what changed since the player last looked or moved."""
     moves = move_log(game)

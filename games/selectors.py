@@ -446,7 +446,11 @@ def game_page(
     page.rows = _board(view, legal, page, at)
     learn.explain(page, view, legal_cards=playable)
     learn.confirm_step(page, target=target, tool=tool)
-    page.rounds = _rounds(view, names)
+    moves = history.move_log(game)
+    prefetch_related_objects([game], "table_events")  # one query for the renames and the lines
+    renames = moderation.renames(game)
+    round_names = history.round_names(moves, names, renames)
+    page.rounds = _rounds(view, round_names, names)
     page.end = history.game_end(view, names)
     if view["finished"] and view["rounds_done"]:
         # The game is over: the last round's maze with every goal turned face up.
@@ -459,19 +463,17 @@ def game_page(
             ({"name": p["name"], "gold": p["gold"]} for p in page.players),
             key=lambda row: -row["gold"],
         )
-    moves = history.move_log(game)
     _mark_last_change(page.rows, moves)
     learn.mark_drawn(page, moves)
     page.gold_pick = _gold_pick(view, names, me, moves)
-    prefetch_related_objects([game], "table_events")  # one query for the renames and the lines
-    log = entries_for(moves, names, me, moderation.renames(game)) + moderation.table_entries(game)
+    log = entries_for(moves, names, me, renames) + moderation.table_entries(game)
     log.sort(key=lambda entry: entry.sequence)  # stable: a table event follows its move
     page.log = log[-LOG_LENGTH:][::-1]
-    _since(page, view, moves, me_seat, names)
+    _since(page, view, moves, me_seat, names, round_names)
     return page
 
 
-def _since(page: GamePage, view: dict, moves, me_seat: Seat | None, names) -> None:
+def _since(page: GamePage, view: dict, moves, me_seat: Seat | None, names, round_names) -> None:
     """Mark what changed since the viewer's previous visit or move; group the log by round."""
     page.replay_step = view["version"]
     page.log_rounds = history.log_by_round(page.log, moves, view["round"], names, page.me)
@@ -487,7 +489,11 @@ def _since(page: GamePage, view: dict, moves, me_seat: Seat | None, names) -> No
             cell.removed = (cell.x, cell.y) in since.removed
     page.new_recaps = [
         history.round_recap(
-            view["rounds_done"][n - 1], n, names, ruleset=view["ruleset"], maze=True
+            view["rounds_done"][n - 1],
+            n,
+            _named(round_names, n, names),
+            ruleset=view["ruleset"],
+            maze=True,
         )
         for n in since.rounds_ended
         if n <= len(view["rounds_done"])
@@ -750,11 +756,19 @@ def _board(view: dict, legal: list[dict], page: GamePage, at: str | None) -> lis
     return rows
 
 
-def _rounds(view: dict, names: dict[str, str]) -> list[dict]:
+def _rounds(view: dict, round_names: list[dict[str, str]], names: dict[str, str]) -> list[dict]:
+    """The finished rounds' recaps, each naming the players who played that round."""
     return [
-        history.round_recap(done, number, names, ruleset=view["ruleset"])
+        history.round_recap(
+            done, number, _named(round_names, number, names), ruleset=view["ruleset"]
+        )
         for number, done in enumerate(view["rounds_done"], start=1)
     ]
+
+
+def _named(round_names: list[dict[str, str]], number: int, names: dict[str, str]):
+    """The seat names as they were at the end of round ``number`` (``names``: as they are now)."""
+    return round_names[number - 1] if number <= len(round_names) else names
 
 
 def round_recap_page(game: Game, user, number: int) -> dict | None:
@@ -763,15 +777,21 @@ def round_recap_page(game: Game, user, number: int) -> dict | None:
         return None
     me_seat = live_seat(game, user)
     me = me_seat.engine_name if me_seat else None
-    key = f"recap:{game.pk}:{game.version}:{me}:{number}:{get_language()}"
+    # The revision, not the version: a seat taken over changes the names, not the version.
+    key = f"recap:{game.pk}:{game.revision}:{me}:{number}:{get_language()}"
     recap = cache.get(key)
     if recap is None:
         view = engine.view_for(engine.State.from_json(game.snapshot), me)
         if not 1 <= number <= len(view["rounds_done"]):
             return None
         names = _names(game)
+        round_names = history.round_names(history.move_log(game), names, moderation.renames(game))
         recap = history.round_recap(
-            view["rounds_done"][number - 1], number, names, ruleset=view["ruleset"], maze=True
+            view["rounds_done"][number - 1],
+            number,
+            _named(round_names, number, names),
+            ruleset=view["ruleset"],
+            maze=True,
         )
         recap["rounds"] = len(view["rounds_done"])
         recap["maze"] = history.maze_html(recap.pop("rows"), "recap-maze")  # drawn once, cached

@@ -374,3 +374,27 @@ def test_my_games_shows_whose_turn_the_round_time_left_and_last_move(make_user):
         watch = text_of(client_for(players[4]).get(reverse("lobby")))
         assert "Games to watch" in watch and "Deep mine" in watch
         assert f"{waiting.user.display_name} to decide" in watch
+
+
+def test_recaps_name_who_played_the_round_after_a_seat_is_taken_over(make_user):
+    from games import moderation
+
+    game, p = scenario_game("base/treasure_found_gold_picks_counter_clockwise_skip_saboteur")
+    game.refresh_from_db()
+    assert game.status == "running" and engine.State.from_json(game.snapshot).rounds_done
+    (seat, leaver), (_other, viewer) = list(p.items())[:2]
+    old = leaver.display_name
+    role = engine.State.from_json(game.snapshot).rounds_done[0]["roles"][str(u_pos(game, leaver))]
+    label = "Saboteur" if role == "saboteur" else "Gold digger"
+    assert f"{old}: {label}" in recap(game, viewer)  # cached before the takeover
+    moderation.seat_replace(
+        game_id=game.pk, position=u_pos(game, leaver), new_user=make_user("fay"), reason="Gone"
+    )
+    game.refresh_from_db()
+    newcomer = game.seats.live().get(user__username="fay").user.display_name
+    for text in (
+        recap(game, viewer),
+        text_of(client_for(viewer).get(reverse("game", args=[game.pk]))),
+    ):
+        assert f"{old}: {label}" in text
+        assert f"{newcomer}: {label}" not in text
