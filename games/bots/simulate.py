@@ -214,6 +214,8 @@ def format_rows(rows: list[dict]) -> str:
     ]
     for row in rows:
         ratio = "-" if row["ratio"] is None else f"{row['ratio']:.2f}x"
+        if row["ratio"] is not None and row["ratio"] > 100:
+            ratio = "> 100x"  # from a baseline of almost nothing: the figure itself means little
         role = row["role"]
         lines.append(
             f"| {role} | {_pct(row['random'], role)} | {_pct(row['bot'], role)} | {ratio} "
