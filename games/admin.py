@@ -542,8 +542,8 @@ class ReadOnlyAdmin(admin.ModelAdmin):
 
 @admin.register(Move)
 class MoveAdmin(NoSecretLookups, ReadOnlyAdmin):
-    list_display = ("game", "sequence", "player", "automatic", "created_at")
-    list_filter = ("automatic", "game__status")
+    list_display = ("game", "sequence", "player", "automatic", "stand_in", "created_at")
+    list_filter = ("automatic", "stand_in", "game__status")
     search_fields = ("game__name",)
     list_select_related = ("game", "seat__user")
     fields = (
@@ -551,6 +551,7 @@ class MoveAdmin(NoSecretLookups, ReadOnlyAdmin):
         "sequence",
         "player",
         "automatic",
+        "stand_in",
         "created_at",
         "shown_payload",
         "shown_events",

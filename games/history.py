@@ -12,6 +12,7 @@ import zlib
 from dataclasses import dataclass, field
 
 from django.core.cache import cache, caches
+from django.db.models import Case, CharField, Value, When
 from django.template.loader import render_to_string
 from django.utils.safestring import mark_safe
 from django.utils.translation import get_language
@@ -260,6 +261,15 @@ def changes_since(
 
 
 MOVE_LOG_SECONDS = 600
+# A move log's third column: "" for a player's own move; the site's moves are "timeout" (a
+# deadline passed) or "stand-in" (a bot played for an absent player). Empty is false, so code
+# that only asks "was it the site's?" reads it as a flag.
+BY_SITE = Case(
+    When(stand_in=True, then=Value("stand-in")),
+    When(automatic=True, then=Value("timeout")),
+    default=Value(""),
+    output_field=CharField(),
+)
 
 
 def move_log(game: Game) -> list[tuple]:
@@ -273,7 +283,7 @@ def move_log(game: Game) -> list[tuple]:
 
     def load():
         moves = game.moves.filter(sequence__lte=game.version).order_by("sequence")
-        return list(moves.values_list("sequence", "events", "automatic", "seat__position"))
+        return list(moves.values_list("sequence", "events", BY_SITE, "seat__position"))
 
     key = f"move-log:{game.pk}:{game.version}"
     return caches["local"].get_or_set(key, load, MOVE_LOG_SECONDS)
@@ -366,7 +376,7 @@ class ReplayPage:
 def _moves(game: Game) -> list[tuple]:
     return list(
         game.moves.order_by("sequence").values_list(
-            "sequence", "events", "automatic", "seat__position", "payload"
+            "sequence", "events", BY_SITE, "seat__position", "payload"
         )
     )
 

@@ -49,9 +49,11 @@ def knowledge_lines(mine: dict, names: dict[str, str]) -> list[str]:
 def entries_for(moves, names: dict[str, str], me: str | None, renames=()) -> list[Entry]:
     """Log lines for the viewer ``me`` (an engine seat name, or None for a spectator).
 
-    ``moves`` yields (sequence, events, automatic, seat position); ``names`` maps engine seat
-    names to display names. ``renames`` lists seat takeovers as (after_version, engine seat
-    name, name before): a move up to that version keeps the name of the player who made it.
+    ``moves`` yields (sequence, events, by the site, seat position) as ``history.move_log``
+    gives them (by the site: "" for the player's own move, "timeout" or "stand-in"; a bool is
+    read as "timeout"); ``names`` maps engine seat names to display names. ``renames`` lists
+    seat takeovers as (after_version, engine seat name, name before): a move up to that version
+    keeps the name of the player who made it.
     """
     entries = []
     current = names
@@ -60,7 +62,10 @@ def entries_for(moves, names: dict[str, str], me: str | None, renames=()) -> lis
             names = names_at(current, renames, sequence)
         if automatic:
             who = names.get(str(position), "?")
-            text = _("Time ran out for %(who)s: the site decided for them.") % {"who": who}
+            if automatic == "stand-in":
+                text = _("A bot played for %(who)s.") % {"who": who}
+            else:
+                text = _("Time ran out for %(who)s: the site decided for them.") % {"who": who}
             entries.append(Entry(sequence, text, private=False))
         for event in events:
             to = event.get("to")

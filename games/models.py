@@ -187,8 +187,10 @@ class Move(models.Model):
     # A digest of the request as the client sent it: a retry with the same key must describe the
     # same move (its hand positions are read against the hand it saw, which has changed since).
     request_digest = models.CharField(max_length=64, blank=True, default="")
-    # Made by the site for a player whose time ran out.
-    automatic = models.BooleanField(default=False)
+    # Made by the site for a player whose time ran out, or by a bot standing in for them.
+    automatic = models.BooleanField(_("made by the site"), default=False)
+    # Made by a bot standing in for an absent player (automatic too): the log says so.
+    stand_in = models.BooleanField(_("made by a stand-in bot"), default=False)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

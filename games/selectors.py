@@ -31,10 +31,16 @@ CHAT_LENGTH = 50
 
 
 def display_name(seat: Seat) -> str:
+    """The seat's player as the log, the chat and the emails name them."""
     if seat.bot is not None:
         return seat.bot_name
-    name = seat.user.display_name if seat.user else _("deleted player")
-    if seat.stand_in:
+    return seat.user.display_name if seat.user else _("deleted player")
+
+
+def seat_label(seat: Seat) -> str:
+    """The seat in the table of players: also says when a bot plays for an absent player."""
+    name = display_name(seat)
+    if seat.stand_in and seat.bot is None:
         return _("played by a bot for %(name)s") % {"name": name}
     return name
 
@@ -421,7 +427,8 @@ def game_page(
     page.view, page.me = view, me
     page.my_turn = me is not None and view["to_move"] == me
     page.to_move_name = names.get(view["to_move"]) if view["to_move"] else None
-    page.players = _players(view, names, me)
+    labels = {s.engine_name: seat_label(s) for s in seats if s.state != Seat.State.REPLACED}
+    page.players = _players(view, names, labels, me)
     playing = game.status == Game.Status.RUNNING  # no move buttons while paused or aborted
     legal, playable = [], set()
     if page.my_turn and playing:
@@ -578,7 +585,9 @@ def _chat(game: Game, me_seat: Seat | None) -> list[dict]:
     ]
 
 
-def _players(view: dict, names: dict[str, str], me: str | None) -> list[dict]:
+def _players(view: dict, names: dict[str, str], labels: dict[str, str], me) -> list[dict]:
+    """The table of players: ``label`` (with "played by a bot for") for the table, ``name``
+    for what the page says about them (choices, standings)."""
     rows = []
     for player in view["players"]:
         seat = player["seat"]
@@ -586,6 +595,7 @@ def _players(view: dict, names: dict[str, str], me: str | None) -> list[dict]:
             {
                 "seat": seat,
                 "name": names.get(seat, _("deleted player")),
+                "label": labels.get(seat, _("deleted player")),
                 "hand_size": player["hand_size"],
                 "in_front": [card_name(c) for c in player["in_front"]],
                 "to_move": view["to_move"] == seat,

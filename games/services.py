@@ -325,7 +325,9 @@ def bot_move(*, game_id: int, version: int) -> Move | None:
         state = engine.State.from_json(game.snapshot)
         # A stand-in's move is the site's, not the player's (like a timeout's): "since your last
         # move", statistics and the log must not take it for theirs.
-        return _apply(game, seat, bot_decision(game, state, seat), automatic=seat.user is not None)
+        stand_in = seat.user is not None
+        move = bot_decision(game, state, seat)
+        return _apply(game, seat, move, automatic=stand_in, stand_in=stand_in)
 
 
 def bot_games_due(now) -> list[tuple[int, int]]:

@@ -183,7 +183,7 @@ def test_a_bot_stands_in_for_an_absent_player_until_they_return(make_user):
     assert seat.stand_in
     game = Game.objects.prefetch_related("seats__user").get(pk=game.pk)
     page = game_page(game, game.seats.live().exclude(pk=seat.pk).first().user)
-    assert f"played by a bot for {seat.user.display_name}" in [p["name"] for p in page.players]
+    assert f"played by a bot for {seat.user.display_name}" in [p["label"] for p in page.players]
     # Their next decisions are the bot's.
     for _ in range(10):
         game.refresh_from_db()
@@ -200,6 +200,15 @@ def test_a_bot_stands_in_for_an_absent_player_until_they_return(make_user):
     assert bot_move(game_id=game.pk, version=game.version).seat_id == seat.pk
     game.refresh_from_db()
     assert game.version == before + 1
+    # The table reads that a bot played for them (not that their time ran out).
+    game = Game.objects.prefetch_related("seats__user").get(pk=game.pk)
+    watcher = game.seats.live().exclude(pk=seat.pk).first().user
+    lines = [entry.text for entry in game_page(game, watcher).log]
+    name = seat.user.display_name
+    assert lines.count(f"A bot played for {name}.") == 1
+    assert lines.count(f"Time ran out for {name}: the site decided for them.") == 3
+    # Lines about their own moves name them plainly: the label is for the table of players.
+    assert not any("played by a bot for" in line for line in lines)
     # Opening the game takes the seat back from the bot.
     game = Game.objects.prefetch_related("seats__user").get(pk=game.pk)
     seat_seen(game=game, user=seat.user)
