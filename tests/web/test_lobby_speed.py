@@ -108,14 +108,20 @@ def test_the_cached_open_games_change_at_once_with_every_change(make_user):
     assert "Doomed table" not in lobby_body(client)
 
 
+def three_seated(make_user, name):
+    """Ann's lobby game with Bob and Cid seated: (ann, game)."""
+    ann, bob, cid = (make_user(player) for player in ("ann", "bob", "cid"))
+    game = game_create(creator=ann, name=name, ruleset="base", max_seats=3)
+    for user in (bob, cid):
+        seat_join(game_id=game.pk, user=user)
+    return ann, game
+
+
 def test_moves_in_running_games_leave_the_cached_open_games_alone(make_user):
     from games.selectors import open_lobbies_version
     from games.services import game_start
 
-    ann, bob, cid = (make_user(name) for name in ("ann", "bob", "cid"))
-    game = game_create(creator=ann, name="Running", ruleset="base", max_seats=3)
-    for user in (bob, cid):
-        seat_join(game_id=game.pk, user=user)
+    ann, game = three_seated(make_user, "Running")
     game = game_start(game_id=game.pk, user=ann)
     before = open_lobbies_version()
     game.refresh_from_db()
@@ -194,10 +200,7 @@ def test_the_awaiting_count_is_cached_and_follows_every_move(make_user):
     from games.selectors import awaiting_count
     from games.services import game_start, move_submit
 
-    ann, bob, cid = (make_user(name) for name in ("ann", "bob", "cid"))
-    game = game_create(creator=ann, name="Counted", ruleset="base", max_seats=3)
-    for user in (bob, cid):
-        seat_join(game_id=game.pk, user=user)
+    ann, game = three_seated(make_user, "Counted")
     assert awaiting_count(ann) == 0  # cached while in the lobby
     game = game_start(game_id=game.pk, user=ann)
     users = {seat.position: seat.user for seat in game.seats.all()}
@@ -228,10 +231,7 @@ def test_a_lobby_page_shows_the_awaiting_count_of_the_moment(make_user):
     from games import engine
     from games.services import game_start, move_submit
 
-    ann, bob, cid = (make_user(name) for name in ("ann", "bob", "cid"))
-    game = game_create(creator=ann, name="Badge", ruleset="base", max_seats=3)
-    for user in (bob, cid):
-        seat_join(game_id=game.pk, user=user)
+    ann, game = three_seated(make_user, "Badge")
     game = game_start(game_id=game.pk, user=ann)
     users = {seat.position: seat.user for seat in game.seats.all()}
     nxt = users[(game.to_move + 1) % 3]
