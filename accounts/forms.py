@@ -3,8 +3,8 @@ from django import forms
 from django.utils.translation import gettext_lazy as _
 
 from .languages import native_choices
-from .models import DISPLAY_NAME_MAX_LENGTH
-from .services import PROFILE_FIELDS, display_name_error, normalize_display_name, time_zones
+from .names import DISPLAY_NAME_MAX_LENGTH, display_name_error, normalize_display_name
+from .services import PROFILE_FIELDS, time_zones
 
 
 class SignupForm(AllauthSignupForm):

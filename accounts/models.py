@@ -6,8 +6,7 @@ from django.db.models.functions import Lower
 from django.utils.translation import gettext_lazy as _
 
 from . import names
-
-DISPLAY_NAME_MAX_LENGTH = 40
+from .names import DISPLAY_NAME_MAX_LENGTH
 
 
 class User(AbstractUser):
@@ -72,11 +71,9 @@ class User(AbstractUser):
 
     def clean(self):
         super().clean()
-        # Admin forms: the same rules as sign-up and the profile (accounts.services).
-        from .services import display_name_error, normalize_display_name
-
-        self.display_name = normalize_display_name(self.display_name)
-        error = display_name_error(self.display_name, exclude_pk=self.pk)
+        # Admin forms: the same rules as sign-up and the profile (accounts.names).
+        self.display_name = names.normalize_display_name(self.display_name)
+        error = names.display_name_error(self.display_name, exclude_pk=self.pk)
         if error:
             raise ValidationError({"display_name": error})
 

@@ -16,6 +16,11 @@ import functools
 import unicodedata
 from importlib import resources
 
+from django.contrib.auth import get_user_model
+from django.utils.translation import gettext as _
+
+DISPLAY_NAME_MAX_LENGTH = 40
+
 # Invisible, control, private-use, unassigned and surrogate characters, and line or paragraph
 # separators: none has a place in a name (the bidi overrides and zero-width marks are "Cf").
 FORBIDDEN_CATEGORIES = {"Cc", "Cf", "Co", "Cn", "Cs", "Zl", "Zp"}
@@ -69,3 +74,35 @@ def skeleton(name: str) -> str:
     Case-insensitive as TR39 advises: NFKC and case folding first, then the skeleton."""
     folded = unicodedata.normalize("NFKC", normalize(name).casefold())
     return _tr39_skeleton(folded)
+
+
+normalize_display_name = normalize  # the name the forms and services use
+
+
+def display_name_taken(name: str, *, exclude_pk: int | None = None) -> bool:
+    """True when another player's name looks like ``name`` (same TR39 skeleton, any case)."""
+    others = get_user_model().objects.filter(display_name_key=skeleton(name))
+    if exclude_pk is not None:
+        others = others.exclude(pk=exclude_pk)
+    return others.exists()
+
+
+def display_name_error(name: str, *, exclude_pk: int | None = None) -> str | None:
+    """Why a (normalised) display name cannot be used, or None: the one place for its rules."""
+    if not name:
+        return _("Please choose a display name.")
+    if len(name) > DISPLAY_NAME_MAX_LENGTH:
+        return _("A display name has at most %(max)d characters.") % {
+            "max": DISPLAY_NAME_MAX_LENGTH
+        }
+    if forbidden_characters(name):
+        return _("A display name cannot contain invisible or control characters (%(chars)s).") % {
+            "chars": ", ".join(forbidden_characters(name))
+        }
+    if poses_as_a_bot(name):
+        return _("The word “bot” is kept for the site's bots. Please choose another name.")
+    if display_name_taken(name, exclude_pk=exclude_pk):
+        return _(
+            "This display name is taken, or looks too much like one that is. Please choose another."
+        )
+    return None

@@ -19,8 +19,7 @@ from django.utils.translation import gettext as _
 
 from games.models import ChatMessage, Game, Seat
 
-from . import names
-from .models import DISPLAY_NAME_MAX_LENGTH
+from .names import display_name_error, normalize_display_name
 
 PROFILE_FIELDS = (
     "display_name",
@@ -54,40 +53,6 @@ def time_zones() -> tuple[str, ...]:
 
 def language_codes() -> set[str]:
     return {code for code, _name in settings.LANGUAGES}
-
-
-def normalize_display_name(name: str) -> str:
-    """NFKC; inner runs of white space become one space; the ends are trimmed."""
-    return names.normalize(name)
-
-
-def display_name_taken(name: str, *, exclude_pk: int | None = None) -> bool:
-    """True when another player's name looks like ``name`` (same TR39 skeleton, any case)."""
-    others = get_user_model().objects.filter(display_name_key=names.skeleton(name))
-    if exclude_pk is not None:
-        others = others.exclude(pk=exclude_pk)
-    return others.exists()
-
-
-def display_name_error(name: str, *, exclude_pk: int | None = None) -> str | None:
-    """Why a (normalised) display name cannot be used, or None: the one place for its rules."""
-    if not name:
-        return _("Please choose a display name.")
-    if len(name) > DISPLAY_NAME_MAX_LENGTH:
-        return _("A display name has at most %(max)d characters.") % {
-            "max": DISPLAY_NAME_MAX_LENGTH
-        }
-    if names.forbidden_characters(name):
-        return _("A display name cannot contain invisible or control characters (%(chars)s).") % {
-            "chars": ", ".join(names.forbidden_characters(name))
-        }
-    if names.poses_as_a_bot(name):
-        return _("The word “bot” is kept for the site's bots. Please choose another name.")
-    if display_name_taken(name, exclude_pk=exclude_pk):
-        return _(
-            "This display name is taken, or looks too much like one that is. Please choose another."
-        )
-    return None
 
 
 def _validate_profile(user, values: dict) -> dict:

@@ -11,10 +11,10 @@ Public API:
 - ``State.to_json()`` / ``State.from_json()``: the stable snapshot form
 """
 
+from .create import new_game
 from .errors import REASONS, BadSetup, IllegalMove
 from .legal import discard_moves, legal_moves, playable_cards
 from .rules import apply, apply_in_place
-from .setup import new_game
 from .state import GAME_OVER, PICK_GOLD, STEAL, TURN, Config, State
 from .view import seed_hash, view_for
 

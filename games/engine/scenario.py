@@ -11,9 +11,9 @@ import sys
 from dataclasses import dataclass, field
 
 from .cards import GOAL_NAMES
+from .create import new_game
 from .errors import BadSetup, IllegalMove
 from .rules import apply_in_place
-from .setup import new_game
 from .state import State, pos_key
 
 SUMMARY_ROUND_KEYS = ("treasure_found", "finisher", "winners", "gained", "thefts")
