@@ -9,9 +9,9 @@ from django.utils.html import format_html, format_html_join
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
-from games import moderation
 from games.admin import ReasonForm, action_with_form
 from games.models import Notice, Seat
+from games.moderation import players
 
 from .models import User
 
@@ -123,11 +123,11 @@ class UserAdmin(BaseUserAdmin):
         def perform(user, data):
             seats = []
             if ban:
-                outcomes, seats = moderation.user_ban(
+                outcomes, seats = players.user_ban(
                     user=user, by=request.user, reason=data["reason"]
                 )
             else:
-                outcomes = moderation.user_deactivate(user=user, by=request.user)
+                outcomes = players.user_deactivate(user=user, by=request.user)
             text = gettext("Banned.") if ban else gettext("Deactivated.")
             if outcomes:
                 text += " " + gettext("Lobbies: %(outcomes)s.") % {"outcomes": "; ".join(outcomes)}
@@ -174,7 +174,7 @@ class UserAdmin(BaseUserAdmin):
     @admin.action(description=_("Reactivate the selected users"))
     def reactivate(self, request, queryset):
         def perform(user, data):
-            moderation.user_reactivate(user=user)
+            players.user_reactivate(user=user)
             return gettext("Reactivated.")
 
         return action_with_form(

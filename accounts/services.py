@@ -1,6 +1,6 @@
 """Account services: the only code that changes a player's profile or deletes an account.
 
-Plain keyword-only functions named noun_verb, as in ``games.services``. Views stay thin: they
+Plain keyword-only functions named noun_verb, as in ``games.play``. Views stay thin: they
 validate the request with a form and call these, which check every rule again.
 """
 

@@ -13,7 +13,7 @@ from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
-from games import stats
+from games.read import stats
 
 from . import services
 from .forms import AccountDeleteForm, ProfileForm

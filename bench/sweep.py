@@ -162,8 +162,8 @@ def timed(function, at: datetime):
 
 
 def measure(scale: int, rng: random.Random) -> list[tuple]:
-    from games import notifications
     from games.models import Notice
+    from games.outbox import digests as outbox_digests
     from saboteur_site.celery import app
 
     facts = fill(scale, rng)
@@ -174,7 +174,7 @@ def measure(scale: int, rng: random.Random) -> list[tuple]:
     rows.append((scale, "before the digest hour (05:50)", seconds, queries, result))
     # The first sweep after the hour, as beat runs it; digests_due's share timed on the side.
     digests = []
-    write = notifications.digests_due
+    write = outbox_digests.digests_due
 
     def digests_due(now):
         started = time.perf_counter()
@@ -182,11 +182,11 @@ def measure(scale: int, rng: random.Random) -> list[tuple]:
         digests.append((time.perf_counter() - started, len(due)))
         return due
 
-    notifications.digests_due = digests_due
+    outbox_digests.digests_due = digests_due
     try:
         seconds, queries, result = timed_sweep(DAY + timedelta(hours=9))
     finally:
-        notifications.digests_due = write
+        outbox_digests.digests_due = write
     rows.append((scale, "09:00, the first sweep after it", seconds, queries, result))
     rows.append((scale, "  of which digests_due", digests[0][0], "", f"{digests[0][1]} to send"))
     written = Notice.objects.filter(kind="digest", user__isnull=False).count()

@@ -52,7 +52,9 @@ LOBBIES = 20
 
 def seed(threads: int):
     """Four players, one game in mid-round for the page and poll, one fresh game per thread."""
-    from games import engine, services
+    from games import engine
+    from games.play import lobby as play_lobby
+    from games.play import moves as play_moves
 
     users = [harness.make_user(name) for name in ("ann", "bob", "cid", "dan")]
 
@@ -61,11 +63,11 @@ def seed(threads: int):
     def started():
         # Creators take turns: a player may create 10 games an hour.
         creator = users[next(creators) % 4]
-        game = services.game_create(creator=creator, name="Bench", ruleset="base", max_seats=4)
+        game = play_lobby.game_create(creator=creator, name="Bench", ruleset="base", max_seats=4)
         for user in users:
             if user != creator:
-                services.seat_join(game_id=game.pk, user=user)
-        return services.game_start(game_id=game.pk, user=creator)
+                play_lobby.seat_join(game_id=game.pk, user=user)
+        return play_lobby.game_start(game_id=game.pk, user=creator)
 
     page_game = started()
     rng = random.Random(7)  # noqa: S311 - a benchmark's reproducible choices
@@ -74,15 +76,15 @@ def seed(threads: int):
         seat = page_game.seats.get(position=page_game.to_move)
         state = engine.State.from_json(page_game.snapshot)
         move = rng.choice(engine.legal_moves(state, seat.engine_name))
-        services.move_submit(
+        play_moves.move_submit(
             game_id=page_game.pk, user=seat.user, move=move, expected_version=page_game.version
         )
     page_game.refresh_from_db()
     for n in range(LOBBIES):  # open games waiting for players, for the lobby page
-        lobby = services.game_create(
+        lobby = play_lobby.game_create(
             creator=users[n % 4], name=f"Open table {n}", ruleset="base", max_seats=5
         )
-        services.seat_join(game_id=lobby.pk, user=users[(n + 1) % 4])
+        play_lobby.seat_join(game_id=lobby.pk, user=users[(n + 1) % 4])
     move_games = [started() for _ in range(threads * 2)]
     long_game, long_users = played_to_the_end(rng)
     sessions = {user.pk: harness.session_cookie(user) for user in users + long_users}
@@ -91,20 +93,22 @@ def seed(threads: int):
 
 def played_to_the_end(rng):
     """A 12-player, 3-round Saboteur 2 game played to its end through the services."""
-    from games import engine, services
+    from games import engine
+    from games.play import lobby as play_lobby
+    from games.play import moves as play_moves
 
     users = [harness.make_user(f"long{i}") for i in range(12)]
-    game = services.game_create(creator=users[0], name="Long", ruleset="saboteur2", max_seats=12)
+    game = play_lobby.game_create(creator=users[0], name="Long", ruleset="saboteur2", max_seats=12)
     for user in users[1:]:
-        services.seat_join(game_id=game.pk, user=user)
-    game = services.game_start(game_id=game.pk, user=users[0])
+        play_lobby.seat_join(game_id=game.pk, user=user)
+    game = play_lobby.game_start(game_id=game.pk, user=users[0])
     seats = {s.position: s.user for s in game.seats.all()}
     while game.to_move is not None:
         state = engine.State.from_json(game.snapshot)
         legal = engine.legal_moves(state, str(game.to_move))
         places = [m for m in legal if m["move"] == "place"]
         move = rng.choice(places if places and rng.random() < 0.7 else legal)
-        services.move_submit(
+        play_moves.move_submit(
             game_id=game.pk, user=seats[game.to_move], move=move, expected_version=game.version
         )
         game.refresh_from_db()

@@ -24,9 +24,12 @@ from django.utils.html import format_html, format_html_join
 from django.utils.translation import gettext, ngettext
 from django.utils.translation import gettext_lazy as _
 
-from . import engine, moderation, notifications
+from . import engine
 from .models import ChatMessage, Game, Move, Notice, Seat, TableEvent
-from .services import ServiceError
+from .moderation import tables
+from .outbox.sending import verified_email
+from .play.errors import ServiceError
+from .read.table_events import describe
 
 admin.site.site_header = _("Saboteur administration")
 admin.site.site_title = _("Saboteur admin")
@@ -71,7 +74,7 @@ class ReasonForm(forms.Form):
 
 class ExtendForm(ReasonForm):
     hours = forms.IntegerField(
-        label=_("Extend by (hours)"), min_value=1, max_value=moderation.MAX_EXTENSION_HOURS
+        label=_("Extend by (hours)"), min_value=1, max_value=tables.MAX_EXTENSION_HOURS
     )
     field_order = ["hours", "reason"]
 
@@ -119,7 +122,7 @@ class ReplaceSeatForm(ReasonForm):
             raise forms.ValidationError(gettext("No account has that name or address."))
         if not user.is_active:
             raise forms.ValidationError(gettext("That account is not active."))
-        if notifications.verified_email(user) is None:
+        if verified_email(user) is None:
             raise forms.ValidationError(
                 gettext(
                     "That account has no verified email address: they must confirm it before "
@@ -149,7 +152,7 @@ def _seat_label(seat: Seat) -> str:
         marks.append(gettext("banned"))
     elif user is not None and not user.is_active:
         marks.append(gettext("inactive"))
-    if user is not None and notifications.verified_email(user) is None and user.is_active:
+    if user is not None and verified_email(user) is None and user.is_active:
         marks.append(gettext("unverified address"))
     if marks:
         label += " (" + ", ".join(marks) + ")"
@@ -260,7 +263,7 @@ class TableEventInline(admin.TabularInline):
 
     @admin.display(description=_("log line"))
     def line(self, event):
-        return moderation.describe(event)
+        return describe(event)
 
 
 def _round_line(number: int, done: dict, names: dict[str, str]) -> str:
@@ -327,7 +330,7 @@ class GameAdmin(NoSecretLookups, admin.ModelAdmin):
             raise PermissionError("games are created by players, not in the admin")
         # Only the name, under the game's lock: saving the whole row could write back an older
         # snapshot and version than a move committed meanwhile.
-        moderation.game_rename(game_id=obj.pk, name=obj.name)
+        tables.game_rename(game_id=obj.pk, name=obj.name)
 
     actions = ["pause", "resume", "extend_deadline", "abort", "replace_seat"]
 
@@ -453,7 +456,7 @@ class GameAdmin(NoSecretLookups, admin.ModelAdmin):
     @admin.action(description=_("Pause the selected games (deadlines stop)"))
     def pause(self, request, queryset):
         def perform(game, data):
-            moderation.game_pause(game_id=game.pk)
+            tables.game_pause(game_id=game.pk)
             return gettext("Paused the game.")
 
         return action_with_form(
@@ -464,7 +467,7 @@ class GameAdmin(NoSecretLookups, admin.ModelAdmin):
     @admin.action(description=_("Resume the selected paused games"))
     def resume(self, request, queryset):
         def perform(game, data):
-            game = moderation.game_resume(game_id=game.pk)
+            game = tables.game_resume(game_id=game.pk)
             return gettext("Resumed the game; deadline %(deadline)s.") % {
                 "deadline": _formatted(game.deadline)
             }
@@ -477,7 +480,7 @@ class GameAdmin(NoSecretLookups, admin.ModelAdmin):
     @admin.action(description=_("Extend the current deadline"))
     def extend_deadline(self, request, queryset):
         def perform(game, data):
-            moderation.game_extend(game_id=game.pk, hours=data["hours"])
+            tables.game_extend(game_id=game.pk, hours=data["hours"])
             return ngettext(
                 "Extended the deadline by %(hours)d hour.",
                 "Extended the deadline by %(hours)d hours.",
@@ -492,7 +495,7 @@ class GameAdmin(NoSecretLookups, admin.ModelAdmin):
     @admin.action(description=_("Abort the selected games (no more moves)"))
     def abort(self, request, queryset):
         def perform(game, data):
-            moderation.game_abort(game_id=game.pk, reason=data["reason"])
+            tables.game_abort(game_id=game.pk, reason=data["reason"])
             return gettext("Aborted the game.")
 
         return action_with_form(
@@ -508,7 +511,7 @@ class GameAdmin(NoSecretLookups, admin.ModelAdmin):
             if old and old.bot_name:
                 old_name = old.bot_name
             new_user = None if data["bot"] else data["new_user"]
-            seat = moderation.seat_replace(
+            seat = tables.seat_replace(
                 game_id=game.pk,
                 position=data["position"],
                 new_user=new_user,
@@ -636,7 +639,7 @@ class NoticeAdmin(NoSecretLookups, admin.ModelAdmin):
     @admin.action(description=_("Resend the selected emails"))
     def resend(self, request, queryset):
         def perform(notice, data):
-            moderation.notices_resend(notice_ids=[notice.pk])
+            tables.notices_resend(notice_ids=[notice.pk])
             return gettext("Queued the email again.")
 
         return action_with_form(

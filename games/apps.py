@@ -8,4 +8,4 @@ class GamesConfig(AppConfig):
     verbose_name = _("Games")
 
     def ready(self) -> None:
-        from . import signals  # noqa: F401 - connects the open lobbies' cache invalidation
+        from .read import invalidation  # noqa: F401 - connects the read side's cache invalidation

@@ -1,7 +1,7 @@
 """A game is an append-only log of moves plus a cached engine snapshot (DESIGN.md, persistence).
 
 The snapshot holds every secret of the game; nothing renders it directly. Pages, JSON and emails
-go through ``games.selectors`` and the engine's ``view_for``.
+go through ``games.read`` and the engine's ``view_for``.
 """
 
 from __future__ import annotations

@@ -158,7 +158,7 @@ TEMPLATES = [
                 "django.template.context_processors.csp",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
-                "games.context_processors.awaiting",
+                "games.web.context_processors.awaiting",
             ],
         },
     },

@@ -26,7 +26,7 @@ async def health(request):
 
 
 urlpatterns = [
-    path("", include("games.urls")),
+    path("", include("games.web.urls")),
     path("", include("accounts.urls")),  # profile, account deletion, player pages
     path("accounts/", include("allauth.urls")),
     path("i18n/", include("django.conf.urls.i18n")),

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# `make test`: lint, then the whole suite against PostgreSQL and Redis, then the
-# browser tests in their own pytest process. Exits non-zero if anything fails.
+# `make test`: lint and the import contracts, then the whole suite against PostgreSQL and
+# Redis, then the browser tests in their own pytest process. Exits non-zero if anything fails.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 cd "$ROOT"
@@ -16,6 +16,8 @@ say "ruff check"
 ruff check .
 say "ruff format --check"
 ruff format --check .
+say "lint-imports (the layer contracts in pyproject.toml)"
+lint-imports
 
 # Both runs always happen, so one failure does not hide the other's results.
 status=0

@@ -2,7 +2,7 @@
 
 from django import template
 
-from games import durations
+from games.read import durations
 
 register = template.Library()
 

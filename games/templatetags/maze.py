@@ -2,8 +2,8 @@
 
 The maze is the page's largest loop (a hundred cells and more, each with a dozen conditions), and
 the template language spent more time on it than on the rest of the page; the same markup built
-here costs a tenth (docs/web-performance.md). The cells come from ``selectors._board`` with the
-marks of ``learn.explain`` and ``selectors._since``; every text is escaped.
+here costs a tenth (docs/web-performance.md). The cells come from ``games.read.pages._board``
+with the marks of ``learn.explain`` and ``pages._since``; every text is escaped.
 """
 
 from urllib.parse import quote
@@ -46,7 +46,7 @@ def maze_grid(page) -> str:
 
 def _cell(cell, texts: dict, choice: str, part: str) -> str:
     """One cell; a finished game's maze has plain ``history.MazeCell`` cells, without the spots,
-    names and help of the game page's ``selectors.Cell``."""
+    names and help of the game page's ``pages.Cell``."""
     x, y = cell.x, cell.y
     helps, name = getattr(cell, "help", ""), getattr(cell, "name", "")
     chosen, legal = getattr(cell, "chosen", False), getattr(cell, "legal", False)

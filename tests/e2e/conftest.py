@@ -97,16 +97,17 @@ def rigged_game(db):
     ``users[i]`` sits at position i, so engine seat ``str(i)`` is ``users[i]``; ``deal`` is a
     deal as in SCENARIOS.md written with those seat names ("0", "1", ...).
     """
-    from games import engine, services
+    from games import engine
     from games.models import Game
+    from games.play import lobby
 
     def make(users, *, ruleset, deal, name="Rigged game"):
-        game = services.game_create(
+        game = lobby.game_create(
             creator=users[0], name=name, ruleset=ruleset, max_seats=len(users), rounds=1
         )
         for user in users[1:]:
-            services.seat_join(game_id=game.pk, user=user)
-        services.game_start(game_id=game.pk, user=users[0])
+            lobby.seat_join(game_id=game.pk, user=user)
+        lobby.game_start(game_id=game.pk, user=users[0])
         game.refresh_from_db()
         seats = {seat.user_id: seat for seat in game.seats.all()}
         for seat in seats.values():  # free the positions first (unique per game)

@@ -10,8 +10,8 @@ from django.test import override_settings
 from django.utils import timezone
 from playwright.sync_api import expect
 
-from games import notifications
 from games.models import Game, Move, Notice
+from games.outbox import schedule, sending
 
 from .deals import BASE_DEAL
 
@@ -39,11 +39,11 @@ def test_a_one_tap_link_from_the_email_file_makes_the_move(
     with override_settings(SITE_URL=live_server.url, MAILERS=file_mailer(tmp_path)):
         (notice,) = [
             n
-            for n in notifications.notices_for_decision(game=game, now=timezone.now())
+            for n in schedule.notices_for_decision(game=game, now=timezone.now())
             if n.kind == Notice.Kind.TURN
         ]
         notice = Notice.objects.get(key=notice.key)
-        assert notifications.send(notice.pk) == "sent"
+        assert sending.send(notice.pk) == "sent"
     (written,) = list(tmp_path.iterdir())
     message = email.message_from_bytes(written.read_bytes(), policy=email.policy.default)
     assert message["To"] == ann.email

@@ -4,7 +4,7 @@ the maze scrolled to the legal spots, Confirm always in view, no sideways jump, 
 import pytest
 from playwright.sync_api import expect
 
-from games.drawing import card_name
+from games.read.drawing import card_name
 
 from .deals import BASE_DEAL
 from .test_game_play import game_url, made, version

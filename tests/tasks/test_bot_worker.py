@@ -8,7 +8,8 @@ from django.contrib.auth import get_user_model
 
 from games import engine
 from games.models import Game, Move
-from games.services import move_submit, practice_create
+from games.play.lobby import practice_create
+from games.play.moves import move_submit
 from tests.players import create_player
 from tests.tasks.test_email_integration import (  # noqa: F401 - the channel fixture
     TIMEOUT,

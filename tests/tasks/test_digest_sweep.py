@@ -9,9 +9,10 @@ from django.core import mail
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from games import notifications
 from games.models import Game, Notice
-from games.services import game_create, game_start, seat_join
+from games.outbox import digests as outbox_digests
+from games.outbox import sending
+from games.play.lobby import game_create, game_start, seat_join
 from games.tasks import sweep
 from tests.players import create_player
 
@@ -37,7 +38,7 @@ def table(names, **preferences):
 
 def digest_queries(now) -> int:
     with CaptureQueriesContext(connection) as queries:
-        notifications.digests_due(now)
+        outbox_digests.digests_due(now)
     return len(queries)
 
 
@@ -80,23 +81,23 @@ def test_digest_is_written_once_per_user_and_day_with_queries_independent_of_the
 
 def test_a_sweep_writes_a_bounded_number_of_digests_and_the_next_ones_the_rest(tables):
     at_hour = DAY + timedelta(hours=8, minutes=1)
-    assert len(notifications.digests_due(at_hour, most=4)) <= 2
+    assert len(outbox_digests.digests_due(at_hour, most=4)) <= 2
     assert Notice.objects.filter(kind="digest").count() == 4
-    notifications.digests_due(at_hour + timedelta(minutes=1), most=4)
+    outbox_digests.digests_due(at_hour + timedelta(minutes=1), most=4)
     assert Notice.objects.filter(kind="digest", user__isnull=False).count() == 6
     assert Notice.objects.filter(kind="digest", status="pending").count() == 2
-    notifications.digests_due(at_hour + timedelta(minutes=2), most=4)  # the zone's day is done
+    outbox_digests.digests_due(at_hour + timedelta(minutes=2), most=4)  # the zone's day is done
     assert Notice.objects.filter(kind="digest", user__isnull=True).count() == 1
 
 
 def test_each_time_zone_gets_its_digest_at_its_own_eight_oclock(tables):
     prague = player("pavel", email_digest=True, time_zone="Europe/Prague")  # UTC+1
     broken = player("nowhere", email_digest=True, time_zone="Not/AZone")  # treated as UTC
-    notifications.digests_due(DAY + timedelta(hours=7, minutes=1))  # 08:01 in Prague
+    outbox_digests.digests_due(DAY + timedelta(hours=7, minutes=1))  # 08:01 in Prague
     assert list(Notice.objects.filter(kind="digest").values_list("key", flat=True)) == [
         f"digest:{prague.pk}:2026-11-03"
     ]
-    notifications.digests_due(DAY + timedelta(hours=8, minutes=1))
+    outbox_digests.digests_due(DAY + timedelta(hours=8, minutes=1))
     assert Notice.objects.filter(user=broken, key=f"digest:{broken.pk}:2026-11-03").exists()
     assert Notice.objects.filter(kind="digest").count() == 8
 
@@ -115,13 +116,13 @@ def test_the_sweep_mails_each_digest_once(tables):
 def test_a_sweep_out_of_time_hands_the_rest_to_the_workers(tables, eager_celery):
     # More due rows than the sweep sends itself once its time is up: the rest become tasks (run
     # in this process here), so every digest still goes out, once.
-    notifications.digests_due(DAY + timedelta(hours=8, minutes=1))
+    outbox_digests.digests_due(DAY + timedelta(hours=8, minutes=1))
     mail.outbox.clear()
     now = DAY + timedelta(hours=8, minutes=1)
-    due = len(notifications.due_notice_ids(now))
+    due = len(sending.due_notice_ids(now))
     assert due > 2  # the two digests, the games' start notices
     with time_machine.travel(now, tick=False):
-        result = notifications.send_due(now, until=0, at_least=1)
+        result = sending.send_due(now, until=0, at_least=1)
     assert result["handed over"] == due - 1
     digests = [m for m in mail.outbox if "It is your turn" in m.subject]
     assert sorted(m.to[0] for m in digests) == sorted(

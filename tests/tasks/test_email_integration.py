@@ -29,7 +29,8 @@ from django.db import connection
 
 from games import engine
 from games.models import Game, Notice
-from games.services import game_create, game_start, move_submit, seat_join
+from games.play.lobby import game_create, game_start, seat_join
+from games.play.moves import move_submit
 from saboteur_site.celery import app as celery_app
 from tests.players import create_player
 from tests.tasks.test_worker import celery_worker, redis_url_for_db, wait_for_log

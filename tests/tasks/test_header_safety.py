@@ -8,7 +8,8 @@ from django.core import mail
 from django.urls import reverse
 
 from games.models import Game, Notice
-from games.services import ServiceError, game_create, game_start, invitation_send, seat_join
+from games.play.errors import ServiceError
+from games.play.lobby import game_create, game_start, invitation_send, seat_join
 from tests.players import create_player
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("eager_celery")]

@@ -8,10 +8,11 @@ from django.core import mail
 from django.test import Client
 from django.urls import reverse
 
-from games import moderation
-from games.history import since_version
 from games.models import Game, Move, Notice, Seat
-from games.services import bot_move
+from games.moderation import players as moderation_players
+from games.moderation import tables
+from games.play.moves import bot_move
+from games.read.history import since_version
 from games.tasks import sweep
 from tests.players import create_player
 from tests.tasks.test_notices_over_days import (  # noqa: F401 - fixtures
@@ -85,7 +86,7 @@ def test_a_stand_in_seat_gets_no_turn_emails_and_its_moves_are_not_the_players(
             other = game.seats.live().get(position=game.to_move)
             record = bot_move(game_id=game.pk, version=game.version)
             if record is None:
-                from games.services import move_submit
+                from games.play.moves import move_submit
                 from tests.web.test_bots import my_legal_move
 
                 move_submit(
@@ -112,9 +113,7 @@ def test_a_replaced_stand_in_seat_does_not_break_the_old_players_page(make_user)
     game = stand_in_game(make_user)
     seat = time_out_until_absent(game)
     newcomer = make_user("fay")
-    moderation.seat_replace(
-        game_id=game.pk, position=seat.position, new_user=newcomer, reason="Gone"
-    )
+    tables.seat_replace(game_id=game.pk, position=seat.position, new_user=newcomer, reason="Gone")
     seat.refresh_from_db()
     assert seat.state == Seat.State.REPLACED and not seat.stand_in
     client = Client(raise_request_exception=False)
@@ -138,7 +137,7 @@ def test_a_display_name_cannot_pose_as_a_bot(name):
 
 
 def test_a_practice_game_emails_nobody(make_user, django_capture_on_commit_callbacks):
-    from games.services import practice_create
+    from games.play.lobby import practice_create
 
     user = make_user("ann")
     with django_capture_on_commit_callbacks(execute=True):
@@ -150,14 +149,14 @@ def test_a_banned_player_in_a_stand_in_game_is_played_by_a_bot(make_user):
     game = stand_in_game(make_user)
     mod = create_player("mod", is_staff=True)
     victim = game.seats.live().get(position=(game.to_move + 1) % 3)
-    moderation.user_ban(user=victim.user, by=mod, reason="abuse")
+    moderation_players.user_ban(user=victim.user, by=mod, reason="abuse")
     victim.refresh_from_db()
     assert victim.state == Seat.State.ABSENT and victim.stand_in
 
 
 def test_the_replay_keeps_the_names_of_players_who_were_replaced(make_user):
     from games.engine import State
-    from games.services import move_submit
+    from games.play.moves import move_submit
 
     game = stand_in_game(make_user)  # ann, bob, cid
     mover_seat = game.seats.select_related("user").get(position=game.to_move)
@@ -169,7 +168,7 @@ def test_the_replay_keeps_the_names_of_players_who_were_replaced(make_user):
         expected_version=game.version,
     )
     old_name = mover_seat.user.display_name
-    moderation.seat_replace(
+    tables.seat_replace(
         game_id=game.pk, position=mover_seat.position, new_user=make_user("fay"), reason="Gone"
     )
     other = game.seats.live().exclude(position=mover_seat.position).first().user
@@ -185,7 +184,7 @@ def test_timeout_emails_in_a_stand_in_game_say_a_bot_plays(
     eager_celery,  # noqa: F811 - the imported fixture
     django_capture_on_commit_callbacks,
 ):
-    from games.notifications import send
+    from games.outbox.sending import send
 
     game = stand_in_game(make_user)
     with django_capture_on_commit_callbacks(execute=True):

@@ -13,17 +13,14 @@ from django.db.models import Q
 from django.test import Client
 from django.urls import reverse
 
-from games import engine, moderation, notifications
+from games import engine
 from games.models import Game, Notice, Seat
-from games.services import (
-    chat_post,
-    game_create,
-    game_start,
-    invitation_send,
-    move_submit,
-    seat_join,
-    seat_seen,
-)
+from games.moderation import tables
+from games.outbox import schedule
+from games.play.chat import chat_post
+from games.play.lobby import game_create, game_start, invitation_send, seat_join
+from games.play.moves import move_submit
+from games.play.visits import seat_seen
 from games.tasks import sweep
 from saboteur_site.celery import app
 from tests.players import create_player
@@ -133,7 +130,7 @@ def test_mentions_absent_seats_and_digests_wait_for_quiet_hours_too(
     with django_capture_on_commit_callbacks(execute=True):
         chat_post(game_id=game.pk, user=ann, text="@Bob dig east")
     absent = game.seats.get(user=cid)
-    notifications.notice_absent(game=game, absent=absent, now=traveller_now())
+    schedule.notice_absent(game=game, absent=absent, now=traveller_now())
     Notice.objects.create(
         key="digest-quiet", kind="digest", user=bob, due_at=traveller_now(),
         data={"games": [game.pk]},
@@ -238,13 +235,13 @@ def test_a_reminder_due_during_a_pause_is_sent_after_the_resume(
     )
     player = mover(game).user
     traveller.move_to(START + timedelta(hours=4))
-    moderation.game_pause(game_id=game.pk)
+    tables.game_pause(game_id=game.pk)
     traveller.move_to(START + timedelta(hours=5))  # the half-time reminder falls due
     sweep()
     assert to(player, "Reminder") == []
     traveller.move_to(START + timedelta(hours=8))
     with django_capture_on_commit_callbacks(execute=True):
-        game = moderation.game_resume(game_id=game.pk)
+        game = tables.game_resume(game_id=game.pk)
     assert game.deadline == START + timedelta(hours=14)
     traveller.move_to(START + timedelta(hours=8, minutes=59))
     sweep()
@@ -264,7 +261,7 @@ def test_an_extension_moves_the_reminders_with_the_deadline(
     player = mover(game).user
     traveller.move_to(START + timedelta(hours=1))
     with django_capture_on_commit_callbacks(execute=True):
-        game = moderation.game_extend(game_id=game.pk, hours=24)
+        game = tables.game_extend(game_id=game.pk, hours=24)
     assert game.deadline == START + timedelta(hours=72)
     traveller.move_to(START + timedelta(hours=44))  # where the 90 % reminder used to be
     sweep()
@@ -286,7 +283,7 @@ def test_abort_tells_every_player_why_and_the_page_and_dashboard_keep_it(
     game = start(players, capture=django_capture_on_commit_callbacks)
     mail.outbox.clear()
     with django_capture_on_commit_callbacks(execute=True):
-        moderation.game_abort(game_id=game.pk, reason="Abusive chat from a player.")
+        tables.game_abort(game_id=game.pk, reason="Abusive chat from a player.")
     for user in players:
         [message] = to(user)
         assert message.subject == "Deep mine was stopped by the moderators"
@@ -346,7 +343,7 @@ def test_absent_seat_emails_have_their_own_preference_and_unsubscribe_link(playe
     bob.email_absent = False
     bob.save()
     mail.outbox.clear()
-    notifications.notice_absent(game=game, absent=game.seats.get(user=cid), now=traveller_now())
+    schedule.notice_absent(game=game, absent=game.seats.get(user=cid), now=traveller_now())
     sweep()
     [message] = to(ann, "absent")
     assert "/unsubscribe/" in message.extra_headers["List-Unsubscribe"]
@@ -430,13 +427,13 @@ def test_a_seat_handed_over_while_paused_gets_its_turn_email_on_resume(
     game = start(players, capture=django_capture_on_commit_callbacks)
     seat = mover(game)
     fay = create_player("fay", password="x")
-    moderation.game_pause(game_id=game.pk)
+    tables.game_pause(game_id=game.pk)
     with django_capture_on_commit_callbacks(execute=True):
-        moderation.seat_replace(game_id=game.pk, position=seat.position, new_user=fay)
+        tables.seat_replace(game_id=game.pk, position=seat.position, new_user=fay)
     assert to(fay, "Your turn") == []
     traveller.shift(timedelta(hours=2))
     with django_capture_on_commit_callbacks(execute=True):
-        moderation.game_resume(game_id=game.pk)
+        tables.game_resume(game_id=game.pk)
     assert len(to(fay, "Your turn")) == 1
     assert Notice.objects.filter(user=fay, kind="reminder", status="pending").count() == 2
 

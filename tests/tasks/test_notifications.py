@@ -15,17 +15,13 @@ from django.db import connection, transaction
 from django.test import Client
 from django.urls import reverse
 
-from games import engine, notifications
+from games import engine
 from games.models import Game, Move, Notice, Seat
-from games.services import (
-    MoveRefused,
-    game_create,
-    game_start,
-    invitation_send,
-    move_submit,
-    seat_join,
-    seat_seen,
-)
+from games.outbox import links, schedule
+from games.play.errors import MoveRefused
+from games.play.lobby import game_create, game_start, invitation_send, seat_join
+from games.play.moves import move_submit
+from games.play.visits import seat_seen
 from games.tasks import send_notice, sweep
 from saboteur_site.celery import app
 from tests.players import create_player
@@ -285,7 +281,7 @@ def test_default_decisions_pick_the_highest_gold_and_decline_thefts():
         ruleset="base", seats=["a", "b", "c"], round_seeds=["1", "2", "3"], rounds=1
     )
     state.decision, state.offer, state.to_move = engine.PICK_GOLD, [1, 3, 2], 0
-    from games.services import default_move
+    from games.play.moves import default_move
 
     assert default_move(state, "a", None) == {"move": "pick-gold", "value": 3}
     state.decision = engine.STEAL
@@ -329,7 +325,7 @@ def test_two_sweeps_at_once_send_once():
 
 def test_emails_show_no_secret_of_another_seat(players, django_capture_on_commit_callbacks):
     """The same email, rebuilt after changing what the recipient may not know, is identical."""
-    from games.emails import build_email
+    from games.outbox.emails import build_email
 
     game = start(players)
     play(game, django_capture_on_commit_callbacks)
@@ -354,7 +350,7 @@ def test_emails_show_no_secret_of_another_seat(players, django_capture_on_commit
 
 def test_unsubscribe_get_changes_nothing_and_one_click_post_works_without_cookies(players):
     ann = players[0]
-    token = notifications.unsubscribe_token(ann, "turns")
+    token = links.unsubscribe_token(ann, "turns")
     url = reverse("unsubscribe", args=[token])
     client = Client(enforce_csrf_checks=True)
     assert client.get(url).status_code == 200
@@ -368,7 +364,7 @@ def test_unsubscribe_get_changes_nothing_and_one_click_post_works_without_cookie
 
 def test_tampered_expired_or_foreign_tokens_are_refused(players, traveller):
     ann = players[0]
-    token = notifications.unsubscribe_token(ann, "reminders")
+    token = links.unsubscribe_token(ann, "reminders")
     tampered = token[:-2] + ("A" if token[-2] != "A" else "B") + token[-1]
     foreign = signing.dumps({"u": ann.pk, "w": "reminders"}, salt="another.purpose")
     client = Client()
@@ -396,7 +392,7 @@ def test_invitations_are_emailed_once_per_address(players, django_capture_on_com
 
 
 def test_a_chat_mention_emails_the_player_named(players, django_capture_on_commit_callbacks):
-    from games.services import chat_post
+    from games.play.chat import chat_post
 
     game = start(players)
     mail.outbox.clear()
@@ -423,8 +419,8 @@ def test_a_chat_mention_emails_the_player_named(players, django_capture_on_commi
 )  # fmt: skip
 def test_no_email_kind_shows_a_secret_of_another_seat(players, kind):
     """Every email type, rebuilt after changing what its recipient may not know, is identical."""
-    from games.emails import build_email
-    from games.services import chat_post
+    from games.outbox.emails import build_email
+    from games.play.chat import chat_post
 
     game = start(players)
     state = engine.State.from_json(game.snapshot)
@@ -432,7 +428,7 @@ def test_no_email_kind_shows_a_secret_of_another_seat(players, kind):
     if kind == "reminder":
         notice = Notice.objects.filter(kind="reminder", seat=seat).first()
     elif kind == "absent":
-        notifications.notice_absent(game=game, absent=seat, now=START)
+        schedule.notice_absent(game=game, absent=seat, now=START)
         notice = Notice.objects.filter(kind="absent").first()
     elif kind == "mention":
         other = game.seats.exclude(pk=seat.pk).select_related("user").first()

@@ -10,7 +10,8 @@ from pathlib import Path
 from games import engine
 from games.engine.scenario import round_seeds
 from games.models import Game, Seat
-from games.services import game_create, game_start, move_submit, seat_join
+from games.play.lobby import game_create, game_start, seat_join
+from games.play.moves import move_submit
 from tests.players import create_player
 
 SCENARIOS = Path(__file__).resolve().parent.parent / "scenarios"

@@ -23,16 +23,12 @@ from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
 
-from games import engine, moderation, tasks
+from games import engine, tasks
 from games.models import ChatMessage, Game, Move, Notice, Seat, TableEvent
-from games.services import (
-    chat_post,
-    game_create,
-    game_start,
-    move_submit,
-    seat_join,
-    turn_timeout,
-)
+from games.moderation import players as moderation_players
+from games.play.chat import chat_post
+from games.play.lobby import game_create, game_start, seat_join
+from games.play.moves import move_submit, turn_timeout
 from tests.web.conftest import PASSWORD
 
 pytestmark = pytest.mark.django_db
@@ -161,7 +157,7 @@ def test_an_inactive_users_remaining_session_does_not_authenticate(admin_client,
     bob = players[1]
     bob_client = Client()
     assert bob_client.login(username="bob", password=PASSWORD)
-    with mock.patch.object(moderation, "end_sessions", return_value=0):
+    with mock.patch.object(moderation_players, "end_sessions", return_value=0):
         run_action(admin_client, get_user_model(), "ban", [bob.pk], reason="Abuse")
     assert Session.objects.filter(session_key=bob_client.session.session_key).exists()
     response = bob_client.get(reverse("lobby"))
@@ -323,7 +319,7 @@ def test_replace_seat_hands_the_hand_to_the_newcomer_and_tells_the_table(admin_c
 
     # The newcomer sees that seat's hand on the normal page, and can move.
     page = logged_in(newcomer).get(reverse("game", args=[game.pk])).content.decode()
-    from games.drawing import card_name
+    from games.read.drawing import card_name
 
     for card in state.hands[state.seat_index(seat.engine_name)]:
         assert f'<span class="hand-card__label">{card_name(card)}</span>' in page

@@ -18,14 +18,10 @@ from django.urls import reverse
 
 from games import engine
 from games.models import ChatMessage, Game, Move
-from games.services import (
-    IdempotencyConflict,
-    chat_post,
-    game_create,
-    game_start,
-    move_submit,
-    seat_join,
-)
+from games.play.chat import chat_post
+from games.play.errors import IdempotencyConflict
+from games.play.lobby import game_create, game_start, seat_join
+from games.play.moves import move_submit
 from tests.players import create_player
 from tests.routes import walk_routes
 

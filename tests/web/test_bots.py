@@ -9,21 +9,16 @@ from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
 
-from games import engine, services, stats, tasks
+from games import engine, tasks
 from games.models import Game, Seat
-from games.selectors import game_page
-from games.services import (
-    ServiceError,
-    bot_games_due,
-    bot_move,
-    game_create,
-    game_start,
-    move_submit,
-    practice_create,
-    seat_join,
-    seat_seen,
-    turn_timeout,
-)
+from games.play import bot_turns
+from games.play.bot_turns import bot_games_due
+from games.play.errors import ServiceError
+from games.play.lobby import game_create, game_start, practice_create, seat_join
+from games.play.moves import bot_move, move_submit, turn_timeout
+from games.play.visits import seat_seen
+from games.read import stats
+from games.read.pages import game_page
 
 pytestmark = pytest.mark.django_db
 
@@ -220,7 +215,7 @@ def test_without_stand_ins_an_absent_seat_gets_no_bot(make_user):
     game = stand_in_game(make_user, bot_stand_ins=False)
     seat = time_out_until_absent(game)
     assert not seat.stand_in
-    assert not services.bot_games_due(timezone.now() + timedelta(days=30))
+    assert not bot_turns.bot_games_due(timezone.now() + timedelta(days=30))
 
 
 # -- Admins seat a bot ----------------------------------------------------------------------------

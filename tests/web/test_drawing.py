@@ -1,12 +1,12 @@
-"""Card art (games/drawing.py): well-formed, CSP-safe SVG; orientations; the board's extent."""
+"""Card art (games/read/drawing.py): well-formed, CSP-safe SVG; orientations; the board's extent."""
 
 import re
 import xml.etree.ElementTree as ET
 
 import pytest
 
-from games import drawing
 from games.engine.cards import CATALOGUE, GOAL_CARDS, ROLES, tunnels_of
+from games.read import drawing
 
 SVG = "{http://www.w3.org/2000/svg}"
 EVENT_ATTR = re.compile(r"\son[a-z]+=", re.IGNORECASE)

@@ -7,9 +7,10 @@ import pytest
 import time_machine
 from django.urls import reverse
 
-from games import services
 from games.models import Game, Invitation, Notice
-from games.services import ServiceError, game_create, invitation_send
+from games.play import lobby as play_lobby
+from games.play.errors import ServiceError
+from games.play.lobby import game_create, invitation_send
 from tests.players import create_player
 
 pytestmark = pytest.mark.django_db
@@ -28,7 +29,7 @@ def lobby(user, name="Lobby"):
 
 def test_game_creation_is_capped_per_user_per_hour(client, clock):
     ann, bob = create_player("ann"), create_player("bob")
-    for i in range(services.MAX_GAMES_PER_HOUR):
+    for i in range(play_lobby.MAX_GAMES_PER_HOUR):
         lobby(ann, f"Game {i}")
     with pytest.raises(ServiceError) as refusal:
         lobby(ann)
@@ -39,7 +40,7 @@ def test_game_creation_is_capped_per_user_per_hour(client, clock):
     response = client.post(reverse("game_create"), {**data, "turn_limit": "86400"})
     assert response.status_code == 422
     assert "games in the last hour" in response.content.decode()
-    assert Game.objects.filter(creator=ann).count() == services.MAX_GAMES_PER_HOUR
+    assert Game.objects.filter(creator=ann).count() == play_lobby.MAX_GAMES_PER_HOUR
     lobby(bob)  # others are not affected
     clock.shift(timedelta(hours=1, seconds=1))
     lobby(ann)
@@ -48,7 +49,7 @@ def test_game_creation_is_capped_per_user_per_hour(client, clock):
 def test_invitations_are_capped_per_sender_per_hour_across_games(clock):
     ann = create_player("ann")
     games = [lobby(ann, f"Game {i}") for i in range(3)]
-    limit = services.MAX_INVITATIONS_PER_SENDER_PER_HOUR
+    limit = play_lobby.MAX_INVITATIONS_PER_SENDER_PER_HOUR
     for i in range(limit):
         invitation_send(game_id=games[i % 3].pk, user=ann, email=f"friend{i}@example.com")
     with pytest.raises(ServiceError) as refusal:
@@ -63,7 +64,7 @@ def test_invitations_are_capped_per_sender_per_hour_across_games(clock):
 def test_invitations_to_one_address_are_capped_per_day_across_senders(client, clock):
     senders = [create_player(n) for n in ("ann", "bob", "cid", "dan")]
     games = [lobby(user, f"Game of {user.username}") for user in senders]
-    limit = services.MAX_INVITATIONS_PER_ADDRESS_PER_DAY
+    limit = play_lobby.MAX_INVITATIONS_PER_ADDRESS_PER_DAY
     for game, user in list(zip(games, senders, strict=True))[:limit]:
         invitation_send(game_id=game.pk, user=user, email="Target@Example.com")
     client.force_login(senders[limit])

@@ -10,9 +10,10 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from games import engine
-from games.drawing import hand_order
 from games.models import Game, Move
-from games.services import game_create, game_start, move_submit, seat_join
+from games.play.lobby import game_create, game_start, seat_join
+from games.play.moves import move_submit
+from games.read.drawing import hand_order
 
 pytestmark = pytest.mark.django_db
 
@@ -217,7 +218,7 @@ def _page_queries(client, game):
 
 
 def test_the_move_log_is_read_once_per_version_and_only_up_to_it(players):
-    from games.history import move_log
+    from games.read.history import move_log
 
     game = start_game(players, count=3)
     play_random(game, 4, random.Random(5))

@@ -11,7 +11,7 @@ import redis
 from django.utils import timezone
 
 from games.models import Notice
-from games.services import game_create
+from games.play.lobby import game_create
 from games.tasks import send_notice
 from tests.tasks.test_worker import celery_worker, wait_for_log
 from tests.web.test_settings_guard import production_env, run_manage

@@ -13,9 +13,11 @@ from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
 
-from games import engine, history, selectors
+from games import engine
 from games.models import Move
-from games.services import chat_post, move_submit
+from games.play.chat import chat_post
+from games.play.moves import move_submit
+from games.read import history, seats
 from tests.web.scenario_games import play_moves, scenario_game
 
 pytestmark = pytest.mark.django_db
@@ -252,8 +254,8 @@ def test_maze_marks_cards_placed_since_the_previous_visit_not_only_the_last_move
 
 
 def test_the_your_turn_email_lists_what_changed_since_the_last_visit(make_user):
-    from games.emails import build_email
     from games.models import Notice
+    from games.outbox.emails import build_email
     from tests.web.test_leaks import start_game
 
     players = [make_user(n) for n in ("ann", "bob", "cid", "dan")]
@@ -312,7 +314,7 @@ def test_replay_steps_are_each_seats_view_at_that_step_with_keyboard_links(make_
                     edit(twin, int(seat.engine_name), twin_rng)
                 from django.core.cache import cache
 
-                names = selectors._names(game)
+                names = seats.seat_names(game)
                 key = history.step_cache_key(game, seat.engine_name, False, step, names)
                 data = cache.get(key)
                 cache.set(key, {**data, "view": engine.view_for(twin, seat.engine_name)})
@@ -334,8 +336,8 @@ def test_after_the_game_the_replay_shows_every_hand_and_role():
 
 
 def test_the_next_email_after_a_round_ended_carries_its_recap():
-    from games.emails import build_email
     from games.models import Notice
+    from games.outbox.emails import build_email
 
     game, p = scenario_game("base/treasure_found_gold_picks_counter_clockwise_skip_saboteur")
     state = engine.State.from_json(game.snapshot)
@@ -377,7 +379,7 @@ def test_my_games_shows_whose_turn_the_round_time_left_and_last_move(make_user):
 
 
 def test_recaps_name_who_played_the_round_after_a_seat_is_taken_over(make_user):
-    from games import moderation
+    from games.moderation import tables
 
     game, p = scenario_game("base/treasure_found_gold_picks_counter_clockwise_skip_saboteur")
     game.refresh_from_db()
@@ -387,7 +389,7 @@ def test_recaps_name_who_played_the_round_after_a_seat_is_taken_over(make_user):
     role = engine.State.from_json(game.snapshot).rounds_done[0]["roles"][str(u_pos(game, leaver))]
     label = "Saboteur" if role == "saboteur" else "Gold digger"
     assert f"{old}: {label}" in recap(game, viewer)  # cached before the takeover
-    moderation.seat_replace(
+    tables.seat_replace(
         game_id=game.pk, position=u_pos(game, leaver), new_user=make_user("fay"), reason="Gone"
     )
     game.refresh_from_db()

@@ -30,10 +30,12 @@ from django.test.utils import ContextList
 from django.urls import get_resolver
 
 from games import engine
-from games.drawing import role_name
 from games.engine.cards import GOLD_DIGGER, ROLES
 from games.models import ChatMessage, Game, Invitation, Move, Seat
-from games.services import chat_post, game_create, game_start, move_submit, seat_join
+from games.play.chat import chat_post
+from games.play.lobby import game_create, game_start, seat_join
+from games.play.moves import move_submit
+from games.read.drawing import role_name
 from tests.routes import Route, _patterns, walk_routes
 
 pytestmark = pytest.mark.django_db

@@ -9,7 +9,8 @@ from django.test import Client
 from django.urls import reverse
 
 from games.models import Game
-from games.services import ServiceError, game_create, game_start, seat_join
+from games.play.errors import ServiceError
+from games.play.lobby import game_create, game_start, seat_join
 from tests.players import seat_in_order
 
 pytestmark = pytest.mark.django_db

@@ -49,7 +49,7 @@ def test_the_demo_banner_and_emails_use_the_site_url(django_capture_on_commit_ca
     assert f"http://127.0.0.1:8123/games/{game.pk}/" in out.getvalue()
     assert ":8000" not in out.getvalue()
     notice = Notice.objects.filter(kind="turn").order_by("-pk").first()
-    from games.emails import build_email
+    from games.outbox.emails import build_email
 
     body = build_email(notice, "x@example.com").body
     assert f"http://127.0.0.1:8123/games/{game.pk}/" in body and ":8000" not in body

@@ -10,7 +10,7 @@ from django.test import Client
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
-from games.services import game_create, seat_join
+from games.play.lobby import game_create, seat_join
 
 pytestmark = pytest.mark.django_db
 
@@ -67,7 +67,7 @@ def open_list(body: str) -> str:
 
 def test_the_cached_open_games_change_at_once_with_every_change(make_user):
     from games.models import Game
-    from games.services import game_start, seat_leave
+    from games.play.lobby import game_start, seat_leave
 
     ann, bob, cid, dan = (make_user(name) for name in ("ann", "bob", "cid", "dan"))
     client = Client()
@@ -118,8 +118,8 @@ def three_seated(make_user, name):
 
 
 def test_moves_in_running_games_leave_the_cached_open_games_alone(make_user):
-    from games.selectors import open_lobbies_version
-    from games.services import game_start
+    from games.play.lobby import game_start
+    from games.read.lists import open_lobbies_version
 
     ann, game = three_seated(make_user, "Running")
     game = game_start(game_id=game.pk, user=ann)
@@ -164,8 +164,8 @@ def test_a_refused_creation_form_shows_its_errors_not_the_cached_form(make_user)
 
 def test_the_games_to_watch_cost_two_queries_whatever_their_number(make_user):
     from games.models import Seat
-    from games.selectors import games_to_watch
-    from games.services import game_start
+    from games.play.lobby import game_start
+    from games.read.lists import games_to_watch
 
     players = [make_user(name) for name in ("ann", "bob", "cid", "dan")]
     viewer = make_user("eve")
@@ -195,10 +195,12 @@ def test_the_games_to_watch_cost_two_queries_whatever_their_number(make_user):
 
 def test_the_awaiting_count_is_cached_and_follows_every_move(make_user):
     """The header's count costs no query while nothing changed, and a move changes it at once for
-    the player who moved and for the next (games/signals.py)."""
-    from games import engine, moderation
-    from games.selectors import awaiting_count
-    from games.services import game_start, move_submit
+    the player who moved and for the next (games/read/invalidation.py)."""
+    from games import engine
+    from games.moderation import tables
+    from games.play.lobby import game_start
+    from games.play.moves import move_submit
+    from games.read.lists import awaiting_count
 
     ann, game = three_seated(make_user, "Counted")
     assert awaiting_count(ann) == 0  # cached while in the lobby
@@ -215,21 +217,22 @@ def test_the_awaiting_count_is_cached_and_follows_every_move(make_user):
     move_submit(game_id=game.pk, user=mover, move=move, expected_version=game.version)
     assert (awaiting_count(mover), awaiting_count(waiting)) == (0, 1)
 
-    moderation.game_pause(game_id=game.pk)
+    tables.game_pause(game_id=game.pk)
     assert awaiting_count(waiting) == 0
-    moderation.game_resume(game_id=game.pk)
+    tables.game_resume(game_id=game.pk)
     assert awaiting_count(waiting) == 1
     newcomer = make_user("dan")
     seat = next(s for s in game.seats.all() if s.user == waiting)
-    moderation.seat_replace(game_id=game.pk, position=seat.position, new_user=newcomer)
+    tables.seat_replace(game_id=game.pk, position=seat.position, new_user=newcomer)
     assert (awaiting_count(waiting), awaiting_count(newcomer)) == (0, 1)
-    moderation.game_abort(game_id=game.pk, reason="test")
+    tables.game_abort(game_id=game.pk, reason="test")
     assert awaiting_count(newcomer) == 0
 
 
 def test_a_lobby_page_shows_the_awaiting_count_of_the_moment(make_user):
     from games import engine
-    from games.services import game_start, move_submit
+    from games.play.lobby import game_start
+    from games.play.moves import move_submit
 
     ann, game = three_seated(make_user, "Badge")
     game = game_start(game_id=game.pk, user=ann)

@@ -15,8 +15,13 @@ from django.contrib.auth import get_user_model
 from django.db import connection
 from django.utils import timezone
 
-from games import engine, moderation, services
+from games import engine
 from games.models import Game
+from games.moderation import players, tables
+from games.play import chat as play_chat
+from games.play import errors as play_errors
+from games.play import lobby as play_lobby
+from games.play import moves as play_moves
 from games.tasks import sweep
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -37,13 +42,13 @@ def _players(prefix):
 
 def _game(prefix):
     users = _players(prefix)
-    game = services.game_create(creator=users[0], name=prefix, ruleset="base", max_seats=3)
+    game = play_lobby.game_create(creator=users[0], name=prefix, ruleset="base", max_seats=3)
     for user in users[1:]:
-        services.seat_join(game_id=game.pk, user=user)
-    return services.game_start(game_id=game.pk, user=users[0])
+        play_lobby.seat_join(game_id=game.pk, user=user)
+    return play_lobby.game_start(game_id=game.pk, user=users[0])
 
 
-EXPECTED = (services.ServiceError,)
+EXPECTED = (play_errors.ServiceError,)
 
 
 def _mover(game_id, stop, errors, seed):
@@ -64,11 +69,11 @@ def _mover(game_id, stop, errors, seed):
             if not moves:
                 continue
             try:
-                services.move_submit(
+                play_moves.move_submit(
                     game_id=game_id, user=seat.user, move=rng.choice(moves),
                     expected_version=game.version,
                 )  # fmt: skip
-                services.chat_post(game_id=game_id, user=seat.user, text="next!")
+                play_chat.chat_post(game_id=game_id, user=seat.user, text="next!")
             except EXPECTED:
                 pass
     except Exception as error:  # noqa: BLE001 - any other error is the test's failure
@@ -98,9 +103,9 @@ def _moderator(game_ids, stop, errors):
         while not stop.is_set():
             for game_id in game_ids:
                 try:
-                    moderation.game_pause(game_id=game_id)
-                    moderation.game_extend(game_id=game_id, hours=1)
-                    moderation.game_resume(game_id=game_id)
+                    tables.game_pause(game_id=game_id)
+                    tables.game_extend(game_id=game_id, hours=1)
+                    tables.game_resume(game_id=game_id)
                 except EXPECTED:
                     pass
     except Exception as error:  # noqa: BLE001
@@ -140,17 +145,17 @@ def test_a_ban_racing_the_banned_players_invitation_never_deadlocks():
     games before it writes anything that locks their row (the Ban's foreign key, is_active)."""
     mod, host, pal = _players("mod")
     for round_number in range(8):
-        moderation.user_reactivate(user=pal)
-        lobby = services.game_create(
+        players.user_reactivate(user=pal)
+        lobby = play_lobby.game_create(
             creator=host, name=f"Lobby {round_number}", ruleset="base", max_seats=5
         )
-        services.seat_join(game_id=lobby.pk, user=pal)
+        play_lobby.seat_join(game_id=lobby.pk, user=pal)
         barrier, errors = threading.Barrier(2), []
 
         def invite(game_id=lobby.pk, number=round_number, barrier=barrier, errors=errors):
             try:
                 barrier.wait()
-                services.invitation_send(
+                play_lobby.invitation_send(
                     game_id=game_id, user=pal, email=f"friend{number}@example.com"
                 )
             except EXPECTED:
@@ -163,7 +168,7 @@ def test_a_ban_racing_the_banned_players_invitation_never_deadlocks():
         def ban(barrier=barrier, errors=errors):
             try:
                 barrier.wait()
-                moderation.user_ban(user=pal, by=mod, reason="spam")
+                players.user_ban(user=pal, by=mod, reason="spam")
             except Exception as error:  # noqa: BLE001
                 errors.append(repr(error))
             finally:

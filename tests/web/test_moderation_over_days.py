@@ -10,9 +10,13 @@ from django.test import Client
 from django.urls import reverse
 
 from accounts.models import Ban
-from games import engine, moderation
+from games import engine
 from games.models import Game, Notice, Seat
-from games.services import ServiceError, game_create, game_start, move_submit, seat_join
+from games.moderation import players as moderation_players
+from games.moderation import tables
+from games.play.errors import ServiceError
+from games.play.lobby import game_create, game_start, seat_join
+from games.play.moves import move_submit
 from saboteur_site.celery import app
 from tests.web.test_admin import run_action
 
@@ -89,7 +93,7 @@ def test_deactivation_is_not_a_ban(admin_client, players):
 
 
 def test_reactivating_lifts_the_ban_and_keeps_its_record(admin_client, root, players):
-    moderation.user_ban(user=players[2], by=root, reason="Spam")
+    moderation_players.user_ban(user=players[2], by=root, reason="Spam")
     run_action(admin_client, get_user_model(), "reactivate", [players[2].pk], reason="Appeal")
     ban = Ban.objects.get()
     assert ban.lifted_at is not None
@@ -163,7 +167,7 @@ def test_seating_an_unverified_account_is_refused_clearly(admin_client, players,
     hal = get_user_model().objects.get(username="hal")
     assert not game.seats.filter(user=hal).exists()
     with pytest.raises(ServiceError, match="no verified email address"):
-        moderation.seat_replace(game_id=game.pk, position=0, new_user=hal)
+        tables.seat_replace(game_id=game.pk, position=0, new_user=hal)
 
 
 # -- 10. The admin's game page ------------------------------------------------------------------
@@ -209,7 +213,7 @@ def test_running_games_cannot_be_deleted(admin_client, players):
         {"action": "delete_selected", "_selected_action": [game.pk], "post": "yes"},
     )
     assert Game.objects.filter(pk=game.pk).exists()
-    moderation.game_abort(game_id=game.pk, reason="Test")
+    tables.game_abort(game_id=game.pk, reason="Test")
     assert admin_client.post(delete, {"post": "yes"}).status_code == 302
     assert not Game.objects.filter(pk=game.pk).exists()
 
@@ -257,7 +261,7 @@ def test_the_outbox_shows_reasons_filters_errors_and_clears_them_on_resend(
 
 def test_resume_message_shows_a_formatted_time(admin_client, players):
     game = start_game(players[:3])
-    moderation.game_pause(game_id=game.pk)
+    tables.game_pause(game_id=game.pk)
     response = run_action(admin_client, Game, "resume", [game.pk], reason="Settled")
     page = admin_client.get(response.url).content.decode()
     assert "Resumed the game; deadline" in page

@@ -12,7 +12,7 @@ from hypothesis.extra.django import TestCase
 from games import engine
 from games.engine.cards import CATALOGUE
 from games.models import Game, Move, Notice
-from games.services import game_create, game_start, seat_join
+from games.play.lobby import game_create, game_start, seat_join
 
 HTMX = {"HX-Request": "true"}
 FIELDS = ("kind", "card", "at", "turned", "target", "tool", "goal", "remove", "value", "victim")

@@ -20,10 +20,14 @@ from django.db import connection
 from django.test import Client
 from django.utils import timezone
 
-from games import engine, one_tap
-from games.emails import build_email
+from games import engine
 from games.models import Game, Move, Notice
-from games.services import StaleVersion, game_create, game_start, move_submit, seat_join
+from games.outbox import one_tap as outbox_one_tap
+from games.outbox.emails import build_email
+from games.play import taps as play_taps
+from games.play.errors import StaleVersion
+from games.play.lobby import game_create, game_start, seat_join
+from games.play.moves import move_submit
 from tests.e2e.deals import BASE_DEAL, SABOTEUR2_DEAL
 from tests.players import create_player, seat_in_order
 
@@ -102,7 +106,7 @@ def rigged(users, *, deal=ACTION_DEAL, ruleset="base"):
         snapshot=state.to_json(), version=0, to_move=state.to_move
     )
     game.refresh_from_db()
-    from games.notifications import notices_for_decision
+    from games.outbox.schedule import notices_for_decision
 
     notices_for_decision(game=game, now=timezone.now())
     return game
@@ -333,7 +337,7 @@ def test_an_old_signature_expires_whatever_the_game(players):
     ann = players[0]
     game = rigged(players)
     path = links(email_for(game, ann))["Look at the north goal"]
-    with time_machine.travel(timezone.now() + one_tap.MAX_AGE + timedelta(minutes=1)):
+    with time_machine.travel(timezone.now() + outbox_one_tap.MAX_AGE + timedelta(minutes=1)):
         Game.objects.filter(pk=game.pk).update(deadline=timezone.now() + timedelta(days=1))
         response = csrf_post(Client(enforce_csrf_checks=True), path)
     assert response.status_code == 410
@@ -347,7 +351,9 @@ def test_tampered_or_foreign_tokens_change_nothing(players):
     path = links(email_for(game, ann))["Break Bob's lantern"]
     token = path.split("/")[2]
     tampered = token[:-3] + ("A" if token[-3] != "A" else "B") + token[-2:]
-    other_purpose = signing.dumps(signing.loads(token, salt=one_tap.SALT), salt="games.unsubscribe")
+    other_purpose = signing.dumps(
+        signing.loads(token, salt=outbox_one_tap.SALT), salt="games.unsubscribe"
+    )
     # A token for the right purpose, but naming Bob's seat for Ann: not signed by us.
     forged = token.replace(token.split(":")[0], signing.dumps({"u": bob.pk}).split(":")[0])
     client = Client(enforce_csrf_checks=True)
@@ -464,7 +470,7 @@ def race(game, ann, tokens) -> list[str]:
     def tap(token):
         barrier.wait(timeout=10)
         try:
-            results.append(one_tap.tap_submit(token=token, viewer=AnonymousUser()).status)
+            results.append(play_taps.tap_submit(token=token, viewer=AnonymousUser()).status)
         finally:
             connection.close()
 

@@ -12,16 +12,12 @@ from django.core.exceptions import ValidationError
 from django.urls import reverse
 
 from accounts import services as accounts
-from games import engine, stats
+from games import engine
 from games.models import ChatMessage, Game, Move, Seat
-from games.services import (
-    chat_post,
-    game_create,
-    game_start,
-    move_submit,
-    seat_join,
-    turn_timeout,
-)
+from games.play.chat import chat_post
+from games.play.lobby import game_create, game_start, seat_join
+from games.play.moves import move_submit, turn_timeout
+from games.read import stats
 
 from .conftest import PASSWORD
 

@@ -10,16 +10,13 @@ from django.urls import reverse
 from django.utils import timezone, translation
 
 from accounts.services import account_deletion_check
-from games import engine, moderation, notifications
+from games import engine
 from games.models import Game, Notice, Seat
-from games.services import (
-    game_create,
-    game_start,
-    invitation_send,
-    move_submit,
-    reason_message,
-    seat_join,
-)
+from games.moderation import tables
+from games.outbox import sending
+from games.play.errors import reason_message
+from games.play.lobby import game_create, game_start, invitation_send, seat_join
+from games.play.moves import move_submit
 from games.tasks import sweep
 from tests.players import create_player
 
@@ -40,14 +37,14 @@ def start(players, count=3):
 
 def test_the_sweep_handles_a_replaced_seat_and_tells_the_newcomer(players):
     game = start(players)
-    moderation.seat_replace(game_id=game.pk, position=game.to_move, new_user=players[3])
+    tables.seat_replace(game_id=game.pk, position=game.to_move, new_user=players[3])
     Notice.objects.all().delete()
     Game.objects.filter(pk=game.pk).update(deadline=timezone.now() - timedelta(minutes=1))
     assert sweep()["timeouts"] == 1
     game.refresh_from_db()
     assert game.moves.get().seat.user == players[3]
     # The newcomer's own turns are announced to the newcomer, not to the player they replaced.
-    moderation.seat_replace(game_id=game.pk, position=game.to_move, new_user=create_player("fay"))
+    tables.seat_replace(game_id=game.pk, position=game.to_move, new_user=create_player("fay"))
     turn = Notice.objects.filter(kind="turn").latest("pk")
     assert turn.user.username == "fay"
 
@@ -105,9 +102,9 @@ def test_failed_sends_are_recorded_backed_off_and_finally_given_up(players, sett
     notice = Notice.objects.get(kind="turn")
     settings.MAILERS = {"default": {"BACKEND": f"{__name__}.FailingBackend"}}
     now = timezone.now()
-    for attempt in range(1, notifications.MAX_ATTEMPTS + 1):
+    for attempt in range(1, sending.MAX_ATTEMPTS + 1):
         with pytest.raises(ConnectionError):
-            notifications.send(notice.pk, now=now)
+            sending.send(notice.pk, now=now)
         notice.refresh_from_db()
         assert notice.attempts == attempt and "down" in notice.last_error
         now = notice.due_at if notice.status == "pending" else now
@@ -129,7 +126,7 @@ def test_a_very_long_invitation_address_is_fine(players):
 
 def test_a_paused_game_also_blocks_account_deletion(players):
     game = start(players)
-    moderation.game_pause(game_id=game.pk)
+    tables.game_pause(game_id=game.pk)
     assert not account_deletion_check(players[1]).allowed
 
 
@@ -140,7 +137,7 @@ def test_refusals_are_translated_when_shown():
 
 
 def test_a_mention_must_name_the_whole_player(players):
-    from games.services import chat_post
+    from games.play.chat import chat_post
 
     al = create_player("al")
     game = game_create(creator=players[0], name="Chat", ruleset="base", max_seats=4)

@@ -8,16 +8,9 @@ from django.db import connection
 
 from games import engine
 from games.models import Game, Move
-from games.services import (
-    MoveRefused,
-    ServiceError,
-    StaleVersion,
-    game_create,
-    game_start,
-    move_submit,
-    seat_join,
-    seat_leave,
-)
+from games.play.errors import MoveRefused, ServiceError, StaleVersion
+from games.play.lobby import game_create, game_start, seat_join, seat_leave
+from games.play.moves import move_submit
 
 pytestmark = pytest.mark.django_db
 

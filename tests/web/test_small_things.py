@@ -12,12 +12,13 @@ from django.test import Client
 from django.urls import reverse
 from django.utils import timezone, translation
 
-from games import durations, engine
-from games.drawing import hand_order
+from games import engine
 from games.engine.cards import CATALOGUE, PATH
-from games.log import entries_for
 from games.models import Game
-from games.services import game_create, game_start, seat_join
+from games.play.lobby import game_create, game_start, seat_join
+from games.read import durations
+from games.read.drawing import hand_order
+from games.read.log import entries_for
 from tests.players import PASSWORD, create_player
 
 pytestmark = pytest.mark.django_db

@@ -8,8 +8,9 @@ from django.urls import reverse
 
 from games import engine
 from games.models import Game
-from games.notifications import site_url
-from games.services import game_create, game_start, move_submit, seat_join
+from games.outbox.links import site_url
+from games.play.lobby import game_create, game_start, seat_join
+from games.play.moves import move_submit
 
 DEMO_GAME = "Demo: the deep mine"
 DEMO_PLAYERS = ("ann", "bob", "cid", "dan")

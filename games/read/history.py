@@ -19,10 +19,10 @@ from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 
 from games import engine
+from games.models import Game, Seat
 
 from .drawing import card_name, card_svg, goal_back_svg, hand_order, role_name
 from .log import Entry, entries_for, goal_label, knowledge_lines, names_at, position_label
-from .models import Game, Seat
 
 CACHE_SECONDS = 6 * 3600
 

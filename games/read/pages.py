@@ -1,4 +1,5 @@
-"""Selectors: read the database and build what one viewer may see.
+"""The pages of one game as one viewer may see them: the game page, a round's recap, a replay
+step, the viewer's hand and an invitation.
 
 Templates get a ``GamePage`` built from the engine's ``view_for`` for the viewer's own seat; they
 never see a ``Game`` row, its snapshot or the engine state.
@@ -6,277 +7,28 @@ never see a ``Game`` row, its snapshot or the engine state.
 
 from __future__ import annotations
 
-import uuid
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from functools import cached_property
 
-from django.core.cache import cache, caches
-from django.db.models import Count, F, OuterRef, Prefetch, Q, Subquery, prefetch_related_objects
-from django.db.models.fields.json import KT
+from django.core.cache import cache
+from django.db.models import prefetch_related_objects
 from django.urls import reverse
 from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 
 from games import engine
 from games.engine.cards import CATALOGUE, PATH, PLAYERS
+from games.models import ChatMessage, Game, Seat
 
-from . import history, learn, moderation
+from . import history, learn, table_events
 from .drawing import card_name, card_svg, goal_back_svg, hand_order, role_name
 from .log import Entry, entries_for, goal_label, tool_label
-from .models import ChatMessage, Game, Move, Seat
+from .seats import display_name, live_seat, seat_label, seat_names
 
 LOG_LENGTH = 80
+
 CHAT_LENGTH = 50
-
-
-def display_name(seat: Seat) -> str:
-    """The seat's player as the log, the chat and the emails name them."""
-    if seat.bot is not None:
-        return seat.bot_name
-    return seat.user.display_name if seat.user else _("deleted player")
-
-
-def seat_label(seat: Seat) -> str:
-    """The seat in the table of players: also says when a bot plays for an absent player."""
-    name = display_name(seat)
-    if seat.stand_in and seat.bot is None:
-        return _("played by a bot for %(name)s") % {"name": name}
-    return name
-
-
-def live_seat(game: Game, user) -> Seat | None:
-    if not user.is_authenticated:
-        return None
-    for seat in game.seats.all():
-        if seat.user_id == user.pk and seat.state != Seat.State.REPLACED:
-            return seat
-    return None
-
-
-def game_for(game_id: int, user) -> Game | None:
-    """The game if ``user`` may see it: open games for everyone, private ones for their players
-    (replaced players included, since they sat at the table). None means "no such game"."""
-    # The seats and their users in one query (a join), not two: this runs on every game request.
-    seats = Prefetch("seats", queryset=Seat.objects.select_related("user"))
-    game = Game.objects.filter(pk=game_id).prefetch_related(seats).first()
-    if game is None or game.visibility == Game.Visibility.OPEN:
-        return game
-    if user.is_authenticated and any(s.user_id == user.pk for s in game.seats.all()):
-        return game
-    return None
-
-
-def game_by_invite(token: str) -> Game | None:
-    return Game.objects.filter(invite_token=token).prefetch_related("seats__user").first()
-
-
-def revision_unchanged(game_id: int, user, revision: int) -> bool:
-    """One indexed query: is the game still at ``revision`` for this viewer?"""
-    visible = Q(visibility=Game.Visibility.OPEN)
-    if user.is_authenticated:
-        visible |= Q(seats__user=user)
-    return Game.objects.filter(visible, pk=game_id, revision=revision).exists()
-
-
-LIVE_SEAT = [Seat.State.ACTIVE, Seat.State.ABSENT]
-
-
-def _awaiting(user):
-    # One filter() call, so the three seat conditions apply to the same seat.
-    return Game.objects.filter(
-        status=Game.Status.RUNNING,
-        seats__user=user,
-        seats__state__in=LIVE_SEAT,
-        seats__position=F("to_move"),
-    )
-
-
-AWAITING_SECONDS = 120  # a safety net: games/signals.py drops a count as soon as it changes
-
-
-def awaiting_count(user) -> int:
-    """How many running games wait for this user's decision (on every page: kept in the shared
-    cache, dropped whenever one of the user's games or seats changes, games/signals.py)."""
-    return cache.get_or_set(
-        _awaiting_key(user.pk), lambda: _awaiting(user).count(), AWAITING_SECONDS
-    )
-
-
-def awaiting_changed(user_ids) -> None:
-    cache.delete_many([_awaiting_key(pk) for pk in user_ids])
-
-
-def _awaiting_key(user_id: int) -> str:
-    return f"awaiting:{user_id}"
-
-
-def awaiting_games(user) -> list[Game]:
-    return list(_awaiting(user).order_by("decision_since"))
-
-
-@dataclass
-class GameRow:
-    """One game in a list: only what every viewer of the list may know."""
-
-    pk: int
-    name: str
-    ruleset_label: str
-    status: str
-    status_label: str
-    seats_taken: int
-    max_seats: int
-    decision_since: datetime | None
-    # Running games (My games, games to watch): whose decision, the round, the clock.
-    to_move_name: str | None = None
-    round: int | None = None
-    rounds: int | None = None
-    deadline: datetime | None = None
-    last_move_at: datetime | None = None
-
-
-# Not get_FOO_display(): it hashes every (lazily translated) choice on each call, which made a
-# list of 50 games cost more than the rest of the lobby page (docs/web-performance.md).
-_RULESET_LABELS = dict(Game.Ruleset.choices)
-_STATUS_LABELS = dict(Game.Status.choices)
-
-
-def _row(game: Game, seats_taken: int | None = None) -> GameRow:
-    round_ = getattr(game, "current_round", None)
-    return GameRow(
-        pk=game.pk,
-        name=game.name,
-        ruleset_label=str(_RULESET_LABELS.get(game.ruleset, game.ruleset)),
-        status=game.status,
-        status_label=str(_STATUS_LABELS.get(game.status, game.status)),
-        seats_taken=seats_taken if seats_taken is not None else 0,
-        max_seats=game.max_seats,
-        decision_since=game.decision_since,
-        to_move_name=getattr(game, "to_move_name", None),
-        round=int(round_) if round_ is not None else None,
-        rounds=game.rounds,
-        deadline=game.deadline,
-        last_move_at=getattr(game, "last_move_at", None),
-    )
-
-
-def _with_progress(games):
-    """Whose decision (display name), the round and the last move's time, in the same query."""
-    return games.annotate(
-        to_move_name=Subquery(
-            Seat.objects.filter(game=OuterRef("pk"), position=OuterRef("to_move"))
-            .exclude(state=Seat.State.REPLACED)
-            .values("user__display_name")[:1]
-        ),
-        current_round=KT("snapshot__round"),
-        last_move_at=Subquery(
-            Move.objects.filter(game=OuterRef("pk")).order_by("-sequence").values("created_at")[:1]
-        ),
-    )
-
-
-@dataclass
-class Dashboard:
-    awaiting: list[GameRow]
-    running: list[GameRow]
-    lobby: list[GameRow]
-    finished: list[GameRow]
-
-
-def _awaits(game: Game) -> bool:
-    return game.status == Game.Status.RUNNING and game.to_move == game.my_position
-
-
-def dashboard_for(user) -> Dashboard:
-    """My games: awaiting my decision (longest waiting first), other running, lobbies, finished."""
-    mine = Game.objects.filter(seats__user=user, seats__state__in=LIVE_SEAT).annotate(
-        my_position=F("seats__position")
-    )
-    underway = [Game.Status.RUNNING, Game.Status.PAUSED]
-    running = list(_with_progress(mine.filter(status__in=underway)).order_by("decision_since"))
-    over = [Game.Status.FINISHED, Game.Status.ABORTED]
-    finished = mine.filter(status__in=over).order_by("-finished_at")[:30]
-    return Dashboard(
-        awaiting=[_row(g) for g in running if _awaits(g)],
-        running=[_row(g) for g in running if not _awaits(g)],
-        lobby=[_row(g) for g in mine.filter(status=Game.Status.LOBBY)],
-        finished=[_row(g) for g in finished],
-    )
-
-
-WATCH_LENGTH = 30
-WATCH_SECONDS = 15  # the list may be this old: it is a list to browse, not a game's state
-
-
-def games_to_watch(user) -> list[GameRow]:
-    """Running open games the user does not play in (spectators see the public view).
-
-    The same list serves everyone for a few seconds, per process (the lobby is a hot page and
-    the query with its progress columns costs more than the rest of the page); each viewer's own
-    games are taken out of it here.
-    """
-    watchable = caches["local"].get_or_set("games-to-watch", _watchable, WATCH_SECONDS)
-    mine = user.pk if user.is_authenticated else None
-    return [row for row, players in watchable if mine not in players][:WATCH_LENGTH]
-
-
-def _watchable() -> list[tuple[GameRow, frozenset[int]]]:
-    games = list(
-        _with_progress(
-            Game.objects.filter(status=Game.Status.RUNNING, visibility=Game.Visibility.OPEN)
-            .defer("snapshot")
-            .annotate(seats_taken=Count("seats"))
-        ).order_by("-decision_since")[: WATCH_LENGTH * 2]
-    )
-    players: dict[int, set[int]] = {game.pk: set() for game in games}
-    for game_id, user_id in Seat.objects.filter(game__in=games).values_list("game", "user"):
-        players[game_id].add(user_id)
-    return [(_row(game, game.seats_taken), frozenset(players[game.pk])) for game in games]
-
-
-OPEN_LOBBIES_VERSION = "open-lobbies-version"
-
-
-def open_lobbies_version() -> str:
-    """A token that changes whenever the open lobbies may have changed (``games/signals.py``):
-    the lobby page keeps its rendered list per version. Kept in the shared cache, so every
-    process sees a change at once; a missing token (a cleared cache) is simply a new version."""
-    version = cache.get(OPEN_LOBBIES_VERSION)
-    if version is None:
-        cache.add(OPEN_LOBBIES_VERSION, uuid.uuid4().hex, timeout=None)  # the first one wins
-        version = cache.get(OPEN_LOBBIES_VERSION) or "unknown"
-    return version
-
-
-def open_lobbies_changed() -> None:
-    cache.set(OPEN_LOBBIES_VERSION, uuid.uuid4().hex, timeout=None)
-
-
-def open_lobbies() -> list[GameRow]:
-    """The open games waiting for players, newest first: the same list for everyone."""
-    # Only the columns a row shows: no model instances (the lobby is a hot page).
-    games = (
-        Game.objects.filter(status=Game.Status.LOBBY, visibility=Game.Visibility.OPEN)
-        .order_by("-created_at")
-        .values_list("pk", "name", "ruleset", "status", "max_seats", "decision_since")
-        .annotate(seats_taken=Count("seats"))[:50]
-    )
-    return [
-        GameRow(
-            pk=pk,
-            name=name,
-            ruleset_label=str(_RULESET_LABELS.get(ruleset, ruleset)),
-            status=status,
-            status_label=str(_STATUS_LABELS.get(status, status)),
-            seats_taken=seats_taken,
-            max_seats=max_seats,
-            decision_since=since,
-        )
-        for pk, name, ruleset, status, max_seats, since, seats_taken in games
-    ]
-
-
-# -- The game page ---------------------------------------------------------------------------
 
 
 @dataclass
@@ -288,7 +40,7 @@ class Cell(history.MazeCell):
     last: bool = False  # where the maze last changed
     peeked: str = ""  # what the viewer saw on this face-down goal with a map
     card: str = ""  # the face-up card lying here
-    help: str = ""  # what that card does (games/learn.py)
+    help: str = ""  # what that card does (games/read/learn.py)
     peek_note: str = ""  # "You saw" shown here, beside the goal west of this cell
     name: str = ""  # for screen readers: the card, the position and the neighbours
 
@@ -305,7 +57,7 @@ class Choice:
 
     label: str
     fields: dict
-    confirm: bool = False  # a first step: the page then asks to confirm (games/learn.py)
+    confirm: bool = False  # a first step: the page then asks to confirm (games/read/learn.py)
 
 
 @dataclass
@@ -354,7 +106,7 @@ class GamePage:
     standings: list[dict] = field(default_factory=list)
     log: list[Entry] = field(default_factory=list)
     chat: list[dict] = field(default_factory=list)
-    # Issue 13 (games/learn.py): rules link, role help, a move awaiting confirmation.
+    # Issue 13 (games/read/learn.py): rules link, role help, a move awaiting confirmation.
     ruleset: str = ""
     role_help: str = ""
     confirm: Choice | None = None
@@ -417,7 +169,7 @@ def game_page(
         page.invite_path = game.invite_token
     page.chat = _chat(game, me_seat)
     if game.status == Game.Status.ABORTED:
-        page.stopped_reason = moderation.stop_reason(game)
+        page.stopped_reason = table_events.stop_reason(game)
     if game.snapshot is None:
         return page
     names = {s.engine_name: display_name(s) for s in seats if s.state != Seat.State.REPLACED}
@@ -455,7 +207,7 @@ def game_page(
     learn.confirm_step(page, target=target, tool=tool)
     moves = history.move_log(game)
     prefetch_related_objects([game], "table_events")  # one query for the renames and the lines
-    renames = moderation.renames(game)
+    renames = table_events.renames(game)
     round_names = history.round_names(moves, names, renames)
     page.rounds = _rounds(view, round_names, names)
     page.end = history.game_end(view, names)
@@ -473,7 +225,7 @@ def game_page(
     _mark_last_change(page.rows, moves)
     learn.mark_drawn(page, moves)
     page.gold_pick = _gold_pick(view, names, me, moves)
-    log = entries_for(moves, names, me, renames) + moderation.table_entries(game)
+    log = entries_for(moves, names, me, renames) + table_events.table_entries(game)
     log.sort(key=lambda entry: entry.sequence)  # stable: a table event follows its move
     page.log = log[-LOG_LENGTH:][::-1]
     _since(page, view, moves, me_seat, names, round_names)
@@ -794,8 +546,8 @@ def round_recap_page(game: Game, user, number: int) -> dict | None:
         view = engine.view_for(engine.State.from_json(game.snapshot), me)
         if not 1 <= number <= len(view["rounds_done"]):
             return None
-        names = _names(game)
-        round_names = history.round_names(history.move_log(game), names, moderation.renames(game))
+        names = seat_names(game)
+        round_names = history.round_names(history.move_log(game), names, table_events.renames(game))
         recap = history.round_recap(
             view["rounds_done"][number - 1],
             number,
@@ -810,18 +562,12 @@ def round_recap_page(game: Game, user, number: int) -> dict | None:
     return {**recap, "id": game.pk, "name": game.name}
 
 
-def _names(game: Game) -> dict[str, str]:
-    return {
-        s.engine_name: display_name(s) for s in game.seats.all() if s.state != Seat.State.REPLACED
-    }
-
-
 def replay_page(game: Game, user, step: int | None) -> history.ReplayPage | None:
     if game.snapshot is None:
         return None
     me_seat = live_seat(game, user)
     me = me_seat.engine_name if me_seat else None
-    return history.replay_page(game, user, step, _names(game), me, moderation.renames(game))
+    return history.replay_page(game, user, step, seat_names(game), me, table_events.renames(game))
 
 
 def my_hand(game: Game, user) -> list[str]:

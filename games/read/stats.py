@@ -15,8 +15,9 @@ from django.contrib.auth import get_user_model
 from django.db.models import F
 from django.urls import reverse
 
+from games.models import Game, Move, Seat
+
 from . import durations
-from .models import Game, Move, Seat
 
 
 @dataclass(frozen=True)

@@ -1,15 +1,7 @@
-"""One-tap decisions from the "your turn" email: signed links that each authorise one move.
+"""One-tap links: a signed token per decision that needs no maze (which moves, their labels).
 
-A link carries a signed token bound to the user, the game, the seat, the game's version and the
-move. It works without being logged in, and only for that move: opening it (GET) shows what it
-does and one button; the button's POST makes the move through ``services.move_submit``, with an
-idempotency key derived from the token, so a second tap gets the first answer. The link dies when
-the game moves on (any move changes the version), when the deadline passes, and after
-``MAX_AGE`` whatever happens.
-
-Only decisions that need no maze get a link: each gold value to keep, each theft choice, each
-action card on each legal target (not Rockfall, which needs a position) and passing with each
-single card.
+The token is bound to the user, seat, game version and move; ``games.play.taps`` reads it and
+makes the move through ``move_submit``.
 """
 
 from __future__ import annotations
@@ -19,18 +11,16 @@ from dataclasses import dataclass
 from datetime import timedelta
 
 from django.core import signing
-from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from games import engine
 from games.engine.cards import ACTION, CATALOGUE
-
-from . import services
-from .drawing import card_name, hand_key
-from .log import goal_label, tool_label
-from .models import MAX_TURN_LIMIT, Game, Seat
+from games.models import MAX_TURN_LIMIT
+from games.read.drawing import card_name, hand_key
+from games.read.log import goal_label, tool_label
 
 SALT = "games.one-tap"
+
 MAX_AGE = MAX_TURN_LIMIT + timedelta(days=1)
 
 
@@ -66,9 +56,6 @@ def read_tap(token: str, *, max_age: timedelta = MAX_AGE) -> Tap | str:
         return "invalid"
     key = "tap:" + hashlib.sha256(token.encode()).hexdigest()[:40]
     return Tap(*fields, move=move, key=key)
-
-
-# -- Which decisions get a link, and their words -------------------------------------------------
 
 
 def one_tap_moves(state: engine.State, me: str) -> list[dict]:
@@ -136,91 +123,3 @@ def move_group(move: dict) -> str:
         "action": _("Play an action card"),
         "pass": _("Pass"),
     }[move["move"]]
-
-
-# -- The link's page -----------------------------------------------------------------------------
-
-
-@dataclass
-class TapPage:
-    """What the link's page shows; only the game's name and the move in the seat's own words."""
-
-    status: str  # ready, done, used, stale, expired, foreign, invalid or refused
-    game_id: int | None = None
-    game_name: str = ""
-    label: str = ""
-    message: str = ""
-
-
-def _names(game: Game) -> dict[str, str]:
-    from .selectors import display_name
-
-    seats = game.seats.select_related("user").exclude(state=Seat.State.REPLACED)
-    return {s.engine_name: display_name(s) for s in seats}
-
-
-def _check(token: str, viewer, now) -> tuple[TapPage, Tap | None, Seat | None]:
-    tap = read_tap(token)
-    if isinstance(tap, str):
-        return TapPage(tap), None, None
-    game = Game.objects.filter(pk=tap.game_id).first()
-    seat = Seat.objects.select_related("user").filter(pk=tap.seat_id, game_id=tap.game_id).first()
-    if game is None or seat is None:
-        return TapPage("invalid"), None, None
-    if viewer.is_authenticated and viewer.pk != tap.user_id:
-        return TapPage("foreign", game_id=game.pk), None, None
-    page = TapPage("ready", game_id=game.pk, game_name=game.name)
-    if game.moves.filter(seat=seat, idempotency_key=tap.key).exists():
-        page.status = "used"
-        return page, tap, seat
-    user = seat.user
-    if user is None or user.pk != tap.user_id or not user.is_active:
-        page.status = "stale"
-        return page, None, None
-    if game.status == Game.Status.PAUSED and game.version == tap.version:
-        page.status = "refused"
-        page.message = _("The moderators have paused this game; moves wait until it resumes.")
-        return page, None, None
-    if (
-        game.status != Game.Status.RUNNING
-        or game.version != tap.version
-        or seat.state == Seat.State.REPLACED
-        or game.to_move != seat.position
-    ):
-        page.status = "stale"
-        return page, None, None
-    if game.deadline is not None and now >= game.deadline:
-        page.status = "expired"
-        return page, None, None
-    page.label = move_label(tap.move, _names(game), seat.engine_name)
-    return page, tap, seat
-
-
-def tap_page(*, token: str, viewer, now=None) -> TapPage:
-    """What opening the link shows; it changes nothing (mail scanners follow links)."""
-    page, _tap, _seat = _check(token, viewer, now or timezone.now())
-    return page
-
-
-def tap_submit(*, token: str, viewer, now=None) -> TapPage:
-    """Make the link's move (the button's POST), once, through ``move_submit``."""
-    page, tap, seat = _check(token, viewer, now or timezone.now())
-    if page.status == "used":
-        page.status = "done"  # a second tap gets the first answer
-    if page.status != "ready":
-        return page
-    try:
-        services.move_submit(
-            game_id=tap.game_id,
-            user=seat.user,
-            move=tap.move,
-            expected_version=tap.version,
-            idempotency_key=tap.key,
-        )
-    except services.StaleVersion:
-        page.status = "stale"
-    except services.ServiceError as refused:
-        page.status, page.message = "refused", refused.message
-    else:
-        page.status = "done"
-    return page

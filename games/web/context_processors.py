@@ -1,6 +1,6 @@
 from functools import cache
 
-from . import selectors
+from games.read import lists
 
 
 def awaiting(request):
@@ -12,4 +12,4 @@ def awaiting(request):
     user = getattr(request, "user", None)
     if user is None or not user.is_authenticated:
         return {"awaiting_count": 0}
-    return {"awaiting_count": cache(lambda: selectors.awaiting_count(user))}
+    return {"awaiting_count": cache(lambda: lists.awaiting_count(user))}

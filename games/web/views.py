@@ -17,7 +17,11 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
-from . import learn, notifications, one_tap, selectors, services
+from games.outbox import links
+from games.play import chat, errors, moves, taps, visits
+from games.play import lobby as lobbies
+from games.read import access, learn, lists, pages, seats
+
 from .forms import GameCreateForm, InvitationForm, MoveForm, PracticeForm
 
 # The parts of the game page a client may ask for (django-template-partials names).
@@ -28,7 +32,7 @@ CHAT_SENT = "games/chat_sent.html"  # a fresh chat form, and the play area out o
 @require_safe
 def home(request):
     if request.user.is_authenticated:
-        dashboard = selectors.dashboard_for(request.user)
+        dashboard = lists.dashboard_for(request.user)
         return render(request, "games/dashboard.html", {"dashboard": dashboard})
     return render(request, "games/home.html")
 
@@ -48,10 +52,10 @@ def _lobby(request, *, form=None, practice_form=None, status=200):
     """The lobby page; after a refused form, with that form and its errors."""
     context = {
         # The open games are the same for everyone: the template keeps their markup per
-        # version (games/signals.py) and only a new version runs the query.
-        "lobby_version": selectors.open_lobbies_version(),
-        "games": SimpleLazyObject(selectors.open_lobbies),
-        "watch": selectors.games_to_watch(request.user),
+        # version (games/read/invalidation.py) and only a new version runs the query.
+        "lobby_version": lists.open_lobbies_version(),
+        "games": SimpleLazyObject(lists.open_lobbies),
+        "watch": lists.games_to_watch(request.user),
         # A refused form comes back with its errors; the empty ones are cached markup, made
         # (lazily) only when that cache is cold.
         "form": form or SimpleLazyObject(GameCreateForm),
@@ -69,8 +73,8 @@ def practice_create(request):
     form = PracticeForm(request.POST)
     if form.is_valid():
         try:
-            game = services.practice_create(creator=request.user, **form.cleaned_data)
-        except services.ServiceError as error:
+            game = lobbies.practice_create(creator=request.user, **form.cleaned_data)
+        except errors.ServiceError as error:
             form.add_error(None, error.message)
         else:
             return redirect("game", pk=game.pk)
@@ -84,15 +88,15 @@ def game_create(request):
     if not form.is_valid():
         return _lobby(request, form=form, status=422)
     try:
-        game = services.game_create(creator=request.user, **form.cleaned_data)
-    except services.ServiceError as error:
+        game = lobbies.game_create(creator=request.user, **form.cleaned_data)
+    except errors.ServiceError as error:
         form.add_error(None, error.message)
         return _lobby(request, form=form, status=422)
     return redirect("game", pk=game.pk)
 
 
 def _visible_game(request, pk):
-    game = selectors.game_for(pk, request.user)
+    game = access.game_for(pk, request.user)
     if game is None:
         raise Http404
     return game
@@ -112,7 +116,7 @@ def _selection(request) -> dict:
 def _render_game(
     request, game, *, partial=None, template=None, status=200, notice=None, error=None
 ):
-    page = selectors.game_page(game, request.user, **_selection(request))
+    page = pages.game_page(game, request.user, **_selection(request))
     # A fresh idempotency key per rendered page: a double click or a retry sends the same one.
     key = secrets.token_urlsafe(12)
     context = {"page": page, "notice": notice, "error": error, "move_key": key}
@@ -128,7 +132,7 @@ def game_detail(request, pk):
     partial = request.GET.get("part") if request.htmx else None
     if partial is not None and partial not in PARTIALS:
         raise Http404
-    services.seat_seen(game=game, user=request.user)
+    visits.seat_seen(game=game, user=request.user)
     return _render_game(request, game, partial=partial)
 
 
@@ -141,7 +145,7 @@ def game_poll(request, pk):
         revision = int(request.GET.get("v", ""))
     except ValueError:
         revision = -1
-    if selectors.revision_unchanged(pk, request.user, revision):
+    if access.revision_unchanged(pk, request.user, revision):
         return HttpResponse(status=204)
     return _render_game(request, _visible_game(request, pk), partial="play")
 
@@ -156,7 +160,7 @@ def game_replay(request, pk):
         step = int(request.GET["step"])
     except (KeyError, ValueError):
         step = None  # the latest step
-    page = selectors.replay_page(game, request.user, step)
+    page = pages.replay_page(game, request.user, step)
     if page is None:
         raise Http404
     return render(request, "games/replay.html", {"page": page})
@@ -167,7 +171,7 @@ def game_replay(request, pk):
 @never_cache
 def round_recap(request, pk, number):
     game = _visible_game(request, pk)
-    recap = selectors.round_recap_page(game, request.user, number)
+    recap = pages.round_recap_page(game, request.user, number)
     if recap is None:
         raise Http404
     return render(request, "games/recap.html", {"recap": recap})
@@ -177,14 +181,14 @@ def round_recap(request, pk, number):
 @login_required
 def move_create(request, pk):
     game = _visible_game(request, pk)
-    if selectors.live_seat(game, request.user) is None:  # outsiders and replaced players
+    if seats.live_seat(game, request.user) is None:  # outsiders and replaced players
         return _answer(request, game, error=_("You do not play in this game."), status=403)
-    page_hand = selectors.my_hand(game, request.user)
+    page_hand = pages.my_hand(game, request.user)
     form = MoveForm(request.POST, hand=page_hand)
     if not form.is_valid():
         return _answer(request, game, error=_("That move is incomplete."), status=422)
     try:
-        services.move_submit(
+        moves.move_submit(
             game_id=game.pk,
             user=request.user,
             move=form.move(),
@@ -192,9 +196,9 @@ def move_create(request, pk):
             idempotency_key=form.cleaned_data["key"] or None,
             request_digest=form.request_digest(),
         )
-    except (services.StaleVersion, services.IdempotencyConflict) as conflict:
+    except (errors.StaleVersion, errors.IdempotencyConflict) as conflict:
         return _answer(request, game, error=conflict.message, status=409)
-    except services.ServiceError as refused:
+    except errors.ServiceError as refused:
         status = 403 if refused.code == "not-seated" else 422
         return _answer(request, game, error=refused.message, status=status)
     return _answer(request, game, notice=_("Your move is made."))
@@ -203,7 +207,7 @@ def move_create(request, pk):
 def _answer(request, game, *, notice=None, error=None, status=200):
     """htmx gets the fresh part of the page; a plain form post is redirected (POST/redirect/GET)."""
     if request.htmx:
-        game = selectors.game_for(game.pk, request.user)
+        game = access.game_for(game.pk, request.user)
         return _render_game(
             request, game, partial="play", status=status, notice=notice, error=error
         )
@@ -219,11 +223,11 @@ def _answer(request, game, *, notice=None, error=None, status=200):
 def chat_create(request, pk):
     game = _visible_game(request, pk)
     try:
-        services.chat_post(game_id=game.pk, user=request.user, text=request.POST.get("text", ""))
-    except services.ServiceError as refused:
+        chat.chat_post(game_id=game.pk, user=request.user, text=request.POST.get("text", ""))
+    except errors.ServiceError as refused:
         return _answer(request, game, error=refused.message, status=422)
     if request.htmx:
-        return _render_game(request, selectors.game_for(pk, request.user), template=CHAT_SENT)
+        return _render_game(request, access.game_for(pk, request.user), template=CHAT_SENT)
     return redirect("game", pk=game.pk)
 
 
@@ -231,27 +235,27 @@ def chat_create(request, pk):
 @login_required
 def seat_join(request, pk):
     game = _visible_game(request, pk)
-    return _lobby_action(request, game, services.seat_join)
+    return _lobby_action(request, game, lobbies.seat_join)
 
 
 @require_POST
 @login_required
 def seat_leave(request, pk):
     game = _visible_game(request, pk)
-    return _lobby_action(request, game, services.seat_leave)
+    return _lobby_action(request, game, lobbies.seat_leave)
 
 
 @require_POST
 @login_required
 def game_start(request, pk):
     game = _visible_game(request, pk)
-    return _lobby_action(request, game, services.game_start)
+    return _lobby_action(request, game, lobbies.game_start)
 
 
 def _lobby_action(request, game, service):
     try:
         service(game_id=game.pk, user=request.user)
-    except services.ServiceError as refused:
+    except errors.ServiceError as refused:
         messages.error(request, refused.message)
     return redirect("game", pk=game.pk)
 
@@ -265,11 +269,11 @@ def invitation_create(request, pk):
         messages.error(request, _("Please enter a valid email address."))
     else:
         try:
-            services.invitation_send(
+            lobbies.invitation_send(
                 game_id=game.pk, user=request.user, email=form.cleaned_data["email"]
             )
             messages.success(request, _("The invitation is on its way."))
-        except services.ServiceError as refused:
+        except errors.ServiceError as refused:
             messages.error(request, refused.message)
     return redirect("game", pk=game.pk)
 
@@ -280,19 +284,19 @@ def invitation_create(request, pk):
 def invite(request, token):
     """An invite link shows the game and a join button; only the POST joins (link scanners)."""
     game = _invited_game(token)
-    if selectors.live_seat(game, request.user):
+    if seats.live_seat(game, request.user):
         return redirect("game", pk=game.pk)
-    return render(request, "games/invite.html", {"game": selectors.invite_page(game)})
+    return render(request, "games/invite.html", {"game": pages.invite_page(game)})
 
 
 @require_POST
 @login_required
 def invite_accept(request, token):
-    return _lobby_action(request, _invited_game(token), services.seat_join)
+    return _lobby_action(request, _invited_game(token), lobbies.seat_join)
 
 
 def _invited_game(token):
-    game = selectors.game_by_invite(token)
+    game = access.game_by_invite(token)
     if game is None:
         raise Http404
     return game
@@ -313,13 +317,13 @@ def _unsubscribe_labels():
 @never_cache
 def unsubscribe(request, token):
     """GET shows a confirmation and changes nothing (link scanners); POST unsubscribes."""
-    found = notifications.read_unsubscribe_token(token)
+    found = links.read_unsubscribe_token(token)
     if found is None:
         return render(request, "notifications/unsubscribe.html", {"invalid": True}, status=400)
     user_id, what = found
     context = {"what_label": _unsubscribe_labels()[what]}
     if request.method == "POST":
-        notifications.unsubscribe(user_id=user_id, what=what)
+        links.unsubscribe(user_id=user_id, what=what)
         context["done"] = True
     return render(request, "notifications/unsubscribe.html", context)
 
@@ -334,7 +338,7 @@ def tap(request, token):
     """A one-tap link from an email: GET shows the move and a button (link scanners change
     nothing), the POST makes exactly that move. The signed token authorises it, not a login."""
     if request.method == "POST":
-        page = one_tap.tap_submit(token=token, viewer=request.user)
+        page = taps.tap_submit(token=token, viewer=request.user)
     else:
-        page = one_tap.tap_page(token=token, viewer=request.user)
+        page = taps.tap_page(token=token, viewer=request.user)
     return render(request, "games/one_tap.html", {"tap": page}, status=TAP_STATUS[page.status])

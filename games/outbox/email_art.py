@@ -1,4 +1,4 @@
-"""Pictures for emails: the site's own SVG (``games.drawing``) rendered to PNG with CairoSVG.
+"""Pictures for emails: the site's own SVG (``games.read.drawing``) rendered to PNG with CairoSVG.
 
 Mail clients do not show SVG, and most do not load remote images; the emails attach these PNGs
 inline (multipart/related, Content-ID). Everything drawn comes from one seat's ``view_for``, so a
@@ -11,7 +11,7 @@ from functools import lru_cache
 
 import cairosvg
 
-from .drawing import board_svg, card_svg
+from games.read.drawing import board_svg, card_svg
 
 CARD_PIXELS = 48  # the width of a hand card in the email
 MAZE_MAX_PIXELS = 640  # the widest a maze is drawn; a bigger maze is scaled down

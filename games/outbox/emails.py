@@ -19,15 +19,17 @@ from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
 from games import engine
+from games.models import ChatMessage, Game, Notice, Seat
+from games.read import history
+from games.read.drawing import card_name, hand_order, role_name
+from games.read.log import describe, knowledge_lines
+from games.read.seats import display_name
+from games.read.table_events import renames
 from saboteur_site.text import one_line
 
-from . import email_art, history, one_tap
-from .drawing import card_name, hand_order, role_name
-from .log import describe, knowledge_lines
-from .models import ChatMessage, Game, Notice, Seat
-from .moderation import renames
-from .notifications import UNSUBSCRIBE_KINDS, site_url, unsubscribe_token, user_zone
-from .selectors import display_name
+from . import email_art, one_tap
+from .links import UNSUBSCRIBE_KINDS, site_url, unsubscribe_token
+from .quiet import user_zone
 
 UNSUBSCRIBE_FOR = {
     Notice.Kind.TURN: "turns",

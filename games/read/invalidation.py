@@ -8,10 +8,10 @@ that list: any save of a game in the lobby (created, renamed, made private), a g
 lobby (started, aborted), a game deleted, a seat taken or given up.
 
 The header's count of games awaiting a player's decision is kept per player in the shared cache
-(``selectors.awaiting_count``); a save of a game that is not in the lobby (a move, a pause, the
+(``lists.awaiting_count``); a save of a game that is not in the lobby (a move, a pause, the
 end) drops the counts of everyone seated there, and a seat saved or deleted its player's.
 
-Signals catch every path (services, moderation, the admin) without each having to remember.
+Signals catch every path (the play side, moderation, the admin) without each having to remember.
 Each change acts at once (for this transaction's next reads, and for tests, whose transactions
 never commit) and again after the commit, since another process may have cached what was there
 before the commit in between.
@@ -23,8 +23,9 @@ from django.db import transaction
 from django.db.models.signals import post_delete, post_init, post_save
 from django.dispatch import receiver
 
-from . import selectors
-from .models import Game, Seat
+from games.models import Game, Seat
+
+from . import lists
 
 
 def _now_and_after_commit(function, *args) -> None:
@@ -33,7 +34,7 @@ def _now_and_after_commit(function, *args) -> None:
 
 
 def _changed() -> None:
-    _now_and_after_commit(selectors.open_lobbies_changed)
+    _now_and_after_commit(lists.open_lobbies_changed)
 
 
 @receiver(post_init, sender=Game)
@@ -51,7 +52,7 @@ def _game_saved(sender, instance: Game, created: bool, **kwargs) -> None:
     if not in_lobby and kwargs.get("update_fields") != frozenset({"revision"}):  # not a chat
         players = Seat.objects.filter(game_id=instance.pk, user__isnull=False)
         _now_and_after_commit(
-            selectors.awaiting_changed, list(players.values_list("user_id", flat=True))
+            lists.awaiting_changed, list(players.values_list("user_id", flat=True))
         )
 
 
@@ -63,4 +64,4 @@ def _lobby_maybe_changed(sender, instance, created: bool = True, **kwargs) -> No
     if created:  # the lobby counts seats: not again when only a seat's state changes
         _changed()
     if sender is Seat and instance.user_id is not None:
-        _now_and_after_commit(selectors.awaiting_changed, [instance.user_id])
+        _now_and_after_commit(lists.awaiting_changed, [instance.user_id])

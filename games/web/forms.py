@@ -10,11 +10,10 @@ from django import forms
 from django.utils.translation import gettext_lazy as _
 
 from games.engine.cards import PLAYERS
+from games.models import Game
+from games.play.lobby import GAME_NAME_ONE_LINE
+from games.read.drawing import hand_order
 from saboteur_site.text import has_line_breaks
-
-from .drawing import hand_order
-from .models import Game
-from .services import GAME_NAME_ONE_LINE
 
 MOVE_KINDS = ("place", "action", "pass", "clear", "pick-gold", "steal")
 

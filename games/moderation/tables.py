@@ -1,0 +1,235 @@
+"""The moderators' actions on games: rename, pause, resume, extend, abort, hand a seat over,
+send an email again. Each leaves a public table event (``games.read.table_events``)."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from django.db import transaction
+from django.utils import timezone
+from django.utils.translation import gettext as _
+
+from games.models import Game, Notice, Seat, TableEvent
+from games.outbox import schedule, sending
+from games.play.bot_turns import bot_turn_after_commit
+from games.play.errors import ServiceError
+from games.play.locking import lock_game
+from games.read.seats import user_name
+
+MAX_EXTENSION_HOURS = 24 * 14
+
+
+def _event(game: Game, kind: str, **data) -> TableEvent:
+    """A public log line, and a new revision so open pages fetch it."""
+    game.revision += 1
+    return TableEvent.objects.create(game=game, kind=kind, after_version=game.version, data=data)
+
+
+def game_rename(*, game_id: int, name: str) -> None:
+    """Rename a game (an offensive name), touching nothing else."""
+    with transaction.atomic():
+        game = lock_game(game_id)
+        game.name = name
+        game.save(update_fields=["name"])
+
+
+def game_pause(*, game_id: int, now=None) -> Game:
+    """Stop the clock: the time left is kept, the deadline cleared (the sweep ignores it)."""
+    now = now or timezone.now()
+    with transaction.atomic():
+        game = lock_game(game_id)
+        if game.status != Game.Status.RUNNING:
+            raise ServiceError(_("Only a running game can be paused."))
+        if game.deadline is not None:
+            game.paused_remaining = max(game.deadline - now, timedelta(0))
+        else:
+            game.paused_remaining = game.turn_limit
+        game.status = Game.Status.PAUSED
+        game.paused_at = now
+        game.deadline = None
+        _event(game, TableEvent.Kind.PAUSED)
+        game.save()
+    return game
+
+
+def game_resume(*, game_id: int, now=None) -> Game:
+    """Start the clock again with the time that was left; reminders move by the pause's length."""
+    now = now or timezone.now()
+    with transaction.atomic():
+        game = lock_game(game_id)
+        if game.status != Game.Status.PAUSED:
+            raise ServiceError(_("Only a paused game can be resumed."))
+        remaining = game.paused_remaining if game.paused_remaining is not None else game.turn_limit
+        if game.to_move is not None:
+            game.deadline = now + remaining
+        game.status = Game.Status.RUNNING
+        game.paused_remaining = game.paused_at = None
+        _event(game, TableEvent.Kind.RESUMED)
+        game.save()
+        # Reminders follow the new deadline: none lost to the pause, none early. A decision
+        # that began while paused (a seat handed over) gets its emails now.
+        notices = schedule.notices_for_decision(game=game, now=now)
+        notices += schedule.turn_rescheduled(game=game, now=now)
+        sending.enqueue_after_commit(notices)
+    return game
+
+
+def game_extend(*, game_id: int, hours: int, now=None) -> Game:
+    """Give the player whose decision it is ``hours`` more (a paused game keeps it for later)."""
+    now = now or timezone.now()
+    if not 1 <= hours <= MAX_EXTENSION_HOURS:
+        raise ServiceError(_("Extend by 1 to %(max)d hours.") % {"max": MAX_EXTENSION_HOURS})
+    extra = timedelta(hours=hours)
+    with transaction.atomic():
+        game = lock_game(game_id)
+        if game.status == Game.Status.RUNNING and game.to_move is not None:
+            game.deadline = max(game.deadline or now, now) + extra
+        elif game.status == Game.Status.PAUSED:
+            game.paused_remaining = (game.paused_remaining or timedelta(0)) + extra
+        else:
+            raise ServiceError(_("Only a running or paused game has a deadline to extend."))
+        seat = _live_at(game)
+        _event(
+            game,
+            TableEvent.Kind.EXTENDED,
+            hours=hours,
+            who=user_name(seat.user) if seat else "?",
+        )
+        game.save()
+        sending.enqueue_after_commit(schedule.turn_rescheduled(game=game, now=now))
+    return game
+
+
+def _live_at(game: Game) -> Seat | None:
+    return game.seats.select_related("user").filter(position=game.to_move).live().first()
+
+
+def game_abort(*, game_id: int, reason: str = "", now=None) -> Game:
+    """End the game for good: no more moves, no deadline. Its secrets become viewable.
+
+    Every player is emailed the moderators' ``reason``; the game's page shows it.
+    """
+    now = now or timezone.now()
+    reason = reason.strip()
+    with transaction.atomic():
+        game = lock_game(game_id)
+        if game.status not in (Game.Status.LOBBY, Game.Status.RUNNING, Game.Status.PAUSED):
+            raise ServiceError(_("This game is already over."))
+        game.status = Game.Status.ABORTED
+        game.deadline = game.paused_remaining = game.paused_at = None
+        game.finished_at = now
+        _event(game, TableEvent.Kind.ABORTED, reason=reason)
+        game.save()
+        schedule.turn_ended(game=game, reason="game aborted")
+        notices = schedule.notices_for_game_event(
+            game=game, kind=Notice.Kind.ABORTED, now=now, data={"reason": reason}
+        )
+        sending.enqueue_after_commit(notices)
+    return game
+
+
+def seat_replace(*, game_id: int, position: int, new_user, reason: str = "", now=None) -> Seat:
+    """Hand a seat of a running or paused game to ``new_user`` (None: to a bot).
+
+    The old seat is kept as REPLACED (its moves and chat stay theirs); a new seat takes the same
+    position, hence the same engine seat name, so the newcomer sees that seat's hand, role and
+    peeks on the normal game page. The table is told only who took over from whom. When it is
+    that seat's decision, the newcomer gets a fresh turn's time and the usual "your turn" email.
+    """
+    now = now or timezone.now()
+    with transaction.atomic():
+        game = lock_game(game_id)
+        if game.status not in (Game.Status.RUNNING, Game.Status.PAUSED):
+            raise ServiceError(_("Only a running or paused game's seats can be taken over."))
+        old = game.seats.select_related("user").filter(position=position).live().first()
+        if old is None:
+            raise ServiceError(_("This game has no such seat."))
+        if new_user is not None and not new_user.is_active:
+            raise ServiceError(_("An inactive account cannot take over a seat."))
+        if new_user is not None and sending.verified_email(new_user) is None:
+            raise ServiceError(
+                _(
+                    "%(name)s has no verified email address yet: they must confirm it before "
+                    "they can take over a seat."
+                )
+                % {"name": user_name(new_user)}
+            )
+        if new_user is not None and game.seats.filter(user=new_user).live().exists():
+            raise ServiceError(
+                _("%(name)s already plays in this game.") % {"name": user_name(new_user)}
+            )
+        old.state = Seat.State.REPLACED
+        old.stand_in = False  # its bot stops too: the seat is no longer anybody's to take back
+        old.save(update_fields=["state", "stand_in"])
+        bot = None
+        if new_user is None:
+            bot = max((s.bot or 0 for s in game.seats.all()), default=0) + 1
+        seat = Seat.objects.create(game=game, user=new_user, position=position, bot=bot)
+        _event(
+            game,
+            TableEvent.Kind.REPLACED,
+            new=seat.bot_name or user_name(new_user),
+            old=old.bot_name or user_name(old.user),
+            seat=position,
+        )
+        began = game.to_move == position
+        if began:
+            game.decision_since = now
+            if game.status == Game.Status.RUNNING:
+                game.deadline = now + game.turn_limit
+            else:
+                game.paused_remaining = game.turn_limit
+        game.save()
+        schedule.turn_ended(game=game)
+        told = _tell_takeover(game, old, seat, reason, now)
+        if began and game.status == Game.Status.RUNNING:
+            told += schedule.notices_for_decision(game=game, now=now)
+            bot_turn_after_commit(game)
+        sending.enqueue_after_commit(told)
+    return seat
+
+
+def _tell_takeover(game: Game, old: Seat, new: Seat, reason: str, now) -> list[Notice]:
+    """A briefing for the newcomer, and word to the player who lost the seat."""
+    stamp = f"{game.pk}:{old.pk}:{new.pk}"
+    rows = []
+    if new.user is not None:  # a bot needs no briefing
+        rows.append(
+            schedule.seat_notice(
+                key=f"briefing:{stamp}",
+                kind=Notice.Kind.BRIEFING,
+                game=game,
+                seat=new,
+                now=now,
+                old=old.bot_name or user_name(old.user),
+            )
+        )
+    if old.user is not None:
+        rows.append(
+            schedule.seat_notice(
+                key=f"replaced:{stamp}",
+                kind=Notice.Kind.REPLACED,
+                game=game,
+                seat=old,
+                now=now,
+                new=new.bot_name or user_name(new.user),
+                reason=reason.strip(),
+            )
+        )
+    Notice.objects.bulk_create(rows, ignore_conflicts=True)
+    return rows
+
+
+def notices_resend(*, notice_ids, now=None) -> int:
+    """Make notices pending and due now, then ask Celery for each (the sweep covers failures).
+
+    Sending re-checks relevance, so a "your turn" email whose turn has passed is skipped again.
+    """
+    now = now or timezone.now()
+    ids = list(notice_ids)
+    with transaction.atomic():
+        count = Notice.objects.filter(pk__in=ids).update(
+            status=Notice.Status.PENDING, due_at=now, reason="", sent_at=None
+        )
+        transaction.on_commit(lambda: sending.enqueue(ids), robust=True)
+    return count

@@ -1,0 +1,228 @@
+"""Sending the outbox once (DESIGN.md, Celery section).
+
+The database is the source of truth. Celery sends the rows: at once after the commit when it
+can, else the sweep that beat runs every minute catches up. Sending locks the notice row,
+re-reads the game and sends nothing when the turn has moved on, so a retry, a redelivery or two
+sweepers send one email at most. Tasks are started by name (``games.dispatch``).
+"""
+
+from __future__ import annotations
+
+import logging
+from datetime import datetime, timedelta
+from time import monotonic
+
+from allauth.account.models import EmailAddress
+from django.db import transaction
+from django.utils import timezone
+
+from games import dispatch
+from games.models import Game, Notice, Seat
+from saboteur_site import logs
+
+from .emails import build_email
+from .quiet import in_quiet_hours
+from .schedule import decision_key
+
+log = logging.getLogger(__name__)
+
+
+# A turn's emails held while the moderators pause the game; resuming places them again.
+PAUSE_HOLD = timedelta(days=1)
+
+
+def enqueue_after_commit(notices: list[Notice]) -> None:
+    """Ask Celery to send these once the transaction commits; the sweep covers any failure."""
+    due = [n.key for n in notices if n.due_at <= timezone.now()]
+    if due:
+        transaction.on_commit(lambda: _enqueue(due), robust=True)
+
+
+def _enqueue(keys: list[str]) -> None:
+    enqueue(Notice.objects.filter(key__in=keys).values_list("pk", flat=True))
+
+
+def enqueue(notice_ids) -> None:
+    """Hand these notices to Celery now (call after the commit); the sweep covers any failure."""
+    for pk in notice_ids:
+        try:
+            # No result is read: without ignore_result the Redis result backend subscribes to
+            # it and, with Redis down, retries for about 20 s while the player's request waits.
+            dispatch.start(dispatch.SEND_NOTICE, pk, ignore_result=True)
+        except Exception:  # the broker is down: the sweep sends it later
+            log.warning("could not enqueue notice %s; the sweep will send it", pk)
+            return  # one failed attempt is enough: do not wait on the broker for every notice
+
+
+def verified_email(user) -> str | None:
+    """The user's address if verified; mail goes only to verified addresses."""
+    if user is None or not user.is_active:
+        return None
+    verified = EmailAddress.objects.filter(user=user, email__iexact=user.email, verified=True)
+    return user.email if verified.exists() else None
+
+
+def _still_relevant(notice: Notice) -> str | None:
+    """Why the notice must not be sent any more, or None."""
+    game = notice.game
+    if notice.kind in (Notice.Kind.TURN, Notice.Kind.REMINDER):
+        if game.status != Game.Status.RUNNING:
+            return "game not running"
+        if game.to_move != notice.seat.position or decision_key(game) != notice.data["since"]:
+            return "the turn has moved on"
+        if notice.seat.state == Seat.State.REPLACED or notice.seat.user_id != notice.user_id:
+            return "seat taken over"
+        if notice.seat.stand_in:
+            return "a bot stands in for the player"
+    return None
+
+
+def send(notice_id: int, *, now: datetime | None = None) -> str:
+    """Send one notice if it is still due and relevant; return its final status.
+
+    The row lock makes concurrent senders queue; the first one marks the row sent, so the others
+    find nothing to do. An SMTP error leaves the row pending and re-raises (the task retries).
+    """
+    now = now or timezone.now()
+    with transaction.atomic():
+        notice = (
+            Notice.objects.select_for_update(of=("self",))
+            .select_related("user", "game", "seat")
+            .filter(pk=notice_id)
+            .first()
+        )
+        if notice is None or notice.status != Notice.Status.PENDING:
+            return notice.status if notice else "missing"
+        logs.bind_game(notice.game_id)
+        if notice.due_at > now:
+            return notice.status
+        if (
+            notice.kind in (Notice.Kind.TURN, Notice.Kind.REMINDER)
+            and notice.game.status == Game.Status.PAUSED
+        ):
+            # Resuming places them again (turn_rescheduled); until then they wait.
+            notice.due_at = now + PAUSE_HOLD
+            notice.save(update_fields=["due_at"])
+            return notice.status
+        reason = _still_relevant(notice) if notice.game_id else None
+        if reason is None and notice.user is not None and not notice.user.is_active:
+            reason = "inactive account"
+        address = notice.email or verified_email(notice.user)
+        if reason is None and address is None:
+            reason = "no verified address"
+        if reason is None and notice.user and not _wanted(notice):
+            reason = "opted out"
+        if reason is None and notice.user:
+            quiet_end = in_quiet_hours(notice.user, now)
+            if quiet_end is not None:
+                deadline = notice.game.deadline if notice.game_id else None
+                can_wait = notice.kind != Notice.Kind.REMINDER or (
+                    deadline is not None and quiet_end < deadline
+                )
+                if can_wait:
+                    notice.due_at = quiet_end
+                    notice.save(update_fields=["due_at"])
+                    return notice.status
+                reason = "quiet hours"
+        if reason:
+            notice.status, notice.reason = Notice.Status.SKIPPED, reason
+            notice.save(update_fields=["status", "reason"])
+            return notice.status
+        try:
+            build_email(notice, address).send()
+        except Exception as error:
+            failure = error
+        else:
+            notice.attempts += 1
+            notice.status, notice.sent_at = Notice.Status.SENT, now
+            notice.last_error = ""  # a resend that worked leaves no stale error behind
+            notice.save(update_fields=["status", "sent_at", "attempts", "last_error"])
+            return notice.status
+    # Outside the transaction, so that the record of the failure is kept.
+    _record_failure(notice, failure, now)
+    raise failure
+
+
+MAX_ATTEMPTS = 8
+
+
+def _record_failure(notice: Notice, error: Exception, now: datetime) -> None:
+    """Count the failed attempt, try again later (backing off), give up after MAX_ATTEMPTS.
+
+    Moving ``due_at`` on keeps a failing address from holding up the sweep's other rows.
+    """
+    attempts = notice.attempts + 1
+    changes = {"attempts": attempts, "last_error": str(error)[:300]}
+    if attempts >= MAX_ATTEMPTS:
+        changes["status"] = Notice.Status.FAILED
+    else:
+        changes["due_at"] = now + min(timedelta(minutes=2**attempts), timedelta(hours=6))
+    Notice.objects.filter(pk=notice.pk, status=Notice.Status.PENDING).update(**changes)
+
+
+def _wanted(notice: Notice) -> bool:
+    user = notice.user
+    return {
+        Notice.Kind.TURN: user.email_turns,
+        Notice.Kind.REMINDER: user.email_reminders,
+        Notice.Kind.DIGEST: user.email_digest,
+        Notice.Kind.MENTION: user.email_mentions,
+        Notice.Kind.ABSENT: user.email_absent,
+    }.get(notice.kind, True)
+
+
+def due_notice_ids(now: datetime, limit: int = 500) -> list[int]:
+    return list(
+        Notice.objects.filter(status=Notice.Status.PENDING, due_at__lte=now)
+        .order_by("due_at")
+        .values_list("pk", flat=True)[:limit]
+    )
+
+
+# The minute sweep sends due rows itself for this long at most (after the first few), then hands
+# the rest to the workers in chunks (``send_notices`` tasks), so that it ends well within its
+# minute even when thousands of digests fall due at once.
+SWEEP_SENDS_FOR = 0.5  # seconds since the sweep began
+
+SWEEP_SENDS_AT_LEAST = 10  # however slow the rest of the sweep was
+
+HAND_OVER_CHUNK = 25
+
+
+def send_due(now: datetime, *, until: float, at_least: int = SWEEP_SENDS_AT_LEAST) -> dict:
+    """Send the due rows, oldest first (at least ``at_least`` of them), until ``monotonic()``
+    reaches ``until``; hand the rest to the workers. A row both sent here and by a worker is sent
+    once (``send`` locks it); a row whose task is lost (broker down) stays pending for the next
+    sweep.
+    """
+    ids, sent = due_notice_ids(now), 0
+    for done, notice_id in enumerate(ids):
+        if done >= at_least and monotonic() >= until:
+            hand_over(ids[done:])
+            return {"sent": sent, "handed over": len(ids) - done}
+        sent += send_each([notice_id], now=now)
+    return {"sent": sent, "handed over": 0}
+
+
+def send_each(notice_ids: list[int], *, now: datetime | None = None) -> int:
+    """Send these rows one by one; a failure is logged (and recorded) and the others go on.
+    Returns how many were sent."""
+    sent = 0
+    for notice_id in notice_ids:
+        try:
+            if send(notice_id, now=now) == Notice.Status.SENT:
+                sent += 1
+        except Exception:  # one bad address or SMTP hiccup must not stop the others
+            log.exception("sending notice %s failed; the next sweep tries again", notice_id)
+    return sent
+
+
+def hand_over(notice_ids: list[int]) -> None:
+    """Queue these rows for the workers in chunks (few messages for thousands of rows)."""
+    for start in range(0, len(notice_ids), HAND_OVER_CHUNK):
+        try:
+            chunk = notice_ids[start : start + HAND_OVER_CHUNK]
+            dispatch.start(dispatch.SEND_NOTICES, chunk, ignore_result=True)
+        except Exception:  # the broker is down: the next sweep sends them
+            log.warning("could not hand notices over to the workers; the next sweep will send them")
+            return

@@ -1,0 +1,240 @@
+"""Creating, joining, leaving and starting games, and invitations (with their flood limits)."""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+from datetime import timedelta
+
+from django.contrib.auth import get_user_model
+from django.db import transaction
+from django.utils import timezone
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy, ngettext
+
+from games import engine
+from games.engine.cards import PLAYERS, VARIANTS
+from games.models import MAX_TURN_LIMIT, MIN_TURN_LIMIT, Game, Invitation, Notice, Seat
+from games.outbox import schedule, sending
+from saboteur_site.text import has_line_breaks
+
+from .errors import ServiceError
+from .locking import lock_game, player_seat, touch
+from .moves import store
+
+# Flood limits (README, "Rate limits"): counted in the database, so every process agrees.
+HOUR, DAY = timedelta(hours=1), timedelta(days=1)
+
+MAX_GAMES_PER_HOUR = 10  # games one player creates
+
+MAX_INVITATIONS_PER_SENDER_PER_HOUR = 20  # across all their games
+
+MAX_INVITATIONS_PER_ADDRESS_PER_DAY = 3  # to one address, from anyone, across all games
+
+GAME_NAME_ONE_LINE = gettext_lazy(
+    "A game's name must be one line, without control characters; it is used in email subjects."
+)
+
+GAME_ROUNDS = (1, 2, 3)  # 3 is the rulebook's game; RULES.md allows a shorter one
+
+
+def game_create(
+    *,
+    creator,
+    name: str,
+    ruleset: str,
+    max_seats: int,
+    variants: list[str] = (),
+    visibility: str = Game.Visibility.OPEN,
+    turn_limit=None,
+    rounds: int = 3,
+    bot_stand_ins: bool = False,
+) -> Game:
+    """Create a game in its lobby with the creator seated (``bot_stand_ins``: a bot plays for
+    absent players instead of the safe default move)."""
+    if ruleset not in PLAYERS:
+        raise ServiceError(_("Unknown rule set."))
+    low, high = PLAYERS[ruleset]
+    if not low <= max_seats <= high:
+        raise ServiceError(_("This rule set is for %(low)d to %(high)d players.") % locals())
+    variants = list(variants)
+    if any(v not in VARIANTS for v in variants) or (variants and ruleset != Game.Ruleset.BASE):
+        raise ServiceError(_("Variants belong to the base game."))
+    if has_line_breaks(name):
+        raise ServiceError(str(GAME_NAME_ONE_LINE))
+    recent = Game.objects.filter(creator=creator, created_at__gte=timezone.now() - HOUR)
+    if recent.count() >= MAX_GAMES_PER_HOUR:
+        raise ServiceError(
+            ngettext(
+                "You have created %(count)d game in the last hour; please wait a while.",
+                "You have created %(count)d games in the last hour; please wait a while.",
+                MAX_GAMES_PER_HOUR,
+            )
+            % {"count": MAX_GAMES_PER_HOUR},
+            code="rate-limited",
+        )
+    if turn_limit is not None and not MIN_TURN_LIMIT <= turn_limit <= MAX_TURN_LIMIT:
+        raise ServiceError(_("The time per turn must be between one hour and seven days."))
+    if type(rounds) is not int or rounds not in GAME_ROUNDS:
+        raise ServiceError(_("A game is 1, 2 or 3 rounds."))
+    with transaction.atomic():
+        game = Game.objects.create(
+            name=name.strip() or _("Saboteur game"),
+            ruleset=ruleset,
+            variants=variants,
+            max_seats=max_seats,
+            visibility=visibility,
+            rounds=rounds,
+            creator=creator,
+            bot_stand_ins=bot_stand_ins,
+            **({"turn_limit": turn_limit} if turn_limit is not None else {}),
+        )
+        Seat.objects.create(game=game, user=creator)
+    return game
+
+
+PRACTICE_BOTS = (2, 11)
+
+
+def practice_bots_range(ruleset: str) -> tuple[int, int]:
+    """How many bots a practice game of this rule set may have (2 to 11, within its seats)."""
+    low, high = PLAYERS[ruleset]
+    return max(PRACTICE_BOTS[0], low - 1), min(PRACTICE_BOTS[1], high - 1)
+
+
+def practice_create(
+    *, creator, ruleset: str, bots: int, variants: list[str] = (), rounds: int = 3
+) -> Game:
+    """A game against ``bots`` bots that starts at once (by invite only, out of the statistics)."""
+    if ruleset not in PLAYERS:
+        raise ServiceError(_("Unknown rule set."))
+    low, high = practice_bots_range(ruleset)
+    if not low <= bots <= high:
+        raise ServiceError(_("Practice with %(low)d to %(high)d bots.") % locals())
+    with transaction.atomic():
+        game = game_create(
+            creator=creator,
+            name=_("Practice against bots"),
+            ruleset=ruleset,
+            max_seats=bots + 1,
+            variants=variants,
+            visibility=Game.Visibility.INVITE,
+            rounds=rounds,
+        )
+        game.practice = True
+        game.save(update_fields=["practice"])
+        Seat.objects.bulk_create(Seat(game=game, bot=number) for number in range(1, bots + 1))
+        return game_start(game_id=game.pk, user=creator)
+
+
+def seat_join(*, game_id: int, user) -> Seat:
+    with transaction.atomic():
+        game = lock_game(game_id)
+        if game.status != Game.Status.LOBBY:
+            raise ServiceError(_("This game has already started."))
+        existing = game.seats.filter(user=user).live().first()
+        if existing:
+            return existing
+        if game.seats.count() >= game.max_seats:
+            raise ServiceError(_("This game is full."))
+        touch(game)
+        return Seat.objects.create(game=game, user=user)
+
+
+def seat_leave(*, game_id: int, user) -> None:
+    with transaction.atomic():
+        game = lock_game(game_id)
+        if game.status != Game.Status.LOBBY:
+            raise ServiceError(_("You can only leave a game before it starts."))
+        if game.creator_id == user.pk:
+            raise ServiceError(_("The creator cannot leave; delete the game instead."))
+        game.seats.filter(user=user).delete()
+        touch(game)
+
+
+def game_start(*, game_id: int, user) -> Game:
+    """Seat the players in random order, draw the round seeds and deal round 1."""
+    with transaction.atomic():
+        game = lock_game(game_id)
+        if game.creator_id != user.pk:
+            raise ServiceError(_("Only the game's creator can start it."))
+        if game.status != Game.Status.LOBBY:
+            raise ServiceError(_("This game has already started."))
+        seats = list(game.seats.all())
+        low, _high = PLAYERS[game.ruleset]
+        if len(seats) < low:
+            raise ServiceError(
+                ngettext(
+                    "At least %(low)d player is needed.",
+                    "At least %(low)d players are needed.",
+                    low,
+                )
+                % {"low": low}
+            )
+        secrets.SystemRandom().shuffle(seats)
+        for position, seat in enumerate(seats):
+            seat.position = position
+            seat.save(update_fields=["position"])
+        state = engine.new_game(
+            ruleset=game.ruleset,
+            seats=[seat.engine_name for seat in seats],
+            variants=game.variants,
+            rounds=game.rounds,
+            round_seeds=[secrets.token_hex(16) for _ in range(game.rounds)],
+            gold_seed=secrets.token_hex(16),
+        )
+        game.status = Game.Status.RUNNING
+        game.started_at = timezone.now()
+        store(game, state, game.started_at)
+        sending.enqueue_after_commit(schedule.notices_for_start(game=game, now=game.started_at))
+    return game
+
+
+MAX_INVITATIONS = 30  # per game: enough for friends, too few for spam
+
+
+def invitation_send(*, game_id: int, user, email: str) -> Invitation:
+    """Email the game's invite link (once per address); only a seated player may invite."""
+    with transaction.atomic():
+        game = lock_game(game_id)
+        player_seat(game, user)
+        if game.status != Game.Status.LOBBY:
+            raise ServiceError(_("This game has already started."))
+        email = email.strip().lower()
+        existing = game.invitations.filter(email=email).first()
+        if existing:
+            return existing
+        if game.invitations.count() >= MAX_INVITATIONS:
+            raise ServiceError(_("This game has sent enough invitations."))
+        # The sender's row serialises their invitations from all games (after the game row:
+        # the lock order), so two at once cannot both slip under the limit.
+        get_user_model().objects.select_for_update().filter(pk=user.pk).first()
+        now = timezone.now()
+        sent = Invitation.objects.filter(invited_by=user, created_at__gte=now - HOUR)
+        if sent.count() >= MAX_INVITATIONS_PER_SENDER_PER_HOUR:
+            raise ServiceError(
+                ngettext(
+                    "You have sent %(count)d invitation in the last hour; please wait a while.",
+                    "You have sent %(count)d invitations in the last hour; please wait a while.",
+                    MAX_INVITATIONS_PER_SENDER_PER_HOUR,
+                )
+                % {"count": MAX_INVITATIONS_PER_SENDER_PER_HOUR},
+                code="rate-limited",
+            )
+        received = Invitation.objects.filter(email=email, created_at__gte=now - DAY)
+        if received.count() >= MAX_INVITATIONS_PER_ADDRESS_PER_DAY:
+            raise ServiceError(
+                _("This address has had enough invitations today; please try again tomorrow."),
+                code="rate-limited",
+            )
+        invitation = Invitation.objects.create(game=game, email=email, invited_by=user)
+        notice = Notice.objects.create(
+            key=f"invitation:{game.pk}:{hashlib.sha256(email.encode()).hexdigest()}",
+            kind=Notice.Kind.INVITATION,
+            email=email,
+            game=game,
+            due_at=timezone.now(),
+            data={"inviter": user.display_name},
+        )
+        sending.enqueue_after_commit([notice])
+        return invitation

@@ -1,0 +1,204 @@
+"""The move pipeline: the only doors through which a move enters a game.
+
+``move_submit`` (a player), ``bot_move`` (a bot's turn, from a worker) and ``turn_timeout`` (a
+deadline passed, from the sweep) all lock the game row, ask the engine, append the move, store
+the new state and write the notices it causes (``games.outbox``), in one transaction.
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+from dataclasses import dataclass
+
+from django.db import transaction
+from django.utils import timezone
+from django.utils.translation import gettext as _
+
+from games import engine
+from games.models import Game, Move, Seat
+from games.outbox import schedule, sending
+
+from .bot_turns import bot_decision, bot_turn_after_commit
+from .errors import IdempotencyConflict, MoveRefused, StaleVersion, reason_message
+from .locking import lock_game, player_seat
+
+
+@dataclass(frozen=True)
+class MoveResult:
+    move: Move
+    repeated: bool  # True when an idempotency key matched an earlier, identical submission
+
+
+def store(game: Game, state: engine.State, now) -> bool:
+    """Copy the engine state into the game row and save it; True when a new decision began."""
+    previous_version = game.version if game.snapshot is not None else None
+    game.revision += 1
+    game.snapshot = state.to_json()
+    game.version = state.version
+    began = False
+    if state.finished:
+        game.status = Game.Status.FINISHED
+        game.finished_at = now
+        game.to_move = game.decision_since = game.deadline = None
+    else:
+        # Every accepted move starts a new decision, even when the same seat decides again
+        # (a gold pick after their own turn, or everyone else's hand is empty): new deadline.
+        if state.version != previous_version or game.decision_since is None:
+            game.decision_since = now
+            game.deadline = now + game.turn_limit
+            began = True
+        game.to_move = state.to_move
+    game.save()
+    if began or state.finished:
+        schedule.turn_ended(game=game)
+    if began:
+        sending.enqueue_after_commit(schedule.notices_for_decision(game=game, now=now))
+        bot_turn_after_commit(game)
+    return began
+
+
+def bot_move(*, game_id: int, version: int) -> Move | None:
+    """Play the bot's decision of the game at ``version`` (a Celery task calls it).
+
+    Nothing happens when the game moved on, is not running, or a person decides now.
+    """
+    with transaction.atomic():
+        game = lock_game(game_id)
+        if game.status != Game.Status.RUNNING or game.version != version:
+            return None
+        seat = game.seats.live().filter(position=game.to_move).first()
+        if seat is None or not seat.bot_plays:
+            return None
+        state = engine.State.from_json(game.snapshot)
+        # A stand-in's move is the site's, not the player's (like a timeout's): "since your last
+        # move", statistics and the log must not take it for theirs.
+        stand_in = seat.user is not None
+        move = bot_decision(game, state, seat)
+        return apply(game, seat, move, automatic=stand_in, stand_in=stand_in)
+
+
+def move_submit(
+    *,
+    game_id: int,
+    user,
+    move: dict,
+    expected_version: int,
+    idempotency_key: str | None = None,
+    request_digest: str = "",
+) -> MoveResult:
+    """The only way a player's move enters a game.
+
+    Locks the game row, answers a repeated idempotency key with the first result, refuses a stale
+    version, asks the engine, appends the move, saves the new snapshot and writes the notices it
+    causes, in one transaction. A repeated key with a different request (``request_digest``, or
+    the move itself when the caller gives none) is refused with ``IdempotencyConflict``.
+    Concurrent submissions queue on the row lock, so the second one
+    sees the first one's move.
+    """
+    with transaction.atomic():
+        game = lock_game(game_id)
+        seat = player_seat(game, user)
+        if idempotency_key:
+            earlier = game.moves.filter(seat=seat, idempotency_key=idempotency_key).first()
+            if earlier and not _same_request(earlier, move, request_digest):
+                # A retry repeats its move; the same key with another move is a client bug or a
+                # forgery, and answering "made" would silently drop the player's move.
+                raise IdempotencyConflict(
+                    _(
+                        "This page already sent a different move. Nothing was changed: here is "
+                        "the game as it is now."
+                    ),
+                    code="key-reused",
+                )
+            if earlier:
+                return MoveResult(earlier, repeated=True)
+        if game.status == Game.Status.PAUSED:
+            raise MoveRefused(
+                _("The moderators have paused this game; moves wait until it resumes."),
+                code="paused",
+            )
+        if game.status == Game.Status.ABORTED:
+            raise MoveRefused(_("The moderators have stopped this game."), code="aborted")
+        if game.status != Game.Status.RUNNING:
+            raise MoveRefused(_("This game is not running."), code="not-running")
+        if expected_version != game.version:
+            raise StaleVersion(_("Someone moved first: here is the game as it is now."))
+        record = apply(
+            game, seat, move, idempotency_key=idempotency_key or "", request_digest=request_digest
+        )
+        if seat.state == Seat.State.ABSENT or seat.timeouts_in_a_row or seat.stand_in:
+            # Making a move takes an absent player's seat back (from their stand-in bot too).
+            seat.state = Seat.State.ACTIVE
+            seat.timeouts_in_a_row = 0
+            seat.stand_in = False
+            seat.save(update_fields=["state", "timeouts_in_a_row", "stand_in"])
+        return MoveResult(record, repeated=False)
+
+
+def _same_request(earlier: Move, move: dict, request_digest: str) -> bool:
+    if request_digest or earlier.request_digest:
+        return earlier.request_digest == request_digest
+    return earlier.payload == json.loads(json.dumps(move))
+
+
+def apply(game: Game, seat: Seat, move: dict, **extra) -> Move:
+    """Ask the engine, append the move and store the new state (the game row is locked)."""
+    state = engine.State.from_json(game.snapshot)
+    try:
+        new_state, events = engine.apply(state, seat.engine_name, move)
+    except engine.IllegalMove as refusal:
+        raise MoveRefused(reason_message(refusal.code), code=refusal.code) from None
+    record = Move.objects.create(
+        game=game, sequence=new_state.version, seat=seat, payload=move, events=events, **extra
+    )
+    store(game, new_state, timezone.now())
+    return record
+
+
+def default_move(state: engine.State, seat_name: str, rng: secrets.SystemRandom) -> dict:
+    """The safe decision the site makes for a player whose time ran out: pass with one card
+    chosen at random, keep the highest gold card, or decline a theft."""
+    index = state.seat_index(seat_name)
+    if state.decision == engine.PICK_GOLD:
+        return {"move": "pick-gold", "value": max(state.offer)}
+    if state.decision == engine.STEAL:
+        return {"move": "steal", "victim": None}
+    return {"move": "pass", "discard": [rng.choice(state.hands[index])]}
+
+
+ABSENT_AFTER = 3  # timeouts in a row
+
+
+def turn_timeout(*, game_id: int, now=None) -> Move | None:
+    """Make the default decision for a player whose deadline has passed (beat's sweep calls it).
+
+    Nothing happens when the deadline has not passed any more (someone moved meanwhile).
+    """
+    now = now or timezone.now()
+    with transaction.atomic():
+        game = lock_game(game_id)
+        if game.status != Game.Status.RUNNING or game.deadline is None or game.deadline > now:
+            return None
+        seat = game.seats.live().select_related("user").get(position=game.to_move)
+        state = engine.State.from_json(game.snapshot)
+        if game.bot_stand_ins:
+            # The creator chose it: a bot decides for the absent player, from their seat's view.
+            move = bot_decision(game, state, seat)
+        else:
+            move = default_move(state, seat.engine_name, secrets.SystemRandom())
+        seat.timeouts_in_a_row += 1
+        absent = seat.timeouts_in_a_row >= ABSENT_AFTER and seat.state == Seat.State.ACTIVE
+        if absent:
+            seat.state = Seat.State.ABSENT
+            seat.stand_in = game.bot_stand_ins
+        seat.save(update_fields=["timeouts_in_a_row", "state", "stand_in"])
+        # Saved first: a stand-in's next decision (a bot's) is scheduled by ``_apply``.
+        record = apply(game, seat, move, automatic=True)
+        if absent:
+            schedule.notice_absent(game=game, absent=seat, now=now)
+        if seat.timeouts_in_a_row <= ABSENT_AFTER:  # then no more until they come back
+            schedule.notice_timeout(
+                game=game, seat=seat, move=move, absent=seat.state == Seat.State.ABSENT, now=now
+            )
+        return record

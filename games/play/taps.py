@@ -1,0 +1,101 @@
+"""A one-tap link's page and its button: the move it carries, made once through ``move_submit``.
+
+The token itself (what it binds, how moves are labelled) is the outbox's (``games.outbox.one_tap``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from django.utils import timezone
+from django.utils.translation import gettext as _
+
+from games.models import Game, Seat
+from games.outbox.one_tap import Tap, move_label, read_tap
+from games.read.seats import display_name
+
+from .errors import ServiceError, StaleVersion
+from .moves import move_submit
+
+
+@dataclass
+class TapPage:
+    """What the link's page shows; only the game's name and the move in the seat's own words."""
+
+    status: str  # ready, done, used, stale, expired, foreign, invalid or refused
+    game_id: int | None = None
+    game_name: str = ""
+    label: str = ""
+    message: str = ""
+
+
+def _names(game: Game) -> dict[str, str]:
+    seats = game.seats.select_related("user").exclude(state=Seat.State.REPLACED)
+    return {s.engine_name: display_name(s) for s in seats}
+
+
+def _check(token: str, viewer, now) -> tuple[TapPage, Tap | None, Seat | None]:
+    tap = read_tap(token)
+    if isinstance(tap, str):
+        return TapPage(tap), None, None
+    game = Game.objects.filter(pk=tap.game_id).first()
+    seat = Seat.objects.select_related("user").filter(pk=tap.seat_id, game_id=tap.game_id).first()
+    if game is None or seat is None:
+        return TapPage("invalid"), None, None
+    if viewer.is_authenticated and viewer.pk != tap.user_id:
+        return TapPage("foreign", game_id=game.pk), None, None
+    page = TapPage("ready", game_id=game.pk, game_name=game.name)
+    if game.moves.filter(seat=seat, idempotency_key=tap.key).exists():
+        page.status = "used"
+        return page, tap, seat
+    user = seat.user
+    if user is None or user.pk != tap.user_id or not user.is_active:
+        page.status = "stale"
+        return page, None, None
+    if game.status == Game.Status.PAUSED and game.version == tap.version:
+        page.status = "refused"
+        page.message = _("The moderators have paused this game; moves wait until it resumes.")
+        return page, None, None
+    if (
+        game.status != Game.Status.RUNNING
+        or game.version != tap.version
+        or seat.state == Seat.State.REPLACED
+        or game.to_move != seat.position
+    ):
+        page.status = "stale"
+        return page, None, None
+    if game.deadline is not None and now >= game.deadline:
+        page.status = "expired"
+        return page, None, None
+    page.label = move_label(tap.move, _names(game), seat.engine_name)
+    return page, tap, seat
+
+
+def tap_page(*, token: str, viewer, now=None) -> TapPage:
+    """What opening the link shows; it changes nothing (mail scanners follow links)."""
+    page, _tap, _seat = _check(token, viewer, now or timezone.now())
+    return page
+
+
+def tap_submit(*, token: str, viewer, now=None) -> TapPage:
+    """Make the link's move (the button's POST), once, through ``move_submit``."""
+    page, tap, seat = _check(token, viewer, now or timezone.now())
+    if page.status == "used":
+        page.status = "done"  # a second tap gets the first answer
+    if page.status != "ready":
+        return page
+    try:
+        move_submit(
+            game_id=tap.game_id,
+            user=seat.user,
+            move=tap.move,
+            expected_version=tap.version,
+            idempotency_key=tap.key,
+        )
+    except StaleVersion:
+        page.status = "stale"
+    except ServiceError as refused:
+        page.status, page.message = "refused", refused.message
+    else:
+        page.status = "done"
+    return page

@@ -1,0 +1,212 @@
+"""Lists of games: the player's dashboard, the lobby's open games, games to watch, and the
+header's count of games awaiting the player's decision (cached; ``invalidation`` drops it)."""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass
+from datetime import datetime
+
+from django.core.cache import cache, caches
+from django.db.models import Count, F, OuterRef, Subquery
+from django.db.models.fields.json import KT
+
+from games.models import Game, Move, Seat
+
+from .seats import LIVE_SEAT
+
+
+def _awaiting(user):
+    # One filter() call, so the three seat conditions apply to the same seat.
+    return Game.objects.filter(
+        status=Game.Status.RUNNING,
+        seats__user=user,
+        seats__state__in=LIVE_SEAT,
+        seats__position=F("to_move"),
+    )
+
+
+AWAITING_SECONDS = 120  # a safety net: ``invalidation`` drops a count as soon as it changes
+
+
+def awaiting_count(user) -> int:
+    """How many running games wait for this user's decision (on every page: kept in the shared
+    cache, dropped whenever one of the user's games or seats changes: ``invalidation``)."""
+    return cache.get_or_set(
+        _awaiting_key(user.pk), lambda: _awaiting(user).count(), AWAITING_SECONDS
+    )
+
+
+def awaiting_changed(user_ids) -> None:
+    cache.delete_many([_awaiting_key(pk) for pk in user_ids])
+
+
+def _awaiting_key(user_id: int) -> str:
+    return f"awaiting:{user_id}"
+
+
+def awaiting_games(user) -> list[Game]:
+    return list(_awaiting(user).order_by("decision_since"))
+
+
+@dataclass
+class GameRow:
+    """One game in a list: only what every viewer of the list may know."""
+
+    pk: int
+    name: str
+    ruleset_label: str
+    status: str
+    status_label: str
+    seats_taken: int
+    max_seats: int
+    decision_since: datetime | None
+    # Running games (My games, games to watch): whose decision, the round, the clock.
+    to_move_name: str | None = None
+    round: int | None = None
+    rounds: int | None = None
+    deadline: datetime | None = None
+    last_move_at: datetime | None = None
+
+
+# Not get_FOO_display(): it hashes every (lazily translated) choice on each call, which made a
+# list of 50 games cost more than the rest of the lobby page (docs/web-performance.md).
+_RULESET_LABELS = dict(Game.Ruleset.choices)
+
+_STATUS_LABELS = dict(Game.Status.choices)
+
+
+def _row(game: Game, seats_taken: int | None = None) -> GameRow:
+    round_ = getattr(game, "current_round", None)
+    return GameRow(
+        pk=game.pk,
+        name=game.name,
+        ruleset_label=str(_RULESET_LABELS.get(game.ruleset, game.ruleset)),
+        status=game.status,
+        status_label=str(_STATUS_LABELS.get(game.status, game.status)),
+        seats_taken=seats_taken if seats_taken is not None else 0,
+        max_seats=game.max_seats,
+        decision_since=game.decision_since,
+        to_move_name=getattr(game, "to_move_name", None),
+        round=int(round_) if round_ is not None else None,
+        rounds=game.rounds,
+        deadline=game.deadline,
+        last_move_at=getattr(game, "last_move_at", None),
+    )
+
+
+def _with_progress(games):
+    """Whose decision (display name), the round and the last move's time, in the same query."""
+    return games.annotate(
+        to_move_name=Subquery(
+            Seat.objects.filter(game=OuterRef("pk"), position=OuterRef("to_move"))
+            .exclude(state=Seat.State.REPLACED)
+            .values("user__display_name")[:1]
+        ),
+        current_round=KT("snapshot__round"),
+        last_move_at=Subquery(
+            Move.objects.filter(game=OuterRef("pk")).order_by("-sequence").values("created_at")[:1]
+        ),
+    )
+
+
+@dataclass
+class Dashboard:
+    awaiting: list[GameRow]
+    running: list[GameRow]
+    lobby: list[GameRow]
+    finished: list[GameRow]
+
+
+def _awaits(game: Game) -> bool:
+    return game.status == Game.Status.RUNNING and game.to_move == game.my_position
+
+
+def dashboard_for(user) -> Dashboard:
+    """My games: awaiting my decision (longest waiting first), other running, lobbies, finished."""
+    mine = Game.objects.filter(seats__user=user, seats__state__in=LIVE_SEAT).annotate(
+        my_position=F("seats__position")
+    )
+    underway = [Game.Status.RUNNING, Game.Status.PAUSED]
+    running = list(_with_progress(mine.filter(status__in=underway)).order_by("decision_since"))
+    over = [Game.Status.FINISHED, Game.Status.ABORTED]
+    finished = mine.filter(status__in=over).order_by("-finished_at")[:30]
+    return Dashboard(
+        awaiting=[_row(g) for g in running if _awaits(g)],
+        running=[_row(g) for g in running if not _awaits(g)],
+        lobby=[_row(g) for g in mine.filter(status=Game.Status.LOBBY)],
+        finished=[_row(g) for g in finished],
+    )
+
+
+WATCH_LENGTH = 30
+
+WATCH_SECONDS = 15  # the list may be this old: it is a list to browse, not a game's state
+
+
+def games_to_watch(user) -> list[GameRow]:
+    """Running open games the user does not play in (spectators see the public view).
+
+    The same list serves everyone for a few seconds, per process (the lobby is a hot page and
+    the query with its progress columns costs more than the rest of the page); each viewer's own
+    games are taken out of it here.
+    """
+    watchable = caches["local"].get_or_set("games-to-watch", _watchable, WATCH_SECONDS)
+    mine = user.pk if user.is_authenticated else None
+    return [row for row, players in watchable if mine not in players][:WATCH_LENGTH]
+
+
+def _watchable() -> list[tuple[GameRow, frozenset[int]]]:
+    games = list(
+        _with_progress(
+            Game.objects.filter(status=Game.Status.RUNNING, visibility=Game.Visibility.OPEN)
+            .defer("snapshot")
+            .annotate(seats_taken=Count("seats"))
+        ).order_by("-decision_since")[: WATCH_LENGTH * 2]
+    )
+    players: dict[int, set[int]] = {game.pk: set() for game in games}
+    for game_id, user_id in Seat.objects.filter(game__in=games).values_list("game", "user"):
+        players[game_id].add(user_id)
+    return [(_row(game, game.seats_taken), frozenset(players[game.pk])) for game in games]
+
+
+OPEN_LOBBIES_VERSION = "open-lobbies-version"
+
+
+def open_lobbies_version() -> str:
+    """A token that changes whenever the open lobbies may have changed (``invalidation``):
+    the lobby page keeps its rendered list per version. Kept in the shared cache, so every
+    process sees a change at once; a missing token (a cleared cache) is simply a new version."""
+    version = cache.get(OPEN_LOBBIES_VERSION)
+    if version is None:
+        cache.add(OPEN_LOBBIES_VERSION, uuid.uuid4().hex, timeout=None)  # the first one wins
+        version = cache.get(OPEN_LOBBIES_VERSION) or "unknown"
+    return version
+
+
+def open_lobbies_changed() -> None:
+    cache.set(OPEN_LOBBIES_VERSION, uuid.uuid4().hex, timeout=None)
+
+
+def open_lobbies() -> list[GameRow]:
+    """The open games waiting for players, newest first: the same list for everyone."""
+    # Only the columns a row shows: no model instances (the lobby is a hot page).
+    games = (
+        Game.objects.filter(status=Game.Status.LOBBY, visibility=Game.Visibility.OPEN)
+        .order_by("-created_at")
+        .values_list("pk", "name", "ruleset", "status", "max_seats", "decision_since")
+        .annotate(seats_taken=Count("seats"))[:50]
+    )
+    return [
+        GameRow(
+            pk=pk,
+            name=name,
+            ruleset_label=str(_RULESET_LABELS.get(ruleset, ruleset)),
+            status=status,
+            status_label=str(_STATUS_LABELS.get(status, status)),
+            seats_taken=seats_taken,
+            max_seats=max_seats,
+            decision_since=since,
+        )
+        for pk, name, ruleset, status, max_seats, since, seats_taken in games
+    ]

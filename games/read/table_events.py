@@ -1,0 +1,57 @@
+"""The moderators' table events as the log shows them: takeovers, pauses, extensions, aborts.
+
+Read beside the move log (``games.read.log``); written by ``games.moderation``.
+"""
+
+from __future__ import annotations
+
+from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
+
+from games.models import Game, TableEvent
+
+from .log import Entry
+
+
+def renames(game: Game) -> list[tuple[int, str, str]]:
+    """Seat takeovers as (after_version, engine seat name, the earlier player's name)."""
+    return [
+        (event.after_version, str(event.data["seat"]), event.data["old"])
+        for event in game.table_events.all()
+        if event.kind == TableEvent.Kind.REPLACED
+    ]
+
+
+def table_entries(game: Game) -> list[Entry]:
+    """The moderators' public log lines; ``Entry.sequence`` places each after that many moves."""
+    return [
+        Entry(event.after_version, describe(event), private=False)
+        for event in game.table_events.all()
+    ]
+
+
+def stop_reason(game: Game) -> str:
+    """The moderators' reason for stopping ``game`` ("" when none was given)."""
+    event = game.table_events.filter(kind=TableEvent.Kind.ABORTED).last()
+    return (event.data.get("reason") or "") if event else ""
+
+
+def describe(event: TableEvent) -> str:
+    data = event.data
+    if event.kind == TableEvent.Kind.REPLACED:
+        return _("%(new)s took over from %(old)s.") % {"new": data["new"], "old": data["old"]}
+    if event.kind == TableEvent.Kind.PAUSED:
+        return _("The moderators paused the game: the clock stops until it resumes.")
+    if event.kind == TableEvent.Kind.RESUMED:
+        return _("The moderators resumed the game.")
+    if event.kind == TableEvent.Kind.EXTENDED:
+        return ngettext(
+            "The moderators gave %(who)s %(hours)d more hour.",
+            "The moderators gave %(who)s %(hours)d more hours.",
+            data["hours"],
+        ) % {"who": data["who"], "hours": data["hours"]}
+    if event.kind == TableEvent.Kind.ABORTED:
+        if data.get("reason"):
+            return _("The moderators stopped the game: %(reason)s") % {"reason": data["reason"]}
+        return _("The moderators stopped the game.")
+    return str(event.get_kind_display())
