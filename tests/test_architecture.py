@@ -68,3 +68,13 @@ def test_the_cycle_finder_sees_a_cycle():
     graph.add_import(importer="a.two", imported="a.one")
     graph.add_import(importer="a.three", imported="a.one")
     assert import_cycles(graph) == [["a.one", "a.two"]]
+
+
+def test_dispatch_starts_tasks_that_exist():
+    """Code below games.tasks starts tasks by name (games/dispatch.py): each name is a real task."""
+    from celery import current_app
+
+    import games.tasks  # noqa: F401 - registers the tasks, as a worker does
+    from games import dispatch
+
+    assert set(dispatch.TASKS) <= set(current_app.tasks)
