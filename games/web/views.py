@@ -326,7 +326,7 @@ def unsubscribe(request, token):
 
 
 TAP_STATUS = {"ready": 200, "done": 200, "used": 200, "stale": 409, "refused": 409}
-TAP_STATUS |= {"expired": 410, "foreign": 403, "invalid": 400}
+TAP_STATUS |= {"expired": 410, "foreign": 403, "invalid": 400, "off": 403}
 
 
 @require_http_methods(["GET", "HEAD", "POST"])
