@@ -20,6 +20,7 @@ from django.utils.translation import gettext as _
 from games import engine
 from games.engine.cards import CATALOGUE, PATH, PLAYERS
 from games.models import ChatMessage, Game, Seat
+from saboteur_site.text import ascii_int
 
 from . import history, learn, table_events
 from .drawing import card_name, card_svg, goal_back_svg, hand_order, role_name
@@ -467,11 +468,9 @@ def _mark_last_change(rows: list[list[Cell]], moves) -> None:
 
 
 def _position(text: str | None) -> tuple[int, int] | None:
-    try:
-        x, y = (text or "").split(",")
-        return int(x), int(y)
-    except ValueError:
-        return None
+    x, _comma, y = (text or "").partition(",")
+    x, y = ascii_int(x), ascii_int(y)
+    return None if x is None or y is None else (x, y)
 
 
 def _board(view: dict, legal: list[dict], page: GamePage, at: str | None) -> list[list[Cell]]:
