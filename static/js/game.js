@@ -341,9 +341,11 @@
     landed = move;
   }
 
-  document.addEventListener("htmx:afterRequest", function (event) {
-    var form = event.detail && event.detail.elt;
-    if (form && form.id === "chat-form" && event.detail.successful) {
+  // (On the swap's target: the form that sent the message is replaced by then.)
+  document.addEventListener("htmx:beforeSwap", function (event) {
+    var config = event.detail && event.detail.requestConfig;
+    var form = config && config.elt;
+    if (form && form.id === "chat-form" && event.detail.xhr && event.detail.xhr.status === 200) {
       var box = document.getElementById("chat-text");
       if (box) {
         box.value = "";

@@ -332,6 +332,19 @@ def test_the_maze_zooms_and_pans_and_the_newest_move_lands(
     b.get_by_role("button", name="Fit").click()
     expect(board).not_to_have_class("board board--main board--zoomed")
 
+    # The chat's box keeps what is typed while the play area is refreshed around it, and is
+    # emptied once the message is sent.
+    box = b.locator("#chat-text")
+    box.fill("Who broke my lantern?")
+    b.evaluate(
+        "url => htmx.ajax('GET', url + '?part=play', {target: '#play', swap: 'outerHTML'})", url
+    )
+    settled(b)
+    expect(b.locator("#chat-text")).to_have_value("Who broke my lantern?")
+    b.locator("#chat-form").get_by_role("button", name="Send").click()
+    expect(b.locator("#chat .chat")).to_contain_text("Who broke my lantern?", timeout=WAIT)
+    expect(b.locator("#chat-text")).to_have_value("")
+
     # Under prefers-reduced-motion the newest move does not move.
     context = browser.new_context(reduced_motion="reduce", viewport={"width": 1366, "height": 768})
     try:
