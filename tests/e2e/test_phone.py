@@ -158,6 +158,23 @@ def test_the_maze_fits_as_it_grows_and_zooms_by_buttons(
     fit.tap()
     expect(fit).to_have_attribute("aria-pressed", "true")
     assert board.evaluate(fits)
+    # Two fingers spread apart on the maze zoom it in (js/game.js), not the page.
+    box = board.bounding_box()
+    x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+    touch = page.context.new_cdp_session(page)
+
+    def fingers(kind, apart):
+        points = [{"x": x - apart, "y": y, "id": 0}, {"x": x + apart, "y": y, "id": 1}]
+        touch.send("Input.dispatchTouchEvent", {"type": kind, "touchPoints": points})
+
+    fingers("touchStart", 20)
+    for apart in (40, 60, 80, 100):
+        fingers("touchMove", apart)
+    touch.send("Input.dispatchTouchEvent", {"type": "touchEnd", "touchPoints": []})
+    expect(fit).to_have_attribute("aria-pressed", "false")
+    assert not board.evaluate(fits)
+    assert page.evaluate("visualViewport.scale") == 1  # the page itself did not zoom
+    fit.tap()
     width = page.evaluate("document.scrollingElement.scrollWidth")
     assert width <= 390, width
     assert browser_problems.problems == []
