@@ -83,7 +83,7 @@ RULES_TITLES = {
     "en": "How to play Saboteur",
     "cs": "Jak hrát Sabotéra",
     "sk": "Ako hrať Sabotéra",
-    "uk": "Як грати в «Саботера»",
+    "uk": "Як грати в «Капосника»",
     "ro": "Cum se joacă Saboteur",
 }
 
