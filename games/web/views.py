@@ -27,7 +27,7 @@ from .forms import GameCreateForm, InvitationForm, MoveForm, PracticeForm
 
 # The parts of the game page a client may ask for (django-template-partials names).
 PARTIALS = {"play": "games/play_response.html", "chat": "games/game.html#chat"}
-CHAT_SENT = "games/chat_sent.html"  # a fresh chat form, and the play area out of band
+CHAT_SENT = "games/chat_sent.html"  # the play area with the chat (its box kept: hx-preserve)
 
 
 @require_safe
