@@ -1,0 +1,79 @@
+"""PostgreSQL away: the site answers 503 with a clear, translated page, never a 500.
+
+The site runs in a process of its own whose database address is a closed port (what a
+PostgreSQL restart or a server refusing connections looks like from Django), through psycopg's
+pool as in production and without it.
+"""
+
+import json
+import os
+
+import pytest
+
+from tests.web.test_settings_guard import run_manage
+
+CLOSED = "postgres://postgres@127.0.0.1:1/saboteur"  # nothing listens on port 1
+
+REQUESTS = """
+import json
+from django.test import Client
+from django.conf import settings
+answers = []
+def keep(name, response):
+    answers.append({"name": name, "status": response.status_code,
+                    "retry": response.get("Retry-After"), "cache": response.get("Cache-Control"),
+                    "body": response.content.decode()})
+player = Client(raise_request_exception=False, HTTP_HOST="saboteur.example")
+player.cookies[settings.SESSION_COOKIE_NAME] = "a" * 32
+player.cookies["csrftoken"] = "b" * 32
+keep("game page", player.get("/games/1/"))
+keep("home, logged in", player.get("/"))
+keep("move", player.post("/games/1/move/", {"kind": "pass"}, HTTP_X_CSRFTOKEN="b" * 32))
+keep("poll (htmx)", player.get("/games/1/poll/?v=3", HTTP_HX_REQUEST="true"))
+keep("Czech", player.get("/", HTTP_ACCEPT_LANGUAGE="cs"))
+print("ANSWERS" + json.dumps(answers))
+"""
+
+
+def site_without_database(**env):
+    result = run_manage(
+        ["shell", "-c", REQUESTS],
+        DJANGO_ENV="development",
+        DJANGO_DEBUG="0",
+        DJANGO_ALLOWED_HOSTS="saboteur.example",
+        DJANGO_LOG_FORMAT="json",
+        DATABASE_URL=CLOSED,
+        REDIS_URL=os.environ["REDIS_URL"],
+        **env,
+    )
+    assert "ANSWERS" in result.stdout, result.stderr[-3000:]
+    answers = json.loads(result.stdout.split("ANSWERS", 1)[1])
+    logged = [
+        json.loads(line)
+        for line in result.stderr.splitlines()
+        if line.startswith("{") and '"saboteur.request"' in line
+    ]
+    return answers, logged
+
+
+@pytest.mark.parametrize("pool", ["1", "0"], ids=["pool", "no pool"])
+def test_database_away_answers_503_with_a_clear_page_never_500(pool):
+    answers, logged = site_without_database(DATABASE_POOL=pool, DATABASE_POOL_TIMEOUT="1")
+    for answer in answers:
+        assert answer["status"] == 503, answer["name"]
+        assert answer["retry"] == "30"
+        assert "no-store" in answer["cache"]
+        body = answer["body"]
+        # Nothing of the error: no traceback, no exception, no server address.
+        for secret in ("Traceback", "OperationalError", "127.0.0.1", "port 1", "psycopg"):
+            assert secret not in body, (answer["name"], secret)
+    english = answers[0]["body"]
+    assert "The site is briefly unavailable" in english
+    assert "Nothing you did was lost" in english
+    assert '<html lang="en">' in english
+    czech = answers[-1]["body"]
+    assert '<html lang="cs">' in czech
+    assert "The site is briefly unavailable" not in czech  # translated
+    # Each request still gets its one log line, with its status, though the user is unknown.
+    assert [line["status"] for line in logged] == [503] * len(answers)
+    assert all(line["user_id"] is None for line in logged)
