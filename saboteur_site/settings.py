@@ -205,9 +205,13 @@ if PRODUCTION and not (REDIS_URL or env_str("CELERY_BROKER_URL")):
 if REDIS_URL:
     CACHES = {
         "default": {
-            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            # Django's Redis cache, except that Redis away is a miss, not an error (a restart
+            # must not fail requests: everything in it is rebuilt from the database).
+            "BACKEND": "saboteur_site.cache.RedisCache",
             "LOCATION": REDIS_URL,
             "KEY_PREFIX": "saboteur",
+            # A Redis that hangs (not only one that refuses) costs a request 2 s at most.
+            "OPTIONS": {"socket_connect_timeout": 2, "socket_timeout": 2},
         }
     }
 else:

@@ -104,7 +104,7 @@ def test_without_redis_the_cache_is_the_database_cache_not_the_dummy():
 def test_with_redis_the_cache_is_redis():
     from django.conf import settings
 
-    assert settings.CACHES["default"]["BACKEND"] == "django.core.cache.backends.redis.RedisCache"
+    assert settings.CACHES["default"]["BACKEND"] == "saboteur_site.cache.RedisCache"
     assert settings.CELERY_BROKER_URL == os.environ["REDIS_URL"]
 
 

@@ -77,3 +77,53 @@ def test_database_away_answers_503_with_a_clear_page_never_500(pool):
     # Each request still gets its one log line, with its status, though the user is unknown.
     assert [line["status"] for line in logged] == [503] * len(answers)
     assert all(line["user_id"] is None for line in logged)
+
+
+# -- Redis away: the cache misses, the site goes on ---------------------------------------------
+
+
+def cache_away(settings):
+    """The site's own cache settings, pointed at a closed port (nothing listens on port 1)."""
+    away = {**settings.CACHES["default"], "LOCATION": "redis://127.0.0.1:1/0"}
+    settings.CACHES = {**settings.CACHES, "default": away}
+
+
+@pytest.mark.django_db
+def test_redis_away_moves_and_pages_still_work(make_user, settings):
+    from django.test import Client
+
+    from games import engine
+    from games.models import Game, Move
+    from games.play.lobby import game_create, game_start, seat_join
+
+    users = [make_user(name) for name in ("ann", "bob", "cid")]
+    game = game_create(creator=users[0], name="Away", ruleset="base", max_seats=3)
+    for other in users[1:]:
+        seat_join(game_id=game.pk, user=other)
+    game = game_start(game_id=game.pk, user=users[0])
+    cache_away(settings)
+
+    seat = game.seats.get(position=game.to_move)
+    client = Client()
+    client.force_login(seat.user)
+    assert client.get(f"/games/{game.pk}/").status_code == 200
+    assert client.get("/games/").status_code == 200
+    assert client.get("/").status_code == 200
+    # The move's transaction drops cached counts (games/read/invalidation.py): it must not fail.
+    state = engine.State.from_json(game.snapshot)
+    assert state.hands[seat.position]
+    response = client.post(
+        f"/games/{game.pk}/move/",
+        {"kind": "pass", "discard": ["0"], "version": game.version, "key": "away-1"},
+        HTTP_HX_REQUEST="true",
+    )
+    assert response.status_code == 200
+    assert Move.objects.filter(game=game, idempotency_key="away-1").count() == 1
+    assert Game.objects.get(pk=game.pk).version == game.version + 1
+
+
+def test_redis_away_the_health_check_says_so(client, settings):
+    cache_away(settings)
+    response = client.get("/health/?format=json")
+    assert response.status_code == 503
+    assert any(name.startswith("Cache") and value != "OK" for name, value in response.json().items())
