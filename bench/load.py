@@ -252,7 +252,7 @@ def check_database(stats: Stats) -> dict:
         if game.version != len(moves):
             stats.violation(f"game {game.pk}: version {game.version} but {len(moves)} moves")
         # A bot's moves (practice games) are nobody's HTTP request: the players' own are checked.
-        keys = {m.idempotency_key for m in moves if not m.automatic and m.seat.bot_id is None}
+        keys = {m.idempotency_key for m in moves if not m.automatic and m.seat.bot is None}
         if keys != stats.acknowledged.get(game.pk, set()):
             told = stats.acknowledged.get(game.pk, set())
             stats.violation(

@@ -126,4 +126,6 @@ def test_redis_away_the_health_check_says_so(client, settings):
     cache_away(settings)
     response = client.get("/health/?format=json")
     assert response.status_code == 503
-    assert any(name.startswith("Cache") and value != "OK" for name, value in response.json().items())
+    assert any(
+        name.startswith("Cache") and value != "OK" for name, value in response.json().items()
+    )
