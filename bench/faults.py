@@ -1125,6 +1125,7 @@ class Run:
                 self.sink.release()
                 self.control.resume()
                 continue
+            killed_at = time.monotonic()
             if whole:
                 self.site.kill_group(owner)
             else:
@@ -1138,12 +1139,13 @@ class Run:
             if whole:
                 time.sleep(2)  # a supervisor's restart delay
                 self.site.start_worker(int(owner[-1]))
-            took = self.wait(
+            sent = self.wait(
                 "the held email sent again",
                 lambda held=held: self.delivered(held["message_id"]),
                 150,
                 interval=0.2,
             )
+            took = None if sent is None else time.monotonic() - killed_at
             say(f"   the email went out {took or -1:.1f} s after the kill (the sink dropped the "
                 "unanswered one)")  # fmt: skip
             self.control.resume()
@@ -1151,24 +1153,27 @@ class Run:
 
     def redis_restarted(self) -> None:
         label = "Redis killed and restarted (empty)"
-        self.window(label, unavailable=True)
+        self.window(label + " (before)")
         say(f"==> {label}")
         self.play()
+        self.window(label, unavailable=True)
         self.redis.kill()
         time.sleep(self.args.outage)
         self.redis.start()
         back = time.monotonic()
         healthy = self.wait("health after Redis", lambda: self.site.health() == 200, 120)
-        self.play()
-        drained = self.drain()
+        self.drain()
+        recovered = time.monotonic() - back
         say(
             f"   healthy {healthy or 0:.1f} s after Redis was back; outbox and decisions whole "
-            f"{drained or 0:.1f} s later"
+            f"{recovered:.1f} s after"
         )
+        self.window(label + " (after)")
+        self.play()
         self.check(
             label,
             down_s=self.args.outage,
-            recovered_s=round(time.monotonic() - back, 1),
+            recovered_s=round(recovered, 1),
             healthy_s=round(healthy or -1, 1),
         )
 
@@ -1176,9 +1181,10 @@ class Run:
         from django.db import connections
 
         label = "PostgreSQL stopped and started"
-        self.window(label, unavailable=True)
+        self.window(label + " (before)")
         say(f"==> {label}")
         self.play()
+        self.window(label, unavailable=True)
         pids = self.site.pids()
         connections.close_all()
         self.postgres.stop("fast")
@@ -1188,19 +1194,21 @@ class Run:
         self.postgres.start()
         back = time.monotonic()
         healthy = self.wait("health after PostgreSQL", lambda: self.site.health() == 200, 120)
-        self.play()
-        drained = self.drain()
+        self.drain()
+        recovered = time.monotonic() - back
         if self.site.pids() != pids:
             self.stats.violation("a process was restarted or replaced during the outage")
-        say(f"   healthy {healthy or 0:.1f} s after PostgreSQL was back, no process restarted")
+        say(
+            f"   healthy {healthy or 0:.1f} s after PostgreSQL was back, outbox and decisions "
+            f"whole {recovered:.1f} s after; no process restarted"
+        )
         self.window(label + " (after)")
-        self.play(self.args.play / 2)
+        self.play()
         self.check(
             label,
             down_s=self.args.pg_outage,
-            recovered_s=round(time.monotonic() - back, 1),
+            recovered_s=round(recovered, 1),
             healthy_s=round(healthy or -1, 1),
-            drained_s=round(drained or -1, 1),
         )
 
     def smtp_refusing(self) -> None:
@@ -1285,7 +1293,9 @@ class Run:
             url = os.environ["DATABASE_URL"]
             # pg_stat_activity is read once per transaction: look from a second connection.
             with psycopg.connect(url) as lock, psycopg.connect(url, autocommit=True) as look:
-                lock.execute("SELECT 1 FROM games_game WHERE id = %s FOR UPDATE", [game_id])
+                (version,) = lock.execute(
+                    "SELECT version FROM games_game WHERE id = %s FOR UPDATE", [game_id]
+                ).fetchone()
                 waiting = None
                 deadline = time.monotonic() + 20
                 while waiting is None and time.monotonic() < deadline:
@@ -1298,6 +1308,7 @@ class Run:
                             waiting = pid
                     time.sleep(0.2)
                 if waiting is not None:
+                    killed_at = time.monotonic()
                     os.kill(waiting, signal.SIGKILL)
                     kills += 1
                     say(f"   killed gunicorn worker {waiting} inside a move of game {game_id}")
@@ -1306,20 +1317,39 @@ class Run:
                 break
         if not kills:
             self.stats.violation("no move request to kill a gunicorn worker in")
-        workers = self.wait(
-            "gunicorn's two workers",
-            lambda: len([p for p in children(self.site.processes["web"].pid)]) == 2,
-            60,
-        )
-        retried = self.stats.retried_moves
+        answered = workers = -1.0
+        if kills:  # the move inside the killed worker, sent again with its key, is made
+            if (
+                self.wait(
+                    "the killed request's move made",
+                    lambda: Game.objects.get(pk=game_id).version > version,
+                    60,
+                    interval=0.1,
+                )
+                is not None
+            ):
+                answered = time.monotonic() - killed_at
+            if (
+                self.wait(
+                    "gunicorn's two workers",
+                    lambda: len(children(self.site.processes["web"].pid)) == 2,
+                    60,
+                    interval=0.1,
+                )
+                is not None
+            ):
+                workers = time.monotonic() - killed_at
         self.play()
+        retried = self.stats.retried_moves
         say(
-            f"   gunicorn had 2 workers again after {workers or 0:.1f} s; moves sent again with "
-            f"their key so far: {retried}"
+            f"   gunicorn had 2 workers again {workers:.1f} s after the kill; the move sent "
+            f"again with its key answered {answered:.1f} s after it ({retried} moves sent "
+            "again in all)"
         )
         self.check(
             label,
-            recovered_s=round(workers or -1, 1),
+            recovered_s=round(answered, 1),
+            workers_s=round(workers, 1),
             moves_retried=retried,
             took_s=round(time.monotonic() - began, 1),
         )

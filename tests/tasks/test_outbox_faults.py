@@ -1,0 +1,71 @@
+"""The outbox when PostgreSQL goes away in the middle of a send (bench/faults.py found it).
+
+The SMTP server takes the email, and at that moment the database drops the sender's connection
+(a restart): the row could not be marked sent, stayed pending and was sent a second time. Now
+the sender marks it sent as soon as the database answers again.
+"""
+
+import psycopg
+import pytest
+from django.db import connection
+
+from games.models import Notice
+from games.outbox import sending
+from games.play.lobby import game_create, game_start, seat_join
+from tests.players import create_player
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+DELIVERED = []
+
+
+def drop_this_connection() -> None:
+    """What a PostgreSQL restart does to a connection: the server ends it."""
+    pid = connection.connection.info.backend_pid
+    params = connection.settings_dict
+    with psycopg.connect(
+        host=params["HOST"] or "127.0.0.1",
+        port=params["PORT"] or 5432,
+        user=params["USER"] or "postgres",
+        dbname=params["NAME"],
+        autocommit=True,
+    ) as admin:
+        admin.execute("SELECT pg_terminate_backend(%s)", [pid])
+
+
+class DatabaseDropsAfterDelivery:
+    """An SMTP server that takes the email, as the database drops the sender's connection."""
+
+    def __init__(self, *args, **kwargs):
+        pass
+
+    def send_messages(self, messages):
+        DELIVERED.extend(messages)
+        drop_this_connection()
+        return len(messages)
+
+
+@pytest.fixture
+def notice(eager_celery):
+    players = [create_player(name) for name in ("ann", "bob", "cid")]
+    game = game_create(creator=players[0], name="Deep mine", ruleset="base", max_seats=3)
+    for player in players[1:]:
+        seat_join(game_id=game.pk, user=player)
+    game_start(game_id=game.pk, user=players[0])
+    notice = Notice.objects.get(kind="turn")
+    Notice.objects.filter(pk=notice.pk).update(status="pending", sent_at=None, attempts=0)
+    DELIVERED.clear()
+    return notice
+
+
+def test_an_email_delivered_as_the_database_goes_away_is_marked_sent_not_sent_again(
+    notice, settings
+):
+    settings.MAILERS = {"default": {"BACKEND": f"{__name__}.DatabaseDropsAfterDelivery"}}
+    assert sending.send(notice.pk) == Notice.Status.SENT
+    notice.refresh_from_db()
+    assert notice.status == Notice.Status.SENT and notice.attempts == 1
+    assert len(DELIVERED) == 1
+    # Another delivery of the task, or the sweep: nothing more goes out.
+    assert sending.send(notice.pk) == Notice.Status.SENT
+    assert len(DELIVERED) == 1
