@@ -1188,9 +1188,9 @@ class Run:
         pids = self.site.pids()
         connections.close_all()
         self.postgres.stop("fast")
-        time.sleep(self.args.pg_outage)
+        probes = self.probe_while(self.args.pg_outage)
         seen = dict(self.stats.statuses[label])
-        say(f"   while away, the players saw {seen}")
+        say(f"   while away, the players saw {seen}; a page asked for every second: {probes}")
         self.postgres.start()
         back = time.monotonic()
         healthy = self.wait("health after PostgreSQL", lambda: self.site.health() == 200, 120)
@@ -1209,7 +1209,27 @@ class Run:
             down_s=self.args.pg_outage,
             recovered_s=round(recovered, 1),
             healthy_s=round(healthy or -1, 1),
+            probes=probes,
         )
+
+    def probe_while(self, seconds: float) -> dict:
+        """A player asks for the lobby page every second for ``seconds`` (each waits for its
+        answer): how many answers of each status, and how long they took."""
+        player = self.tables[0].members[0]
+        answers, took = Counter(), []
+        stop = time.monotonic() + seconds
+        while time.monotonic() < stop:
+            http = harness.Http(self.site.port, player.session)
+            began = time.monotonic()
+            status, _, _ = player.request("probe", "GET", "/games/", http=http)
+            took.append(time.monotonic() - began)
+            answers[status] += 1
+            http.close()
+            time.sleep(max(0.0, 1 - took[-1]))
+        return {
+            "answers": dict(answers),
+            "seconds": f"{min(took):.1f} to {max(took):.1f}" if took else "-",
+        }
 
     def smtp_refusing(self) -> None:
         label = "SMTP refusing for 10 simulated minutes"

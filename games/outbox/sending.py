@@ -169,13 +169,21 @@ CONFIRM_PATIENCE = 15 * 60
 
 def _confirm_sent(notice_id: int, now: datetime) -> str:
     """Mark a delivered notice sent once the database answers again (it was away when the
-    delivery was to be recorded). Retries with a growing pause, up to ``CONFIRM_PATIENCE``."""
+    delivery was to be recorded). Retries with a growing pause, up to ``CONFIRM_PATIENCE``.
+
+    Another sender may have reached the row first once the database was back: one that found it
+    no longer relevant marked it skipped, which is untrue (it was delivered): sent wins.
+    """
     deadline, pause = monotonic() + CONFIRM_PATIENCE, 0.5
     while True:
         connection.close()  # the broken connection (or its pool's) is dropped; a new one is made
         try:
-            Notice.objects.filter(pk=notice_id, status=Notice.Status.PENDING).update(
-                status=Notice.Status.SENT, sent_at=now, attempts=F("attempts") + 1, last_error=""
+            Notice.objects.filter(pk=notice_id).exclude(status=Notice.Status.SENT).update(
+                status=Notice.Status.SENT,
+                sent_at=now,
+                attempts=F("attempts") + 1,
+                last_error="",
+                reason="",
             )
         except DatabaseError:
             if monotonic() + pause > deadline:

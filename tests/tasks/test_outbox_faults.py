@@ -22,15 +22,18 @@ DELIVERED = []
 def drop_this_connection() -> None:
     """What a PostgreSQL restart does to a connection: the server ends it."""
     pid = connection.connection.info.backend_pid
-    params = connection.settings_dict
-    with psycopg.connect(
-        host=params["HOST"] or "127.0.0.1",
-        port=params["PORT"] or 5432,
-        user=params["USER"] or "postgres",
-        dbname=params["NAME"],
-        autocommit=True,
-    ) as admin:
+    with psycopg.connect(**admin_params(), autocommit=True) as admin:
         admin.execute("SELECT pg_terminate_backend(%s)", [pid])
+
+
+def admin_params() -> dict:
+    params = connection.settings_dict
+    return {
+        "host": params["HOST"] or "127.0.0.1",
+        "port": params["PORT"] or 5432,
+        "user": params["USER"] or "postgres",
+        "dbname": params["NAME"],
+    }
 
 
 class DatabaseDropsAfterDelivery:
@@ -43,6 +46,20 @@ class DatabaseDropsAfterDelivery:
         DELIVERED.extend(messages)
         drop_this_connection()
         return len(messages)
+
+
+class AndAnotherSenderSkipsIt(DatabaseDropsAfterDelivery):
+    """... and before the sender is back, another one (the sweep, once the database returned)
+    finds the row no longer relevant (the turn moved on) and marks it skipped."""
+
+    def send_messages(self, messages):
+        sent = super().send_messages(messages)
+        with psycopg.connect(**admin_params(), autocommit=True) as other:
+            other.execute(
+                "UPDATE games_notice SET status = 'skipped', reason = 'the turn has moved on' "
+                "WHERE status = 'pending'"
+            )
+        return sent
 
 
 @pytest.fixture
@@ -58,13 +75,14 @@ def notice(eager_celery):
     return notice
 
 
+@pytest.mark.parametrize("backend", ["DatabaseDropsAfterDelivery", "AndAnotherSenderSkipsIt"])
 def test_an_email_delivered_as_the_database_goes_away_is_marked_sent_not_sent_again(
-    notice, settings
+    notice, settings, backend
 ):
-    settings.MAILERS = {"default": {"BACKEND": f"{__name__}.DatabaseDropsAfterDelivery"}}
+    settings.MAILERS = {"default": {"BACKEND": f"{__name__}.{backend}"}}
     assert sending.send(notice.pk) == Notice.Status.SENT
     notice.refresh_from_db()
-    assert notice.status == Notice.Status.SENT and notice.attempts == 1
+    assert notice.status == Notice.Status.SENT and notice.attempts == 1 and not notice.reason
     assert len(DELIVERED) == 1
     # Another delivery of the task, or the sweep: nothing more goes out.
     assert sending.send(notice.pk) == Notice.Status.SENT
