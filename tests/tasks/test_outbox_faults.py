@@ -9,6 +9,7 @@ import psycopg
 import pytest
 from django.db import connection
 
+import games.tasks  # noqa: F401 - registered here, eager tasks run in this process
 from games.models import Notice
 from games.outbox import sending
 from games.play.lobby import game_create, game_start, seat_join
