@@ -149,7 +149,7 @@ def test_production_talks_to_postgresql_through_psycopgs_pool():
     result = run_manage(["shell", "-c", code], **env)
     assert result.returncode == 0, result.stderr
     *_, options, pool = result.stdout.strip().splitlines()
-    assert options == "0 {'min_size': 2, 'max_size': 6, 'timeout': 10}"
+    assert options == "0 {'min_size': 2, 'max_size': 6, 'timeout': 10, 'reconnect_timeout': 10}"
     assert pool == "ConnectionPool"
 
 
