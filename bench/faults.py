@@ -1425,7 +1425,7 @@ def main() -> int:
     parser.add_argument("--out", default="/tmp/saboteur-faults", help="logs and figures")  # noqa: S108
     parser.add_argument("--tables", type=int, default=2, help="tables of three people")
     parser.add_argument("--practice", type=int, default=2, help="people practising with 2 bots")
-    parser.add_argument("--play", type=float, default=20, help="seconds of play around faults")
+    parser.add_argument("--play", type=float, default=15, help="seconds of play around faults")
     parser.add_argument("--outage", type=float, default=5, help="seconds Redis stays down")
     parser.add_argument("--pg-outage", type=float, default=20, help="seconds PostgreSQL is away")
     parser.add_argument("--bot-delay", type=int, default=1, help="BOT_MOVE_DELAY of the site")
