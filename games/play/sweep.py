@@ -11,6 +11,7 @@ from django.utils import timezone
 from games.models import Game
 from games.outbox import digests, sending
 
+from . import ratings
 from .bot_turns import bot_games_due
 from .moves import bot_move, turn_timeout
 
@@ -34,5 +35,6 @@ def sweep() -> dict:
         except Exception:  # one broken game must not stop the others
             log.exception("the bot of game %s could not move", game_id)
     digests.digests_due(now)
+    ratings.withdraw_aborted()  # should the rebuild an abort asked for have been lost
     sent = sending.send_due(now, until=started + sending.SWEEP_SENDS_FOR)
     return {"timeouts": timeouts, **sent}

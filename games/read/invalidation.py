@@ -11,6 +11,11 @@ The header's count of games awaiting a player's decision is kept per player in t
 (``lists.awaiting_count``); a save of a game that is not in the lobby (a move, a pause, the
 end) drops the counts of everyone seated there, and a seat saved or deleted its player's.
 
+Ratings and reliability figures in the open games' list: a round that changes the rating of a
+player seated in an open lobby drops the list at once (``ratings_changed``, called by the rating
+writer); reliability moves with every turn, so the list shows it as it was when rendered (at most
+the markup's cache time, ``templates/games/lobby.html``).
+
 Signals catch every path (the play side, moderation, the admin) without each having to remember.
 Each change acts at once (for this transaction's next reads, and for tests, whose transactions
 never commit) and again after the commit, since another process may have cached what was there
@@ -65,3 +70,12 @@ def _lobby_maybe_changed(sender, instance, created: bool = True, **kwargs) -> No
         _changed()
     if sender is Seat and instance.user_id is not None:
         _now_and_after_commit(lists.awaiting_changed, [instance.user_id])
+
+
+def ratings_changed(user_ids) -> None:
+    """Ratings of these players changed (None: of anyone): the open games' list shows them."""
+    if user_ids is not None:
+        seated = Seat.objects.filter(user_id__in=list(user_ids), game__status=Game.Status.LOBBY)
+        if not seated.exists():
+            return
+    _changed()

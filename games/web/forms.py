@@ -138,6 +138,23 @@ class GameCreateForm(forms.Form):
         coerce=lambda seconds: timedelta(seconds=int(seconds)),
         initial=str(int(timedelta(days=2).total_seconds())),
     )
+    min_reliability = forms.TypedChoiceField(
+        label=_("Who may join, by reliability"),
+        choices=[
+            ("", _("Anyone")),
+            ("50", _("Reliability of 50 % or more")),
+            ("75", _("Reliability of 75 % or more")),
+            ("90", _("Reliability of 90 % or more")),
+            ("95", _("Reliability of 95 % or more")),
+        ],
+        coerce=int,
+        empty_value=None,
+        required=False,
+        help_text=_(
+            "Reliability: the share of turns played before the deadline in the last 90 days, "
+            "times the share of games not abandoned. Players new to the site may always join."
+        ),
+    )
     bot_stand_ins = forms.BooleanField(
         label=_("A bot plays for absent players"),
         required=False,
