@@ -310,6 +310,7 @@ class GameAdmin(NoSecretLookups, admin.ModelAdmin):
         "max_seats",
         "visibility",
         "turn_limit",
+        "min_reliability",
         "creator",
         "status",
         "version",

@@ -7,6 +7,8 @@ import json
 from datetime import timedelta
 
 from django import forms
+from django.utils.functional import lazy
+from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 from games.engine.cards import PLAYERS
@@ -95,6 +97,13 @@ TURN_LIMITS = [
 ]
 
 
+def _reliability_at_least(percent: int):
+    """ "Reliability of 90 % or more", in the language of the request that renders it."""
+    return lazy(
+        lambda: gettext("Reliability of %(percent)d %% or more") % {"percent": percent}, str
+    )()
+
+
 class GameCreateForm(forms.Form):
     name = forms.CharField(label=_("Name"), max_length=80)
 
@@ -140,13 +149,8 @@ class GameCreateForm(forms.Form):
     )
     min_reliability = forms.TypedChoiceField(
         label=_("Who may join, by reliability"),
-        choices=[
-            ("", _("Anyone")),
-            ("50", _("Reliability of 50 % or more")),
-            ("75", _("Reliability of 75 % or more")),
-            ("90", _("Reliability of 90 % or more")),
-            ("95", _("Reliability of 95 % or more")),
-        ],
+        choices=[("", _("Anyone"))]
+        + [(str(percent), _reliability_at_least(percent)) for percent in (50, 75, 90, 95)],
         coerce=int,
         empty_value=None,
         required=False,

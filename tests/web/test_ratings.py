@@ -432,7 +432,7 @@ def test_lobby_entries_show_their_players_ratings_and_reliability(people, client
     body = lobby_body(client)
     entry = body[body.index("Rated table") :].split("</ul>")[0]  # its players
     assert "Ann</a>" in entry and 'data-testid="rating">21.0<' in entry
-    assert "Bob</a>" in entry and "unrated" in entry and "new" in entry
+    assert "Bob</a>" in entry and "unrated" in entry and "no record yet" in entry
     # Warm, the page costs what it did before (tests/web/test_lobby_speed.py).
     with CaptureQueriesContext(connection) as queries:
         lobby_body(client)
