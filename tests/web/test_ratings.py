@@ -335,6 +335,49 @@ def test_the_rebuild_gives_the_live_figures_over_a_few_hundred_rounds(make_user,
     assert set(RatedRound.objects.values_list("game_id", "number", "move_id")) == live_rounds
 
 
+def test_a_round_completed_during_a_rebuild_is_added_under_the_lock(people, monkeypatch):
+    """The rebuild reads its snapshot without the writers' lock; a round completed meanwhile is
+    read again and added once the lock is held, so nothing live is lost."""
+    rng = random.Random(13)
+    play_until(table(people[:3], rounds=1, name="Before"), rng)
+    during = table(people[1:5], rounds=3, name="During")
+    during = play_until(during, rng, lambda g: RatedRound.objects.exists())
+    seen = {}
+    real = ratings._snapshot
+
+    def snapshot_then_a_round_ends():
+        versions, matches = real()
+        done = rounds_done(during)
+        play_until(during, rng, lambda g: rounds_done(g) > done and RatedRound.objects.count() > 1)
+        seen["live"], seen["in snapshot"] = figures(), len(matches)
+        return versions, matches
+
+    monkeypatch.setattr(ratings, "_snapshot", snapshot_then_a_round_ends)
+    rebuilt = ratings.ratings_rebuild()
+    assert rebuilt.rounds == RatedRound.objects.count() > seen["in snapshot"]
+    assert figures() == seen["live"]
+
+
+def test_a_game_aborted_during_a_rebuild_starts_it_over(people, monkeypatch):
+    rng = random.Random(14)
+    kept = play_until(table(people[:3], rounds=1, name="Kept"), rng)
+    doomed = play_until(table(people[2:6], rounds=3, name="Doomed"), rng, lambda g: (
+        RatedRound.objects.filter(game=g).exists()))  # fmt: skip
+    real, calls = ratings._snapshot, []
+
+    def snapshot_then_an_abort():
+        calls.append(1)
+        result = real()
+        if len(calls) == 1:
+            Game.objects.filter(pk=doomed.pk).update(status=Game.Status.ABORTED)
+        return result
+
+    monkeypatch.setattr(ratings, "_snapshot", snapshot_then_an_abort)
+    ratings.ratings_rebuild()
+    assert len(calls) == 2
+    assert set(RatedRound.objects.values_list("game_id", flat=True)) == {kept.pk}
+
+
 @pytest.mark.django_db(transaction=True)
 def test_the_rebuild_command_outside_a_transaction(make_user):
     users = [make_user(name) for name in ("ann", "bob", "cid")]
