@@ -152,15 +152,15 @@ def apply(game: Game, seat: Seat, move: dict, **extra) -> Move:
         raise MoveRefused(reason_message(refusal.code), code=refusal.code) from None
     # A round's result complete (its roles public): rated now, in this transaction, after the
     # rating writers' lock is taken, before the move gets its id (the order of the updates).
-    round_over = len(new_state.rounds_done) > len(state.rounds_done)
-    if round_over:
+    rated = []
+    if len(new_state.rounds_done) > len(state.rounds_done):
+        rated = ratings.completed_rounds(game, seat, move, stand_in=extra.get("stand_in", False))
         ratings.before_round_end(game)
     record = Move.objects.create(
         game=game, sequence=new_state.version, seat=seat, payload=move, events=events, **extra
     )
     store(game, new_state, timezone.now())
-    if round_over:
-        ratings.round_completed(game=game, move=record)
+    ratings.round_completed(game=game, move=record, matches=rated)
     return record
 
 

@@ -14,6 +14,7 @@ it).
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -54,26 +55,36 @@ def rated(game: Game) -> bool:
 # -- Live ----------------------------------------------------------------------------------
 
 
+def completed_rounds(game: Game, seat: Seat, move: dict, *, stand_in: bool = False):
+    """The rated rounds ``move`` (about to be stored for ``seat``) completes, found by replaying
+    the game's stored moves and this one: before the writers' lock, which is held only for the
+    writing. Their ``key`` is filled in by ``round_completed`` once the move has its id."""
+    if not rated(game):
+        return []
+    seats, moves = _rows_of(game)
+    moves.append(maths.MoveRow(PENDING, seat.pk, stand_in, move))
+    config = engine.Config(**game.snapshot["config"])
+    return [m for m in _replayed(game.pk, config, seats, moves) if m.key == PENDING]
+
+
+PENDING = 0  # the id of the move not stored yet
+
+
 def before_round_end(game: Game) -> None:
     """The move about to be stored completes a round: take the writers' lock first."""
     if rated(game):
         serialise()
 
 
-def round_completed(*, game: Game, move: Move) -> list[maths.Match]:
-    """Rate the round(s) ``move`` completed (the game row is locked, ``before_round_end`` ran).
-
-    The roles of a completed round are public (RULES.md 8), so the new figures may show at once.
-    """
-    if not rated(game):
-        return []
-    matches = [m for m in _matches_of(game) if m.key == move.pk]
+def round_completed(*, game: Game, move: Move, matches) -> None:
+    """Rate the rounds ``move`` completed (``completed_rounds``; the game row is locked and
+    ``before_round_end`` ran). The roles of a completed round are public (RULES.md 8), so the
+    new figures may show at once."""
     for match in matches:
-        _write(match)
-    return matches
+        _write(dataclasses.replace(match, key=move.pk, at=move.created_at))
 
 
-def _matches_of(game: Game) -> list[maths.Match]:
+def _rows_of(game: Game) -> tuple[dict[int, maths.SeatRow], list[maths.MoveRow]]:
     seats = {
         pk: maths.SeatRow(pk, position, user, bot is not None)
         for pk, position, user, bot in Seat.objects.filter(game=game).values_list(
@@ -86,6 +97,11 @@ def _matches_of(game: Game) -> list[maths.Match]:
             "pk", "seat_id", "stand_in", "payload", "created_at"
         )
     ]
+    return seats, moves
+
+
+def _matches_of(game: Game) -> list[maths.Match]:
+    seats, moves = _rows_of(game)
     config = engine.Config(**game.snapshot["config"])
     return _replayed(game.pk, config, seats, moves)
 

@@ -127,11 +127,10 @@ def test_unrated_players_count_for_their_team_but_keep_their_rating():
 
 def test_a_completed_round_rates_its_players_by_their_roles(people):
     rng = random.Random(3)
-    game = table(people[:4], rounds=2)
-    game = play_until(game, rng, lambda g: rounds_done(g) == 1)
-    assert game.status == Game.Status.RUNNING
-    done = game.snapshot["rounds_done"][0]
-    assert RatedRound.objects.filter(game=game, number=1).count() == 1
+    game = until_rated(table(people[:4], rounds=3), rng)
+    (number,) = RatedRound.objects.filter(game=game).values_list("number", flat=True)
+    assert number == rounds_done(game)  # rated with the move that completed it
+    done = game.snapshot["rounds_done"][number - 1]
     seats = {str(s.position): s.user for s in game.seats.all()}
     for name, role in done["roles"].items():
         user = seats[name]
@@ -193,8 +192,15 @@ def test_a_round_completing_move_holds_the_rating_writers_lock(people):
         game.refresh_from_db()
     assert not holding()
     move_submit(game_id=game.pk, user=seat.user, move=move, expected_version=game.version)
-    assert RatedRound.objects.filter(game=game).exists()
     assert holding()  # until the end of the (test's) transaction
+
+
+def until_rated(game, rng):
+    """Moves until one of the game's rounds is rated (a round where everyone had the same
+    outcome is not: no saboteur in play, say); the game is still running then."""
+    game = play_until(game, rng, lambda g: RatedRound.objects.filter(game=g).exists())
+    assert game.status == Game.Status.RUNNING and rounds_done(game) < game.rounds
+    return game
 
 
 # -- What is not rated ----------------------------------------------------------------------
@@ -243,8 +249,9 @@ def test_a_round_a_bot_played_in_is_not_rated(people, root):
 
 
 def stand_in_game(users, rng):
-    """The last player's time runs out three times: a bot stands in for them to the end."""
-    game = table(users, rounds=1, bot_stand_ins=True, name="Stand-in")
+    """The last player's time runs out three times: a bot stands in for them to the end (three
+    rounds)."""
+    game = table(users, rounds=3, bot_stand_ins=True, name="Stand-in")
     absent = game.seats.get(user=users[-1])
     for _ in range(3000):
         game.refresh_from_db()
@@ -267,8 +274,10 @@ def test_a_stand_ins_round_is_not_rated_for_the_absent_player(people):
     game, absent = stand_in_game([ann, bob, cid], random.Random(7))
     assert game.status == Game.Status.FINISHED
     assert game.moves.filter(seat=absent, stand_in=True).exists()
-    assert Rating.objects.filter(user=ann, kind="all", rounds=1).exists()
-    assert Rating.objects.filter(user=bob, kind="all", rounds=1).exists()
+    rated = RatedRound.objects.filter(game=game).count()
+    assert rated >= 1
+    assert Rating.objects.get(user=ann, kind="all").rounds == rated
+    assert Rating.objects.get(user=bob, kind="all").rounds == rated
     assert not Rating.objects.filter(user=cid).exists()
 
 
@@ -276,12 +285,11 @@ def test_an_aborted_games_rounds_are_taken_back(
     people, eager_celery, django_capture_on_commit_callbacks
 ):
     rng = random.Random(8)
-    kept = play_until(table(people[3:6], rounds=1, name="Kept"), rng)
+    kept = play_until(table(people[3:6], rounds=3, name="Kept"), rng)
     kept_figures = figures(people[3:6])
     assert kept_figures
-    game = table(people[:3], rounds=2, name="Doomed")
-    game = play_until(game, rng, lambda g: rounds_done(g) == 1)
-    assert figures(people[:3]) and RatedRound.objects.filter(game=game).exists()
+    game = until_rated(table(people[:3], rounds=3, name="Doomed"), rng)
+    assert figures(people[:3]) and game.status == Game.Status.RUNNING
     with django_capture_on_commit_callbacks(execute=True):
         tables.game_abort(game_id=game.pk, reason="collusion")
     assert not figures(people[:3])  # the rebuild (a Celery task) took them back
@@ -291,7 +299,7 @@ def test_an_aborted_games_rounds_are_taken_back(
 
 def test_the_sweep_asks_again_for_a_lost_rebuild(people, eager_celery):
     rng = random.Random(9)
-    game = play_until(table(people[:3], rounds=2), rng, lambda g: rounds_done(g) == 1)
+    game = until_rated(table(people[:3], rounds=3), rng)
     tables.game_abort(game_id=game.pk, reason="gone")  # its on-commit request never runs here
     assert figures(people[:3])
     sweep()
@@ -339,16 +347,17 @@ def test_a_round_completed_during_a_rebuild_is_added_under_the_lock(people, monk
     """The rebuild reads its snapshot without the writers' lock; a round completed meanwhile is
     read again and added once the lock is held, so nothing live is lost."""
     rng = random.Random(13)
-    play_until(table(people[:3], rounds=1, name="Before"), rng)
-    during = table(people[1:5], rounds=3, name="During")
-    during = play_until(during, rng, lambda g: RatedRound.objects.exists())
+    until_rated(table(people[:3], rounds=3, name="Before"), rng)
+    during = until_rated(table(people[1:5], rounds=3, name="During"), rng)
     seen = {}
     real = ratings._snapshot
 
     def snapshot_then_a_round_ends():
         versions, matches = real()
         done = rounds_done(during)
-        play_until(during, rng, lambda g: rounds_done(g) > done and RatedRound.objects.count() > 1)
+        rated = RatedRound.objects.count()
+        play_until(during, rng, lambda g: RatedRound.objects.count() > rated)
+        assert rounds_done(during) > done
         seen["live"], seen["in snapshot"] = figures(), len(matches)
         return versions, matches
 
@@ -360,9 +369,8 @@ def test_a_round_completed_during_a_rebuild_is_added_under_the_lock(people, monk
 
 def test_a_game_aborted_during_a_rebuild_starts_it_over(people, monkeypatch):
     rng = random.Random(14)
-    kept = play_until(table(people[:3], rounds=1, name="Kept"), rng)
-    doomed = play_until(table(people[2:6], rounds=3, name="Doomed"), rng, lambda g: (
-        RatedRound.objects.filter(game=g).exists()))  # fmt: skip
+    kept = until_rated(table(people[:3], rounds=3, name="Kept"), rng)
+    doomed = until_rated(table(people[2:6], rounds=3, name="Doomed"), rng)
     real, calls = ratings._snapshot, []
 
     def snapshot_then_an_abort():
