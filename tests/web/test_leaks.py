@@ -639,14 +639,11 @@ def ratings_shown(client, urls) -> list[tuple[str, list[str]]]:
 
 def test_ratings_shown_during_a_running_game_change_only_when_a_round_ends(players, outsider):
     """A rating that moved mid-round would tell who plays which role (a saboteur's rating as a
-    saboteur, say). Through two rated rounds, the player pages, the leaderboard and the lobby
-    (where the players also sit at an open table) show the same figures after every move of a
-    round, to anyone, and change only with the move that completes it; a twin game whose other
-    seats hold other roles shows the same figures mid-round."""
-    from games.models import Rating
-
+    saboteur, say). Through rated rounds, the player pages, the leaderboard and the lobby (where
+    the players also sit at an open table) show the same figures after every move of a round, to
+    anyone, and change only with the move that completes it; a twin game whose other seats hold
+    other roles shows the same figures mid-round."""
     rng = random.Random(28)
-    game = start_game(players, count=4, rounds=2, rng=rng)
     table = game_create(creator=players[0], name="Next mine", ruleset="base", max_seats=5)
     seat_join(game_id=table.pk, user=players[1])
     client = Client()
@@ -660,26 +657,30 @@ def test_ratings_shown_during_a_running_game_change_only_when_a_round_ends(playe
         caches["local"].clear()  # the lobby's markup: only its version may keep it
         return ratings_shown(client, urls), ratings_shown(seated, urls[:4])
 
-    before, changed_at = everything(), []
-    while True:
-        state = state_of(game)
-        if state.finished:
+    changed_at = []
+    for _attempt in range(4):  # until a round teaches something (seats and deals are random)
+        game = start_game(players, count=4, rounds=2, rng=rng)
+        before = everything()
+        while True:
+            state = state_of(game)
+            if state.finished:
+                break
+            done = len(state.rounds_done)
+            if done == 1 and state.decision == engine.TURN and state.version % 7 == 0:
+                # Mid-round 2: the other seats' roles rotated, the pages show the same figures.
+                for me in (None, 2):
+                    twin = state.clone()
+                    if edit_roles(twin, me, rng):
+                        put_snapshot(game, twin)
+                        assert everything() == before, "the figures depend on hidden roles"
+                        put_snapshot(game, state)
+            state = advance(game, rng)
+            now = everything()
+            if now != before:
+                assert len(state.rounds_done) == done + 1, f"ratings moved inside round {done + 1}"
+                changed_at.append(done + 1)
+            before = now
+        assert changed_at == sorted(game.rated_rounds.values_list("number", flat=True))
+        if changed_at:
             break
-        done = len(state.rounds_done)
-        if done == 1 and state.decision == engine.TURN and state.version % 7 == 0:
-            # Mid-round 2: the other seats' roles rotated, the pages show the same figures.
-            for me in (None, 2):
-                twin = state.clone()
-                if edit_roles(twin, me, rng):
-                    put_snapshot(game, twin)
-                    assert everything() == before, "the figures depend on hidden roles"
-                    put_snapshot(game, state)
-        state = advance(game, rng)
-        now = everything()
-        if now != before:
-            assert len(state.rounds_done) == done + 1, f"ratings moved inside round {done + 1}"
-            changed_at.append(done + 1)
-        before = now
-    assert changed_at and Rating.objects.exists()
-    rated = sorted(game.rated_rounds.values_list("number", flat=True))
-    assert changed_at == rated
+    assert changed_at
