@@ -1,0 +1,118 @@
+"""Defects found over a simulated week of play (issue 22), each driven through the real minute
+sweep with time travel, on PostgreSQL. Point 1 on SQLite is in test_sweep_on_sqlite.py.
+
+Celery runs eagerly here (the on-commit hook really sends), as in test_notices_over_days.py.
+"""
+
+from __future__ import annotations
+
+import logging
+from datetime import UTC, datetime, timedelta
+
+import pytest
+import time_machine
+from django.core import mail
+from django.utils import timezone
+
+from games import engine
+from games.models import Seat
+from games.outbox import digests
+from games.play.lobby import game_create, game_start, seat_join
+from games.play.moves import move_submit
+from games.tasks import sweep
+from saboteur_site.celery import app
+from tests.players import create_player
+
+pytestmark = pytest.mark.django_db
+START = datetime(2026, 11, 2, 10, 0, tzinfo=UTC)  # a Monday; Prague is UTC+1
+
+
+@pytest.fixture(autouse=True)
+def eager_celery():
+    app.conf.task_always_eager = True
+    yield
+    app.conf.task_always_eager = False
+
+
+@pytest.fixture
+def traveller():
+    with time_machine.travel(START, tick=False) as traveller:
+        yield traveller
+
+
+@pytest.fixture
+def players(traveller):
+    return [create_player(n, password="x") for n in ("ann", "bob", "cid")]
+
+
+def start(players, turn_limit=timedelta(days=1), capture=None, **options):
+    game = game_create(
+        creator=players[0], name="Deep mine", ruleset="base", max_seats=len(players),
+        turn_limit=turn_limit, **options,
+    )  # fmt: skip
+    for user in players[1:]:
+        seat_join(game_id=game.pk, user=user)
+    if capture is None:
+        return game_start(game_id=game.pk, user=players[0])
+    with capture(execute=True):
+        return game_start(game_id=game.pk, user=players[0])
+
+
+def mover(game) -> Seat:
+    game.refresh_from_db()
+    return game.seats.select_related("user").get(position=game.to_move)
+
+
+def play(game, capture=None):
+    """The player to move passes with their first card."""
+    seat = mover(game)
+    state = engine.State.from_json(game.snapshot)
+    move = {"move": "pass", "discard": [state.hands[state.to_move][0]]}
+    if capture is None:
+        move_submit(game_id=game.pk, user=seat.user, expected_version=game.version, move=move)
+    else:
+        with capture(execute=True):
+            move_submit(game_id=game.pk, user=seat.user, expected_version=game.version, move=move)
+    return seat
+
+
+def quiet(user, start_at, end_at, zone="UTC"):
+    user.time_zone = zone
+    user.quiet_from, user.quiet_until = start_at, end_at
+    user.save()
+
+
+def to(user, subject_part=""):
+    return [m for m in mail.outbox if m.to == [user.email] and subject_part in m.subject]
+
+
+def now():
+    return timezone.now()
+
+
+# -- 1. The digest never breaks the sweep ------------------------------------------------------
+
+
+def test_a_failing_part_of_the_sweep_is_logged_and_the_others_still_run(
+    players, traveller, monkeypatch, caplog
+):
+    for user in players:
+        user.email_digest = True
+        user.save()
+    game = start(players, turn_limit=timedelta(hours=2))
+    late = mover(game)
+    traveller.move_to(START + timedelta(hours=1))  # the half-time reminder is due
+
+    def broken(now, **kwargs):
+        raise RuntimeError("the digest is broken")
+
+    monkeypatch.setattr(digests, "digests_due", broken)
+    with caplog.at_level(logging.ERROR):
+        report = sweep()
+    assert report["failed"] == ["digests"]
+    assert "the sweep's digests failed" in caplog.text
+    assert len(to(late.user, "Reminder")) == 1  # sent all the same
+    traveller.move_to(START + timedelta(hours=2, minutes=1))
+    report = sweep()
+    assert report["timeouts"] == 1  # and the deadline is enforced
+    assert len(to(late.user, "time ran out")) == 1
