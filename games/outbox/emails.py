@@ -68,12 +68,14 @@ class NoticeEmail(EmailMultiAlternatives):
         return message
 
 
-def build_email(notice: Notice, address: str) -> EmailMultiAlternatives:
+def build_email(notice: Notice, address: str, together=()) -> EmailMultiAlternatives:
+    """The email of ``notice`` (and of the ``together`` notices of the same kind, game and
+    player that it tells at once: several timeouts released after quiet hours)."""
     user = notice.user
     language = (user.language if user else "") or settings.LANGUAGE_CODE
     zone = user_zone(user) if user else timezone.get_default_timezone()
     with translation.override(language), timezone.override(zone):
-        context = _context(notice)
+        context = _context(notice, list(together))
         context["language"] = translation.get_language()
         what = UNSUBSCRIBE_FOR.get(notice.kind)
         headers = {"Content-Language": context["language"]}
@@ -92,7 +94,7 @@ def build_email(notice: Notice, address: str) -> EmailMultiAlternatives:
     return message
 
 
-def _context(notice: Notice) -> dict:
+def _context(notice: Notice, together: list[Notice]) -> dict:
     builders = {
         Notice.Kind.TURN: _turn,
         Notice.Kind.REMINDER: _turn,
@@ -113,7 +115,10 @@ def _context(notice: Notice) -> dict:
         "recaps": [],
         "links": [],
     }
-    context.update(builders[notice.kind](notice))
+    if together:
+        context.update(builders[notice.kind](notice, together))
+    else:
+        context.update(builders[notice.kind](notice))
     return context
 
 
@@ -265,19 +270,35 @@ def _digest(notice: Notice) -> dict:
 def _absent(notice: Notice) -> dict:
     absent = Seat.objects.select_related("user").get(pk=notice.data["absent"])
     name = display_name(absent)
+    bot = notice.game.bot_stand_ins
     if notice.data.get("banned"):
-        line = _(
-            "The moderators have removed %(name)s from the site. The site plays safe moves for "
-            "their seat until the moderators hand it to another player."
-        )
+        why = _("The moderators have removed %(name)s from the site.")
+        if bot:
+            what = _(
+                "From now on a bot plays their seat as soon as it is their turn, so nobody "
+                "waits for them, until the moderators hand the seat to another player."
+            )
+        else:
+            what = _(
+                "From now on the site makes a safe move for their seat as soon as it is their "
+                "turn, so nobody waits for them, until the moderators hand the seat to another "
+                "player."
+            )
     else:
-        line = _(
-            "%(name)s let their time run out three times in a row. The site keeps playing "
-            "safe moves for them until they come back."
-        )
+        why = _("%(name)s let their time run out three times in a row.")
+        if bot:
+            what = _(
+                "From now on a bot plays for them as soon as it is their turn, so nobody waits "
+                "for them, until they come back."
+            )
+        else:
+            what = _(
+                "From now on the site makes a safe move for them as soon as it is their turn, "
+                "so nobody waits for them, until they come back."
+            )
     return {
         "subject": _("%(name)s is absent in %(game)s") % {"name": name, "game": notice.game.name},
-        "lines": [line % {"name": name}],
+        "lines": [why % {"name": name}, what],
         "links": [(_("Open the game"), _game_link(notice.game))],
     }
 
@@ -370,38 +391,75 @@ def _started(notice: Notice) -> dict:
     }
 
 
-def _timeout(notice: Notice) -> dict:
+def _timeout(notice: Notice, together: list[Notice] = ()) -> dict:
+    """What the site did for a player whose time ran out, move by move as their own view tells
+    it (the card discarded or placed); several held by quiet hours come as one email."""
     game = notice.game
-    did = {
-        "pick-gold": _("kept the highest gold card offered to you"),
-        "steal": _("declined your theft"),
-    }.get(notice.data.get("move"), _("passed for you, discarding one card at random"))
-    if game.bot_stand_ins:  # the creator chose that a bot decides instead of the safe move
-        did = _("let a bot make your move")
-    lines = [
-        _("Your time in %(game)s ran out, so the site %(did)s.") % {"game": game.name, "did": did}
-    ]
-    if notice.data.get("absent") and game.bot_stand_ins:
+    timeouts = sorted([notice, *together], key=lambda n: n.data.get("sequence", 0))
+    names = {s.engine_name: display_name(s) for s in game.seats.live().select_related("user")}
+    lines = []
+    if len(timeouts) == 1:
+        lines.append(
+            _("Your time in %(game)s ran out, so the site %(did)s.")
+            % {"game": game.name, "did": _did(notice)}
+        )
+        lines += _what_it_did(notice, names)
+    else:
+        lines.append(
+            _("Your time in %(game)s ran out %(count)d times, so the site decided for you:")
+            % {"game": game.name, "count": len(timeouts)}
+        )
+        for each in timeouts:
+            lines.append(
+                " ".join([_("It %(did)s.") % {"did": _did(each)}, *_what_it_did(each, names)])
+            )
+    if any(n.data.get("absent") for n in timeouts) and game.bot_stand_ins:
         lines.append(
             _(
                 "Your time ran out three times in a row, so the table sees you as absent and a "
-                "bot plays for you. Open the game to take your seat back."
+                "bot plays for you as soon as it is your turn. Open the game to take your seat "
+                "back."
             )
         )
-    elif notice.data.get("absent"):
+    elif any(n.data.get("absent") for n in timeouts):
         lines.append(
             _(
                 "Your time ran out three times in a row, so the table sees you as absent and "
-                "the site keeps making safe moves for you. Make a move to take your seat back."
+                "the site makes a safe move for you as soon as it is your turn. Open the game "
+                "to take your seat back."
             )
         )
     else:
         lines.append(_("Open the game to play your next turn yourself."))
+    subject = _("Your time ran out in %(game)s") % {"game": game.name}
+    return {"subject": subject, "lines": lines, "links": [(_("Open the game"), _game_link(game))]}
+
+
+def _did(notice: Notice) -> str:
+    if notice.game.bot_stand_ins:  # the creator chose that a bot decides instead of the safe move
+        return _("let a bot make your move")
     return {
-        "subject": _("Your time ran out in %(game)s") % {"game": game.name},
-        "lines": lines,
-        "links": [(_("Open the game"), _game_link(game))],
-    }
+        "pick-gold": _("kept the highest gold card offered to you"),
+        "steal": _("declined your theft"),
+    }.get(notice.data.get("move"), _("passed for you, discarding one card at random"))
+
+
+def _what_it_did(notice: Notice, names: dict[str, str]) -> list[str]:
+    """The timeout's move in the player's own words: "You discarded Rockfall.", "Ann placed
+    Cross at column 2, row 0." (their private lines are theirs to read)."""
+    move = notice.game.moves.filter(sequence=notice.data.get("sequence")).first()
+    if move is None or move.seat_id != notice.seat_id:
+        return []
+    me = notice.seat.engine_name
+    lines = []
+    for event in move.events:
+        to = event.get("to")
+        if (to is not None and to != me) or event["kind"] in ("passed", "round-started"):
+            continue  # "passed" says no more than "You discarded ..." does
+        text = describe(event, names, me)
+        if text:
+            lines.append(text)
+    return lines
 
 
 def _aborted(notice: Notice) -> dict:

@@ -74,7 +74,37 @@ def _still_relevant(notice: Notice) -> str | None:
             return "seat taken over"
         if notice.seat.stand_in:
             return "a bot stands in for the player"
+        if notice.seat.state == Seat.State.ABSENT:
+            return "the player is absent"
     return None
+
+
+# ``_send``'s answer when this very call sent the email (the row's status is then "sent"), so
+# that the sweep counts only what it sent itself.
+SENT_NOW = "sent now"
+
+# Kinds of which several pending rows of one game and player go out as one email (timeouts
+# held by quiet hours: one email, not three alike).
+TOLD_TOGETHER = (Notice.Kind.TIMEOUT,)
+
+
+def _told_together(notice: Notice) -> list[Notice]:
+    """The other pending rows this email tells too, locked (rows another sender holds are left
+    to it, so that two senders never wait on each other)."""
+    if notice.kind not in TOLD_TOGETHER or notice.game_id is None or notice.user_id is None:
+        return []
+    return list(
+        Notice.objects.select_for_update(of=("self",), skip_locked=True)
+        .select_related("game", "seat")
+        .filter(
+            kind=notice.kind,
+            game_id=notice.game_id,
+            user_id=notice.user_id,
+            status=Notice.Status.PENDING,
+        )
+        .exclude(pk=notice.pk)
+        .order_by("pk")
+    )
 
 
 def send(notice_id: int, *, now: datetime | None = None) -> str:
@@ -83,7 +113,12 @@ def send(notice_id: int, *, now: datetime | None = None) -> str:
     The row lock makes concurrent senders queue; the first one marks the row sent, so the others
     find nothing to do. An SMTP error leaves the row pending and re-raises (the task retries).
     """
-    now = now or timezone.now()
+    status = _send(notice_id, now or timezone.now())
+    return Notice.Status.SENT if status == SENT_NOW else status
+
+
+def _send(notice_id: int, now: datetime) -> str:
+    """``send``, answering ``SENT_NOW`` when this very call sent the email."""
     with transaction.atomic():
         notice = (
             Notice.objects.select_for_update(of=("self",))
@@ -128,8 +163,9 @@ def send(notice_id: int, *, now: datetime | None = None) -> str:
             notice.status, notice.reason = Notice.Status.SKIPPED, reason
             notice.save(update_fields=["status", "reason"])
             return notice.status
+        together = _told_together(notice)
         try:
-            build_email(notice, address).send()
+            build_email(notice, address, together).send()
         except Exception as error:
             failure = error
         else:
@@ -137,7 +173,10 @@ def send(notice_id: int, *, now: datetime | None = None) -> str:
             notice.status, notice.sent_at = Notice.Status.SENT, now
             notice.last_error = ""  # a resend that worked leaves no stale error behind
             notice.save(update_fields=["status", "sent_at", "attempts", "last_error"])
-            return notice.status
+            Notice.objects.filter(pk__in=[n.pk for n in together]).update(
+                status=Notice.Status.SKIPPED, reason=f"sent in one email with notice {notice.pk}"
+            )
+            return SENT_NOW
     # Outside the transaction, so that the record of the failure is kept.
     _record_failure(notice, failure, now)
     raise failure
@@ -206,11 +245,11 @@ def send_due(now: datetime, *, until: float, at_least: int = SWEEP_SENDS_AT_LEAS
 
 def send_each(notice_ids: list[int], *, now: datetime | None = None) -> int:
     """Send these rows one by one; a failure is logged (and recorded) and the others go on.
-    Returns how many were sent."""
+    Returns how many this call sent (a row another process sent meanwhile is not counted)."""
     sent = 0
     for notice_id in notice_ids:
         try:
-            if send(notice_id, now=now) == Notice.Status.SENT:
+            if _send(notice_id, now or timezone.now()) == SENT_NOW:  # not another process's
                 sent += 1
         except Exception:  # one bad address or SMTP hiccup must not stop the others
             log.exception("sending notice %s failed; the next sweep tries again", notice_id)

@@ -12,10 +12,13 @@ from datetime import UTC, datetime, timedelta
 import pytest
 import time_machine
 from django.core import mail
+from django.test import Client
+from django.urls import reverse
 from django.utils import timezone
 
 from games import engine
-from games.models import Seat
+from games.models import Notice, Seat
+from games.moderation import players as moderation_players
 from games.outbox import digests
 from games.play.lobby import game_create, game_start, seat_join
 from games.play.moves import move_submit
@@ -116,3 +119,81 @@ def test_a_failing_part_of_the_sweep_is_logged_and_the_others_still_run(
     report = sweep()
     assert report["timeouts"] == 1  # and the deadline is enforced
     assert len(to(late.user, "time ran out")) == 1
+
+
+# -- 2. An absent or banned seat does not stall the table --------------------------------------
+
+
+def by_position(game) -> list[Seat]:
+    return sorted(game.seats.select_related("user"), key=lambda s: s.position)
+
+
+def test_a_banned_players_seat_is_decided_within_a_minute_on_every_lap(
+    players, traveller, django_capture_on_commit_callbacks
+):
+    game = start(players, capture=django_capture_on_commit_callbacks)
+    banned = mover(game)
+    mail.outbox.clear()
+    before = Notice.objects.order_by("pk").last().pk
+    with django_capture_on_commit_callbacks(execute=True):
+        moderation_players.user_ban(user=banned.user, by=None, reason="Cheating")
+    others = [u for u in players if u != banned.user]
+    for user in others:  # the table is told what happens to the seat now
+        [absent] = to(user, "absent")
+        assert "the site makes a safe move for their seat as soon as it is their turn" in (
+            absent.body
+        )
+    for lap in range(3):
+        traveller.shift(timedelta(minutes=1))
+        report = sweep()
+        assert report["timeouts"] == 1, f"lap {lap}: the table waits for the banned seat"
+        game.refresh_from_db()
+        while mover(game) != banned:  # the others play at once
+            play(game, django_capture_on_commit_callbacks)
+    # Nothing is written for the banned account: no turn email, reminder or timeout email.
+    assert not Notice.objects.filter(user=banned.user, status="pending").exists()
+    assert not Notice.objects.filter(user=banned.user, pk__gt=before).exists()
+    assert to(banned.user) == []
+
+
+def test_an_absent_seat_is_decided_at_once_until_its_player_comes_back(
+    players, traveller, django_capture_on_commit_callbacks
+):
+    game = start(players, turn_limit=timedelta(hours=2), capture=django_capture_on_commit_callbacks)
+    late = mover(game)
+    waited = []
+    while Seat.objects.get(pk=late.pk).state != Seat.State.ABSENT:  # three timeouts in a row
+        traveller.shift(timedelta(hours=2, minutes=1))
+        sweep()
+        while mover(game) != late:
+            play(game, django_capture_on_commit_callbacks)
+    others = [u for u in players if u != late.user]
+    for user in others:
+        [absent] = to(user, "absent")
+        assert "let their time run out three times in a row" in absent.body
+        assert "the site makes a safe move for them as soon as it is their turn" in absent.body
+    [last] = to(late.user, "time ran out")[-1:]
+    assert "Open the game to take your seat back." in last.body
+    for _lap in range(2):
+        begun = mover(game).pk == late.pk and game.decision_since
+        traveller.shift(timedelta(minutes=1))
+        assert sweep()["timeouts"] == 1
+        waited.append(timezone.now() - begun)
+        while mover(game) != late:
+            play(game, django_capture_on_commit_callbacks)
+    assert max(waited) <= timedelta(minutes=1)
+    # No "your turn" email or reminder for the absent player's decisions.
+    absent_since = Notice.objects.filter(kind="absent").earliest("created_at").created_at
+    assert not Notice.objects.filter(
+        user=late.user, kind__in=["turn", "reminder"], created_at__gt=absent_since
+    ).exists()
+    # Back: opening the game takes the seat back, with the turn's whole time and its reminders.
+    client = Client()
+    client.force_login(late.user)
+    assert client.get(reverse("game", args=[game.pk])).status_code == 200
+    game.refresh_from_db()
+    assert Seat.objects.get(pk=late.pk).state == Seat.State.ACTIVE
+    assert game.deadline == game.decision_since + timedelta(hours=2)
+    traveller.shift(timedelta(minutes=5))
+    assert sweep()["timeouts"] == 0
+    assert Notice.objects.filter(user=late.user, kind="reminder", status="pending").count() == 2
