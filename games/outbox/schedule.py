@@ -237,6 +237,25 @@ def turn_rescheduled(*, game: Game, now: datetime) -> list[Notice]:
     return list(Notice.objects.filter(key=turn, status=Notice.Status.PENDING))
 
 
+def clock_changed(*, user, games: list[Game], now: datetime) -> list[Notice]:
+    """The player changed their quiet hours or time zone: what quiet hours held is placed again
+    by the new window, and so are the reminders of their decisions under way in ``games``
+    (locked by the caller). Returns the rows due now.
+
+    A held email becomes due now, and sending holds it again if the new window says so
+    (``sending.send``: one place knows how quiet hours hold); a row waiting after a failed
+    attempt keeps its backoff.
+    """
+    held = Notice.objects.filter(
+        user=user, status=Notice.Status.PENDING, due_at__gt=now, last_error=""
+    ).exclude(kind=Notice.Kind.REMINDER)
+    released = list(held.values_list("pk", flat=True))
+    held.filter(pk__in=released).update(due_at=now)
+    for game in games:
+        reminders_placed(game=game, now=now)
+    return list(Notice.objects.filter(pk__in=released))
+
+
 def seat_notice(*, key: str, kind: str, game: Game, seat: Seat, now: datetime, **data) -> Notice:
     """An unsaved outbox row for the player of ``seat``, about ``game`` as it is now."""
     return Notice(

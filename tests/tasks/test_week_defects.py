@@ -7,7 +7,7 @@ Celery runs eagerly here (the on-commit hook really sends), as in test_notices_o
 from __future__ import annotations
 
 import logging
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime, time, timedelta
 
 import pytest
 import time_machine
@@ -16,6 +16,7 @@ from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
 
+from accounts.services import profile_update
 from games import engine
 from games.models import Notice, Seat
 from games.moderation import players as moderation_players
@@ -197,3 +198,50 @@ def test_an_absent_seat_is_decided_at_once_until_its_player_comes_back(
     traveller.shift(timedelta(minutes=5))
     assert sweep()["timeouts"] == 0
     assert Notice.objects.filter(user=late.user, kind="reminder", status="pending").count() == 2
+
+
+# -- 3. Changing quiet hours moves what they hold ----------------------------------------------
+
+
+def test_a_new_time_zone_releases_the_turn_email_quiet_hours_held_past_the_deadline(
+    players, traveller, django_capture_on_commit_callbacks
+):
+    """At 23:00 UTC a two-hour turn begins for a player whose quiet hours are 22:00-08:00: the
+    email waits until 08:00, long after the deadline. They move to New York (18:10 there)."""
+    traveller.move_to(datetime(2026, 11, 2, 23, 0, tzinfo=UTC))
+    for user in players:
+        quiet(user, time(22, 0), time(8, 0))
+    game = start(players, turn_limit=timedelta(hours=2), capture=django_capture_on_commit_callbacks)
+    player = mover(game).user
+    assert to(player) == []
+    traveller.move_to(datetime(2026, 11, 2, 23, 10, tzinfo=UTC))
+    with django_capture_on_commit_callbacks(execute=True):
+        profile_update(user=player, time_zone="America/New_York")
+    traveller.shift(timedelta(minutes=1))
+    sweep()
+    [turn] = to(player, "Your turn")
+    assert "Decide by Nov. 2, 2026, 8 p.m. (America/New_York)." in turn.body
+
+
+def test_new_quiet_hours_place_the_reminders_again(
+    players, traveller, django_capture_on_commit_callbacks
+):
+    """A ten-hour turn from 12:00 (deadline 22:00): reminders at 17:00 and 21:00. At 13:00 the
+    player takes quiet hours from 20:00: the second reminder comes before them, not never."""
+    traveller.move_to(datetime(2026, 11, 2, 12, 0, tzinfo=UTC))
+    game = start(
+        players, turn_limit=timedelta(hours=10), capture=django_capture_on_commit_callbacks
+    )
+    player = mover(game).user
+    traveller.move_to(datetime(2026, 11, 2, 13, 0, tzinfo=UTC))
+    with django_capture_on_commit_callbacks(execute=True):
+        profile_update(user=player, quiet_from=time(20, 0), quiet_until=time(8, 0))
+    sent_at = []
+    moment = datetime(2026, 11, 2, 13, 0, tzinfo=UTC)
+    while moment <= datetime(2026, 11, 2, 22, 0, tzinfo=UTC):
+        traveller.move_to(moment)
+        before = len(to(player, "Reminder"))
+        sweep()
+        sent_at += [moment.time()] * (len(to(player, "Reminder")) - before)
+        moment += timedelta(minutes=15)
+    assert sent_at == [time(17, 0), time(19, 30)]
