@@ -245,3 +245,55 @@ def test_new_quiet_hours_place_the_reminders_again(
         sent_at += [moment.time()] * (len(to(player, "Reminder")) - before)
         moment += timedelta(minutes=15)
     assert sent_at == [time(17, 0), time(19, 30)]
+
+
+# -- 4. Reminders in order ----------------------------------------------------------------------
+
+
+def reminders_sent(player, traveller, begin, end, step=timedelta(minutes=5)) -> list:
+    """Sweep every ``step`` from ``begin`` to ``end``; the times reminders went out."""
+    sent_at, moment = [], begin
+    while moment <= end:
+        traveller.move_to(moment)
+        before = len(to(player, "Reminder"))
+        sweep()
+        sent_at += [moment.time()] * (len(to(player, "Reminder")) - before)
+        moment += step
+    return sent_at
+
+
+@pytest.mark.parametrize(
+    ("quiet_from", "expected"),
+    [
+        # The 90 % reminder (00:00) falls in quiet hours that end after the deadline (01:00): it
+        # moves to half an hour before they begin, 19:50, before the half-time one (20:00).
+        (time(20, 20), [time(19, 50)]),
+        # Moved to 20:30, half an hour after the half-time one: one reminder is enough.
+        (time(21, 0), [time(20, 30)]),
+        # Quiet hours from 23:00: the 90 % reminder at 22:30, well after the other.
+        (time(23, 0), [time(20, 0), time(22, 30)]),
+    ],
+)
+def test_a_reminder_moved_before_quiet_hours_never_comes_before_or_hard_after_the_earlier_one(
+    players, traveller, django_capture_on_commit_callbacks, quiet_from, expected
+):
+    begin = datetime(2026, 11, 2, 15, 0, tzinfo=UTC)  # a ten-hour turn: deadline 01:00
+    traveller.move_to(begin)
+    for user in players:
+        quiet(user, quiet_from, time(8, 0))
+    game = start(
+        players, turn_limit=timedelta(hours=10), capture=django_capture_on_commit_callbacks
+    )
+    player = mover(game).user
+    assert reminders_sent(player, traveller, begin, begin + timedelta(hours=10)) == expected
+
+
+def test_a_short_time_limits_reminders_may_be_closer_than_an_hour(
+    players, traveller, django_capture_on_commit_callbacks
+):
+    game = start(players, turn_limit=timedelta(hours=1), capture=django_capture_on_commit_callbacks)
+    player = mover(game).user
+    sent = reminders_sent(
+        player, traveller, START, START + timedelta(hours=1), timedelta(minutes=1)
+    )
+    assert sent == [time(10, 30), time(10, 54)]
