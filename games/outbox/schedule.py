@@ -11,6 +11,8 @@ from __future__ import annotations
 import re
 from datetime import datetime, timedelta
 
+from django.utils import timezone
+
 from games.models import Game, Notice, Seat
 
 from .quiet import in_quiet_hours, quiet_window
@@ -180,6 +182,21 @@ def turn_ended(*, game: Game, reason: str = TURN_ENDED) -> int:
     if game.status == Game.Status.RUNNING and game.decision_since is not None:
         # The current decision: this version and this start (a replaced seat's starts anew).
         pending = pending.exclude(version=game.version, data__since=decision_key(game))
+    # A newcomer's "your turn" email carried their briefing: it still goes, on its own.
+    briefings = [
+        seat_notice(
+            key=f"briefing:{turn.key}",
+            kind=Notice.Kind.BRIEFING,
+            game=game,
+            seat=turn.seat,
+            now=timezone.now(),
+            old=turn.data["briefing"],
+        )
+        for turn in pending.filter(kind=Notice.Kind.TURN, data__has_key="briefing")
+        .exclude(seat__state=Seat.State.REPLACED)
+        .select_related("seat__user")
+    ]
+    Notice.objects.bulk_create(briefings, ignore_conflicts=True)
     return pending.update(status=Notice.Status.SKIPPED, reason=reason)
 
 

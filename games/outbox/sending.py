@@ -27,6 +27,8 @@ from .schedule import decision_key
 log = logging.getLogger(__name__)
 
 
+UNDERWAY = (Game.Status.RUNNING, Game.Status.PAUSED)
+
 # A turn's emails held while the moderators pause the game; resuming places them again.
 PAUSE_HOLD = timedelta(days=1)
 
@@ -65,6 +67,13 @@ def verified_email(user) -> str | None:
 def _still_relevant(notice: Notice) -> str | None:
     """Why the notice must not be sent any more, or None."""
     game = notice.game
+    if notice.kind == Notice.Kind.PAUSED and game.status != Game.Status.PAUSED:
+        return "the game is not paused any more"
+    if notice.kind in (Notice.Kind.RESUMED, Notice.Kind.EXTENDED):
+        # The deadline it gives (none: extended while paused) must still be the game's.
+        deadline = game.deadline.isoformat() if game.deadline else None
+        if deadline != notice.data.get("deadline") or game.status not in UNDERWAY:
+            return "the deadline has changed since"
     if notice.kind in (Notice.Kind.TURN, Notice.Kind.REMINDER):
         if game.status != Game.Status.RUNNING:
             return "game not running"

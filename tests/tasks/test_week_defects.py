@@ -6,7 +6,9 @@ Celery runs eagerly here (the on-commit hook really sends), as in test_notices_o
 
 from __future__ import annotations
 
+import html
 import logging
+import re
 from datetime import UTC, datetime, time, timedelta
 
 import pytest
@@ -18,11 +20,13 @@ from django.utils import timezone
 
 from accounts.services import profile_update
 from games import engine
-from games.models import Notice, Seat
+from games.models import Game, Notice, Seat
 from games.moderation import players as moderation_players
+from games.moderation import tables
 from games.outbox import digests
 from games.play.lobby import game_create, game_start, seat_join
 from games.play.moves import move_submit
+from games.read.drawing import card_name
 from games.tasks import sweep
 from saboteur_site.celery import app
 from tests.players import create_player
@@ -297,3 +301,141 @@ def test_a_short_time_limits_reminders_may_be_closer_than_an_hour(
         player, traveller, START, START + timedelta(hours=1), timedelta(minutes=1)
     )
     assert sent == [time(10, 30), time(10, 54)]
+
+
+# -- 5. What emails say --------------------------------------------------------------------------
+
+
+def test_pause_resume_and_extend_tell_the_seated_players_the_deadline_in_their_zone(
+    players, traveller
+):
+    ann, bob, cid = players
+    for user, zone in ((bob, "Europe/Prague"), (cid, "America/New_York")):
+        user.time_zone = zone
+        user.save()
+    game = start(players)  # a day per turn from Monday 10:00 UTC
+    sweep()
+    deciding = mover(game).user
+    mail.outbox.clear()
+    traveller.move_to(START + timedelta(hours=2))
+    tables.game_pause(game_id=game.pk)
+    sweep()
+    for user in players:
+        [paused] = to(user, "paused")
+        assert paused.subject == "Deep mine is paused by the moderators"
+        assert "the clock is stopped" in paused.body
+    assert "Your turn keeps the time it had left: 22\xa0hours." in to(deciding, "paused")[0].body
+    traveller.move_to(START + timedelta(hours=5))
+    tables.game_resume(game_id=game.pk)  # 22 hours left: until Tuesday 13:00 UTC
+    sweep()
+    local = {ann: "1 p.m. (UTC)", bob: "2 p.m. (CET)", cid: "8 a.m. (EST)"}
+    for user in players:
+        [resumed] = to(user, "resumed")
+        assert "The moderators resumed Deep mine." in resumed.body
+        assert f"Nov. 3, 2026, {local[user]}" in resumed.body
+    assert "It is your turn: decide by Nov. 3, 2026" in to(deciding, "resumed")[0].body
+    traveller.move_to(START + timedelta(hours=6))
+    tables.game_extend(game_id=game.pk, hours=5)  # until 18:00 UTC
+    sweep()
+    local = {ann: "6 p.m. (UTC)", bob: "7 p.m. (CET)", cid: "1 p.m. (EST)"}
+    for user in players:
+        [extended] = to(user, "More time")
+        assert f"Nov. 3, 2026, {local[user]}" in extended.body
+    assert "The moderators gave you 5 more hours in Deep mine." in to(deciding, "More time")[0].body
+
+
+def test_timeout_emails_say_what_the_site_did_and_quiet_hours_release_them_as_one(
+    players, traveller, django_capture_on_commit_callbacks
+):
+    traveller.move_to(datetime(2026, 11, 2, 21, 0, tzinfo=UTC))
+    game = start(players, turn_limit=timedelta(hours=1), capture=django_capture_on_commit_callbacks)
+    late = mover(game)
+    # The first time runs out in the evening: the email names the card the site discarded.
+    traveller.shift(timedelta(hours=1, minutes=1))
+    sweep()
+    [first] = to(late.user, "time ran out")
+    move = game.moves.get(automatic=True)
+    card = card_name(move.payload["discard"][0])
+    assert f"passed for you, discarding one card at random.\nYou discarded {card}." in first.body
+    # Then quiet hours from 22:00: two more run out in the night, held until 08:00.
+    quiet(late.user, time(22, 0), time(8, 0))
+    for _ in range(2):
+        while mover(game) != late:
+            play(game, django_capture_on_commit_callbacks)
+        traveller.shift(timedelta(hours=1, minutes=1))
+        sweep()
+    assert len(to(late.user, "time ran out")) == 1
+    traveller.move_to(datetime(2026, 11, 3, 8, 0, tzinfo=UTC))
+    sweep()
+    [_first, night] = to(late.user, "time ran out")
+    assert "Your time in Deep mine ran out 2 times, so the site decided for you:" in night.body
+    discards = [
+        card_name(m.payload["discard"][0])
+        for m in game.moves.filter(automatic=True, seat=late).order_by("sequence")[1:3]
+    ]
+    for card in discards:
+        assert f"It passed for you, discarding one card at random. You discarded {card}." in (
+            night.body
+        )
+    assert "three times in a row" in night.body  # the last one made them absent
+
+
+def test_a_newcomer_gets_the_briefing_with_their_first_turn_and_no_last_move_is_claimed(
+    players, traveller, django_capture_on_commit_callbacks
+):
+    game = start(players, capture=django_capture_on_commit_callbacks)
+    traveller.shift(timedelta(minutes=5))
+    first = play(game, django_capture_on_commit_callbacks)
+    # The second player has never moved: their email counts from the game's start.
+    [second] = to(mover(game).user, "Your turn")
+    assert "What happened since the game began:" in second.body
+    assert "since your last move" not in second.body.lower()
+    while mover(game) != first:
+        traveller.shift(timedelta(minutes=5))
+        play(game, django_capture_on_commit_callbacks)
+    [again] = to(first.user, "Your turn")[-1:]
+    assert "What happened since your last move:" in again.body  # they have one now
+    fay = create_player("fay", password="x")
+    mail.outbox.clear()
+    traveller.shift(timedelta(minutes=5))
+    tables.seat_replace(game_id=game.pk, position=first.position, new_user=fay, reason="Away")
+    sweep()
+    [email] = to(fay)  # one email: the briefing and the turn together
+    assert email.subject == "You have a seat in Deep mine, and it is your turn"
+    body = email.body
+    briefing = body.index(f"you take over from {first.user.display_name}.")
+    assert briefing < body.index("It is your turn in Deep mine.")
+    assert "What happened since this seat's last move:" in body
+    assert "your last move" not in body.lower()
+    alt = re.search(r'<img src="cid:maze-[^"]*" alt="([^"]*)"', email.alternatives[0].content)
+    assert "since this seat's last move" in html.unescape(alt.group(1)).lower()
+
+
+def test_a_reminder_states_the_deadline_once_and_the_digest_each_games_deadline(
+    players, traveller, django_capture_on_commit_callbacks
+):
+    ann, bob, cid = players
+    game = start(players, capture=django_capture_on_commit_callbacks)  # until Tuesday 10:00
+    player = mover(game).user
+    traveller.move_to(START + timedelta(hours=12))
+    sweep()
+    [reminder] = to(player, "Reminder")
+    assert reminder.body.count("Nov. 3, 2026, 10 a.m.") == 1
+    assert "Decide by Nov. 3, 2026, 10 a.m. (UTC)." in reminder.body
+    assert "runs out in 12\xa0hours." in reminder.body
+    # Two two-day games await the digest player; the digest gives each one's deadline.
+    digester = create_player("dan", password="x", email_digest=True, time_zone="Europe/Prague")
+    for name in ("Gold rush", "Deep mine 2"):
+        other = game_create(
+            creator=digester, name=name, ruleset="base", max_seats=3,
+            turn_limit=timedelta(days=2),
+        )  # fmt: skip
+        for user in (ann, bob):
+            seat_join(game_id=other.pk, user=user)
+        other = game_start(game_id=other.pk, user=digester)
+        Game.objects.filter(pk=other.pk).update(to_move=other.seats.get(user=digester).position)
+    traveller.move_to(datetime(2026, 11, 3, 7, 1, tzinfo=UTC))  # 08:01 in Prague
+    sweep()
+    [digest] = to(digester, "It is your turn in 2 games")
+    assert "Gold rush (decide by Nov. 4, 2026, 11 p.m. (CET))" in digest.body
+    assert "Deep mine 2 (decide by Nov. 4, 2026, 11 p.m. (CET))" in digest.body

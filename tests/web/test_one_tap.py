@@ -303,9 +303,9 @@ def test_a_used_link_answers_the_same_and_the_others_die(players):
         "This move is already made"
         in client.get(offered["Look at the north goal"]).content.decode()
     )
-    # Any other link of the same email: the game has moved on.
+    # Any other link of the same email: Ann has made this decision already.
     stale = csrf_post(client, offered["Break Bob's lantern"])
-    assert stale.status_code == 409 and "The game has moved on" in stale.content.decode()
+    assert stale.status_code == 409 and "You have already moved" in stale.content.decode()
     assert f'href="/games/{game.pk}/"' in stale.content.decode()
     game.refresh_from_db()
     assert game.version == 1 and len(moves_of(game)) == 1
