@@ -24,7 +24,7 @@ from games.models import ChatMessage, Game, Seat
 from . import history, learn, table_events
 from .drawing import card_name, card_svg, goal_back_svg, hand_order, role_name
 from .log import Entry, entries_for, goal_label, tool_label
-from .seats import display_name, live_seat, seat_label, seat_names
+from .seats import display_name, live_seat, seat_label, seat_names, seat_number
 
 LOG_LENGTH = 80
 
@@ -82,6 +82,7 @@ class GamePage:
     my_turn: bool = False
     to_move_name: str | None = None
     players: list[dict] = field(default_factory=list)
+    my_seat: str = ""  # "seat 2 of 4"
     rows: list[list[Cell]] = field(default_factory=list)
     hand: list[dict] = field(default_factory=list)
     role: str | None = None
@@ -181,6 +182,8 @@ def game_page(
     page.to_move_name = names.get(view["to_move"]) if view["to_move"] else None
     labels = {s.engine_name: seat_label(s) for s in seats if s.state != Seat.State.REPLACED}
     page.players = _players(view, names, labels, me)
+    if me is not None:  # numbered as the emails and the admin number seats
+        page.my_seat = seat_number(int(me), len(view["players"]))
     playing = game.status == Game.Status.RUNNING  # no move buttons while paused or aborted
     legal, playable = [], set()
     if page.my_turn and playing:
@@ -346,6 +349,7 @@ def _players(view: dict, names: dict[str, str], labels: dict[str, str], me) -> l
         rows.append(
             {
                 "seat": seat,
+                "number": int(seat) + 1,
                 "name": names.get(seat, _("deleted player")),
                 "label": labels.get(seat, _("deleted player")),
                 "hand_size": player["hand_size"],

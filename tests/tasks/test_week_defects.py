@@ -7,6 +7,7 @@ Celery runs eagerly here (the on-commit hook really sends), as in test_notices_o
 from __future__ import annotations
 
 import html
+import io
 import logging
 import re
 from datetime import UTC, datetime, time, timedelta
@@ -14,6 +15,7 @@ from datetime import UTC, datetime, time, timedelta
 import pytest
 import time_machine
 from django.core import mail
+from django.core.management import call_command
 from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
@@ -23,11 +25,11 @@ from games import engine
 from games.models import Game, Notice, Seat
 from games.moderation import players as moderation_players
 from games.moderation import tables
-from games.outbox import digests
+from games.outbox import digests, sending
 from games.play.lobby import game_create, game_start, seat_join
 from games.play.moves import move_submit
 from games.read.drawing import card_name
-from games.tasks import sweep
+from games.tasks import send_notice, send_notices, sweep
 from saboteur_site.celery import app
 from tests.players import create_player
 
@@ -439,3 +441,35 @@ def test_a_reminder_states_the_deadline_once_and_the_digest_each_games_deadline(
     [digest] = to(digester, "It is your turn in 2 games")
     assert "Gold rush (decide by Nov. 4, 2026, 11 p.m. (CET))" in digest.body
     assert "Deep mine 2 (decide by Nov. 4, 2026, 11 p.m. (CET))" in digest.body
+
+
+# -- 6. The sweep's counts ------------------------------------------------------------------------
+
+
+def test_the_sweep_counts_only_the_emails_this_process_sent(players, traveller):
+    start(players)
+    due = sending.due_notice_ids(now())
+    assert len(due) == 3  # the first turn and two "has started"
+    # A worker sends two of them while the sweep holds its list of due rows.
+    for pk in due[:2]:
+        send_notice(pk)
+    assert sending.send_each(due) == 1
+    assert send_notices(due) == 0  # the hand-over task: nothing left for it
+    assert len(mail.outbox) == 3
+
+
+# -- 7. The demo seed ---------------------------------------------------------------------------
+
+
+def test_the_demo_games_first_player_gets_their_turn_email_like_everyone_else(traveller):
+    call_command("seed_demo", stdout=io.StringIO())
+    call_command("seed_demo_game", stdout=io.StringIO())
+    sweep()  # as beat does once `make run` serves
+    game = Game.objects.get(name="Demo: the deep mine")
+    first = game.seats.select_related("user").get(position=game.moves.get(sequence=1).seat.position)
+    [email] = to(first.user, "Demo: the deep mine")
+    assert email.subject == "Your turn in Demo: the deep mine"
+    assert "The game Demo: the deep mine has started." in email.body
+    for seat in game.seats.select_related("user").exclude(pk=first.pk):  # as everyone else
+        assert any("Demo: the deep mine" in m.subject for m in to(seat.user))
+    assert Notice.objects.get(kind="turn", seat=first, version=0).status == "sent"
