@@ -305,8 +305,7 @@ def _digest(notice: Notice) -> dict:
         "lines": [_("These games are waiting for your decision:")],
         "links": [
             (
-                _("%(game)s (decide by %(when)s)")
-                % {"game": game.name, "when": when(game.deadline)}
+                _("%(game)s, decide by %(when)s") % {"game": game.name, "when": when(game.deadline)}
                 if game.deadline
                 else game.name,
                 _game_link(game),
