@@ -459,7 +459,7 @@ def _timeout(notice: Notice, together: list[Notice] = ()) -> dict:
         )
         for each in timeouts:
             lines.append(
-                " ".join([_("It %(did)s.") % {"did": _did(each)}, *_what_it_did(each, names)])
+                " ".join([_("The site %(did)s.") % {"did": _did(each)}, *_what_it_did(each, names)])
             )
     if any(n.data.get("absent") for n in timeouts) and game.bot_stand_ins:
         lines.append(

@@ -376,7 +376,7 @@ def test_timeout_emails_say_what_the_site_did_and_quiet_hours_release_them_as_on
         for m in game.moves.filter(automatic=True, seat=late).order_by("sequence")[1:3]
     ]
     for card in discards:
-        assert f"It passed for you, discarding one card at random. You discarded {card}." in (
+        assert f"The site passed for you, discarding one card at random. You discarded {card}." in (
             night.body
         )
     assert "three times in a row" in night.body  # the last one made them absent
