@@ -2,7 +2,8 @@
 
 Run in a process of its own with ``DATABASE_URL=sqlite:///...`` (migrated first): every player
 takes the daily digest, and the clock travels through the day's digest hour and the half-time
-reminder. Prints one JSON object: each sweep's report, the outbox rows and the emails written.
+reminder, while a second game's one-hour turns time out. Prints one JSON object: each sweep's
+report, the outbox rows and the emails written.
 """
 
 from __future__ import annotations
@@ -54,6 +55,14 @@ def main() -> None:
             seat_join(game_id=game.pk, user=user)
         game = game_start(game_id=game.pk, user=users[0])
         mover = game.seats.select_related("user").get(position=game.to_move).user
+        # An hour per turn, and nobody plays: its deadlines pass (and its seats turn absent).
+        short = game_create(
+            creator=users[0], name="Short mine", ruleset="base", max_seats=3,
+            turn_limit=timedelta(hours=1),
+        )  # fmt: skip
+        for user in users[1:]:
+            seat_join(game_id=short.pk, user=user)
+        game_start(game_id=short.pk, user=users[0])
         for moment in (
             START + timedelta(minutes=1),
             datetime(2026, 11, 3, 8, 1, tzinfo=UTC),  # the digest hour (UTC)
@@ -61,13 +70,15 @@ def main() -> None:
         ):
             traveller.move_to(moment)
             reports.append(sweep())
-    notices = Notice.objects.filter(user__isnull=False).order_by("pk")
+    notices = Notice.objects.filter(user__isnull=False, game__name="Deep mine").order_by("pk")
+    notices = list(notices) + list(Notice.objects.filter(kind="digest", user__isnull=False))
     print(
         json.dumps(
             {
                 "vendor": django.db.connection.vendor,
                 "mover": mover.email,
-                "status": Game.objects.get().status,
+                "status": Game.objects.get(name="Deep mine").status,
+                "short": Game.objects.get(name="Short mine").version,
                 "reports": reports,
                 "notices": [[n.kind, n.user.email, n.status, n.reason] for n in notices],
                 "mails": [[m.to[0], m.subject] for m in mail.outbox],

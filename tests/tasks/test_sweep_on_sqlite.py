@@ -55,4 +55,5 @@ def test_digests_reminders_and_sending_all_work_in_the_sweep_on_sqlite(tmp_path)
     mails = days["mails"]
     assert mails.count([mover, "It is your turn in 1 game"]) == 2
     assert [mover, "Reminder: it is your turn in Deep mine"] in mails
-    assert days["reports"][-1]["sent"] == 1  # the reminder, by the last sweep
+    assert [r["timeouts"] > 0 for r in days["reports"]] == [False, True, True]  # the short game
+    assert days["short"] > 0
