@@ -1,5 +1,6 @@
 from django.conf import settings
 from django.contrib.auth.models import AbstractUser
+from django.contrib.auth.models import UserManager as BaseUserManager
 from django.core.exceptions import ValidationError
 from django.db import models
 from django.db.models.functions import Lower
@@ -9,8 +10,24 @@ from . import names
 from .names import DISPLAY_NAME_MAX_LENGTH
 
 
+class UserManager(BaseUserManager):
+    def create_superuser(self, username, email=None, password=None, **extra_fields):
+        """A superuser (``createsuperuser``) with their address verified, as an account made
+        in the admin has: mail goes only to verified addresses, and a seat needs one."""
+        from allauth.account.models import EmailAddress  # allauth's models import this one
+
+        user = super().create_superuser(username, email, password, **extra_fields)
+        if user.email:
+            EmailAddress.objects.update_or_create(
+                user=user, email=user.email, defaults={"verified": True, "primary": True}
+            )
+        return user
+
+
 class User(AbstractUser):
     """A player. Others see only ``display_name``; the email address stays private."""
+
+    objects = UserManager()
 
     email = models.EmailField(_("email address"), unique=True)
     display_name = models.CharField(

@@ -290,6 +290,9 @@ class Notice(models.Model):
         ABORTED = "aborted", _("Game aborted")
         BRIEFING = "briefing", _("Seat taken over (newcomer)")
         REPLACED = "replaced", _("Seat taken over (replaced player)")
+        PAUSED = "paused", _("Game paused")
+        RESUMED = "resumed", _("Game resumed")
+        EXTENDED = "extended", _("Deadline extended")
 
     class Status(models.TextChoices):
         PENDING = "pending", _("Pending")

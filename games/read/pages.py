@@ -25,7 +25,7 @@ from saboteur_site.text import ascii_int
 from . import history, learn, table_events
 from .drawing import card_name, card_svg, goal_back_svg, hand_order, in_front_svg, role_name
 from .log import Entry, entries_for, goal_label, tool_label
-from .seats import display_name, live_seat, seat_label, seat_names
+from .seats import display_name, live_seat, seat_label, seat_names, seat_number
 
 LOG_LENGTH = 80
 
@@ -86,6 +86,7 @@ class GamePage:
     my_turn: bool = False
     to_move_name: str | None = None
     players: list[dict] = field(default_factory=list)
+    my_seat: str = ""  # "seat 2 of 4"
     rows: list[list[Cell]] = field(default_factory=list)
     hand: list[dict] = field(default_factory=list)
     role: str | None = None
@@ -191,6 +192,8 @@ def game_page(
     live = {s.engine_name: s for s in seats if s.state != Seat.State.REPLACED}
     labels = {name: seat_label(s) for name, s in live.items()}
     page.players = _players(view, names, labels, me, live)
+    if me is not None:  # numbered as the emails and the admin number seats
+        page.my_seat = seat_number(int(me), len(view["players"]))
     playing = game.status == Game.Status.RUNNING  # no move buttons while paused or aborted
     legal, playable = [], set()
     if page.my_turn and playing:
@@ -403,6 +406,8 @@ def _players(
         rows.append(
             {
                 "seat": seat,
+                "number": int(seat) + 1,  # "seat 1 of 4", as the emails and the admin say
+                "seat_label": seat_number(int(seat), len(view["players"])),
                 "name": names.get(seat, _("deleted player")),
                 "label": labels.get(seat, _("deleted player")),
                 # A bot's seat is named short, its badge says "bot".

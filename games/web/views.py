@@ -11,6 +11,7 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
+from django.utils import translation
 from django.utils.functional import SimpleLazyObject
 from django.utils.translation import gettext as _
 from django.views.decorators.cache import never_cache
@@ -325,7 +326,7 @@ def unsubscribe(request, token):
     return render(request, "notifications/unsubscribe.html", context)
 
 
-TAP_STATUS = {"ready": 200, "done": 200, "used": 200, "stale": 409, "refused": 409}
+TAP_STATUS = {"ready": 200, "done": 200, "used": 200, "stale": 409, "moved": 409, "refused": 409}
 TAP_STATUS |= {"expired": 410, "foreign": 403, "invalid": 400, "off": 403}
 
 
@@ -338,4 +339,12 @@ def tap(request, token):
         page = taps.tap_submit(token=token, viewer=request.user)
     else:
         page = taps.tap_page(token=token, viewer=request.user)
-    return render(request, "games/one_tap.html", {"tap": page}, status=TAP_STATUS[page.status])
+    if not page.language:
+        return render(request, "games/one_tap.html", {"tap": page}, status=TAP_STATUS[page.status])
+    # Opened without logging in: the page speaks the player's language, not the browser's.
+    with translation.override(page.language):
+        response = render(
+            request, "games/one_tap.html", {"tap": page}, status=TAP_STATUS[page.status]
+        )
+    response.headers["Content-Language"] = page.language
+    return response
