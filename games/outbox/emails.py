@@ -12,6 +12,7 @@ from urllib.parse import urlsplit
 
 from django.conf import settings
 from django.core.mail import EmailMultiAlternatives
+from django.core.mail.message import make_msgid
 from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils import formats, timezone, translation
@@ -106,6 +107,8 @@ def message_id(notice: Notice) -> str:
     restored from a backup numbers its new rows as the lost ones were.
     """
     host = urlsplit(settings.SITE_URL).hostname or "localhost"
+    if notice.pk is None:  # a preview of an unsaved row: no id to keep
+        return make_msgid(domain=host)
     stamp = int(notice.created_at.timestamp() * 1_000_000)
     return f"<notice.{notice.pk}.{stamp}@{host}>"
 
