@@ -24,3 +24,16 @@ def _fresh_local_cache():
 
     caches["local"].clear()
     yield
+
+
+@pytest.fixture(autouse=True)
+def _one_shot_live_streams(request):
+    """Django's test client reads a whole response: under it a game's live stream answers its
+    first event and ends (LIVE_STREAM_SECONDS=0), so that tests walking every route finish.
+    Tests with a real server (``live_server``) and tests/web/test_live.py keep real streams."""
+    if "live_server" in request.fixturenames or request.node.get_closest_marker("real_streams"):
+        yield
+        return
+    settings = request.getfixturevalue("settings")
+    settings.LIVE_STREAM_SECONDS = 0
+    yield
