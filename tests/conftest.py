@@ -34,6 +34,5 @@ def _one_shot_live_streams(request):
     if "live_server" in request.fixturenames or request.node.get_closest_marker("real_streams"):
         yield
         return
-    settings = request.getfixturevalue("settings")
-    settings.LIVE_STREAM_SECONDS = 0
-    yield
+    with override_settings(LIVE_STREAM_SECONDS=0):
+        yield

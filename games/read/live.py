@@ -72,28 +72,24 @@ def session_tag(session_key: str | None) -> str:
 
 # -- Publishing ------------------------------------------------------------------------------
 
-_publisher: redis.Redis | None = None
-_quiet_until = 0.0
-
-
-def _redis() -> redis.Redis:
-    global _publisher
-    if _publisher is None:
-        _publisher = redis.Redis.from_url(
-            settings.REDIS_URL, socket_connect_timeout=_TIMEOUT, socket_timeout=_TIMEOUT
-        )
-    return _publisher
+_publishers: dict[str, redis.Redis] = {}  # per Redis URL (tests point it elsewhere)
+_quiet_until: dict[str, float] = {}
 
 
 def _send(channel: str, message: str) -> None:
     """Publish, never raising: a broken Redis costs at most one short wait every few seconds."""
-    global _quiet_until
-    if not settings.REDIS_URL or time.monotonic() < _quiet_until:
+    url = settings.REDIS_URL
+    if not url or time.monotonic() < _quiet_until.get(url, 0.0):
         return
+    client = _publishers.get(url)
+    if client is None:
+        client = _publishers[url] = redis.Redis.from_url(
+            url, socket_connect_timeout=_TIMEOUT, socket_timeout=_TIMEOUT
+        )
     try:
-        _redis().publish(channel, message)
+        client.publish(channel, message)
     except (redis.RedisError, OSError) as error:
-        _quiet_until = time.monotonic() + _QUIET_AFTER_FAILURE
+        _quiet_until[url] = time.monotonic() + _QUIET_AFTER_FAILURE
         log.warning("live: publish to %s failed (%s); pages fall back to polling", channel, error)
 
 
