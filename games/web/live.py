@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 import time
 
-from asgiref.sync import sync_to_async
+from asgiref.sync import SyncToAsync, sync_to_async
 from django.conf import settings
 from django.contrib.auth.decorators import login_required
 from django.core.handlers.asgi import ASGIRequest
@@ -109,9 +109,26 @@ def _sync_stream(listener, first: bytes):
         listener.close()
 
 
+def _release_request_thread() -> None:
+    """Under ASGI, Django runs a request's sync code (our middleware, this view) on a thread of
+    its own that lives as long as the request: for a stream, as long as the page is open. The
+    stream needs it no more, so it is let go now (asgiref makes a new one if the request's end
+    needs it). Without asgiref's internals as expected, nothing happens: only memory is at
+    stake."""
+    context = getattr(SyncToAsync, "thread_sensitive_context", None)
+    executors = getattr(SyncToAsync, "context_to_thread_executor", None)
+    current = context.get(None) if context is not None else None
+    if current is None or executors is None:
+        return
+    executor = executors.pop(current, None)
+    if executor is not None:
+        executor.shutdown(wait=False)
+
+
 async def _async_stream(listener, first: bytes):
     try:
         await sync_to_async(_release_database)()  # in the request's own thread
+        _release_request_thread()
         yield first
         deadline = time.monotonic() + settings.LIVE_STREAM_SECONDS
         while (left := deadline - time.monotonic()) > 0:

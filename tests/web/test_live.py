@@ -515,12 +515,21 @@ def test_under_uvicorn_a_published_revision_reaches_an_open_stream(players):
         play_one(game)
         assert stream.next_event() == ("revision", {"game": game.pk, "revision": revision(game)})
         assert time.monotonic() - began < 5
-        lobby_leaver = HttpStream(port, game.pk, session_of(players[3]))  # a spectator
-        assert lobby_leaver.next_event()[0] == "revision"
-        stream.close()
-        lobby_leaver.close()
+        stream.close()  # a page closed: the server lets its stream go
+        spectator = HttpStream(port, game.pk, session_of(players[3]))
+        assert spectator.next_event() == ("revision", {"game": game.pk, "revision": revision(game)})
+        play_one(game)
+        assert spectator.next_event() == ("revision", {"game": game.pk, "revision": revision(game)})
+        spectator.close()
+        time.sleep(0.5)
     finally:
         stop_server(server)
+    problems = [
+        line
+        for line in server.stderr.read().decode().splitlines()
+        if "Traceback" in line or ("ERROR" in line and "graceful shutdown" not in line)
+    ]
+    assert problems == []
 
 
 @pytest.mark.django_db(transaction=True)
