@@ -182,7 +182,7 @@ def main() -> int:
     gunicorn = harness.gunicorn(threads=4) if args.fetch else None
     fetch_server = gunicorn.__enter__() if gunicorn else None
     try:
-        with harness.uvicorn() as server:
+        with harness.uvicorn(extra_env={"DATABASE_POOL": "1"}) as server:  # as in production
             time.sleep(1)
             rss_before, threads_before = server.status("VmRSS"), server.status("Threads")
             opened = time.monotonic()
