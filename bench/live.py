@@ -154,6 +154,83 @@ def percentile(values, q):
     return values[min(len(values) - 1, int(q * len(values)))] if values else float("nan")
 
 
+class Loop:
+    """An asyncio loop in a thread of its own, for the page clients."""
+
+    def __init__(self):
+        self.loop = asyncio.new_event_loop()
+        threading.Thread(target=self.loop.run_forever, daemon=True).start()
+        self.tasks = []  # asyncio keeps only weak references to tasks: these are the strong ones
+
+    def start(self, coroutine) -> None:
+        self.loop.call_soon_threadsafe(lambda: self.tasks.append(self.loop.create_task(coroutine)))
+
+    def run(self, coroutine, timeout=None):
+        return asyncio.run_coroutine_threadsafe(coroutine, self.loop).result(timeout)
+
+    def stop(self) -> None:
+        for task in self.tasks:
+            self.loop.call_soon_threadsafe(task.cancel)
+        self.loop.call_soon_threadsafe(self.loop.stop)
+
+
+def open_pages(loop: Loop, server, game_id: int, sessions, idle: float, fetch_port=None):
+    """Open one stream per session, wait until each told its revision, then measure the idle
+    pages for ``idle`` seconds: (pages, figures), or (None, None) after printing why not."""
+    pages = [Page(i, session) for i, session in enumerate(sessions)]
+    time.sleep(1)
+    rss_before, threads_before = server.status("VmRSS"), server.status("Threads")
+    opened = time.monotonic()
+    for page in pages:
+        loop.start(follow(page, server.port, game_id, fetch_port))
+
+    async def all_first():
+        await asyncio.gather(*(p.first.wait() for p in pages))
+
+    try:
+        loop.run(all_first(), timeout=120)
+    except TimeoutError:
+        told = sum(1 for p in pages if p.received)
+        print(f"after 120 s only {told} of {len(pages)} streams had told their revision")
+        return None, None
+    errors = [p.error for p in pages if p.error]
+    if errors:
+        print(f"streams refused: {len(errors)}, e.g. {errors[0]}")
+        return None, None
+    print(f"{len(pages)} streams open in {time.monotonic() - opened:.1f} s")
+    time.sleep(2)
+    before = server.cpu()
+    time.sleep(idle)
+    figures = {
+        "pages": len(pages),
+        "seconds": idle,
+        "cpu": harness.cpu_used(before, server.cpu()),
+        "rss": (rss_before, server.status("VmRSS")),
+        "threads": (threads_before, server.status("Threads")),
+        "database connections": len(server.database_backends()),
+    }
+    return pages, figures
+
+
+def print_idle(figures) -> None:
+    count, (rss_before, rss_after) = figures["pages"], figures["rss"]
+    print("idle open pages (heartbeat every 25 s, session check every 60 s):")
+    print(
+        f"  memory: {(rss_after - rss_before) / count:.1f} kB per page "
+        f"({rss_before / 1024:.0f} -> {rss_after / 1024:.0f} MB)"
+    )
+    print(f"  threads: {figures['threads'][0]} -> {figures['threads'][1]}")
+    cpu = figures["cpu"] * 1000 / count / figures["seconds"] * 60
+    print(
+        f"  CPU: {cpu:.2f} ms per page per minute (server and its database backends, "
+        f"{figures['seconds']:g} s idle)"
+    )
+    print(
+        f"  connections: 1 TCP connection per page; the server holds "
+        f"{figures['database connections']} database connection(s) and 1 Redis connection"
+    )
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--pages", type=int, default=200, help="open pages (streams)")
@@ -168,64 +245,19 @@ def main() -> int:
     from games.play import moves as play_moves
 
     game, sessions = seed(args.pages)
-    pages = [Page(i, session) for i, session in enumerate(sessions)]
-    loop = asyncio.new_event_loop()
-    threading.Thread(target=loop.run_forever, daemon=True).start()
-
-    def in_loop(coroutine, timeout=None):
-        return asyncio.run_coroutine_threadsafe(coroutine, loop).result(timeout)
-
     print(
         f"{args.pages} pages on one game; uvicorn, 1 process; load average before: "
         f"{os.getloadavg()[0]:.1f}"
     )
     gunicorn = harness.gunicorn(threads=4) if args.fetch else None
     fetch_server = gunicorn.__enter__() if gunicorn else None
+    loop = Loop()
     try:
         with harness.uvicorn(extra_env={"DATABASE_POOL": "1"}) as server:  # as in production
-            time.sleep(1)
-            rss_before, threads_before = server.status("VmRSS"), server.status("Threads")
-            opened = time.monotonic()
             fetch_port = fetch_server.port if fetch_server else None
-            tasks = []  # asyncio keeps only weak references to tasks: these are the strong ones
-            for page in pages:
-                loop.call_soon_threadsafe(
-                    lambda p=page: tasks.append(
-                        loop.create_task(follow(p, server.port, game.pk, fetch_port))
-                    )
-                )
-
-            async def all_first():
-                await asyncio.gather(*(p.first.wait() for p in pages))
-
-            try:
-                in_loop(all_first(), timeout=120)
-            except TimeoutError:
-                told = sum(1 for p in pages if p.received)
-                print(f"after 120 s only {told} of {len(pages)} streams had told their revision")
+            pages, idle = open_pages(loop, server, game.pk, sessions, args.idle, fetch_port)
+            if pages is None:
                 return 1
-            errors = [p.error for p in pages if p.error]
-            if errors:
-                print(f"streams refused: {len(errors)}, e.g. {errors[0]}")
-                return 1
-            print(f"{len(pages)} streams open in {time.monotonic() - opened:.1f} s")
-            time.sleep(2)
-            before = server.cpu()
-            time.sleep(args.idle)
-            idle_cpu = harness.cpu_used(before, server.cpu())
-            rss_after, threads_after = server.status("VmRSS"), server.status("Threads")
-            db_connections = len(server.database_backends())
-            if os.environ.get("BENCH_SHOW_CONNECTIONS"):
-                from django.db import connection
-
-                with connection.cursor() as cursor:
-                    cursor.execute(
-                        "SELECT state, left(query, 100) FROM pg_stat_activity "
-                        "WHERE application_name = %s",
-                        [harness.SERVER_APP_NAME],
-                    )
-                    print(cursor.fetchall())
-
             rng = random.Random(5)  # noqa: S311
             commits: dict[int, float] = {}
             for _ in range(args.moves):
@@ -243,7 +275,7 @@ def main() -> int:
     finally:
         if gunicorn:
             gunicorn.__exit__(None, None, None)
-        loop.call_soon_threadsafe(loop.stop)
+        loop.stop()
 
     delays, fetch_delays, missing = [], [], 0
     for revision, committed in commits.items():
@@ -270,21 +302,7 @@ def main() -> int:
             f"{percentile(fetch_delays, 0.95) * 1000:.0f} ms, max {max(fetch_delays) * 1000:.0f}"
             f" ms over {len(fetch_delays)} fetches"
         )
-    count = len(pages)
-    print("idle open pages (heartbeat every 25 s, session check every 60 s):")
-    print(
-        f"  memory: {(rss_after - rss_before) / count:.1f} kB per page "
-        f"({rss_before / 1024:.0f} -> {rss_after / 1024:.0f} MB)"
-    )
-    print(f"  threads: {threads_before} -> {threads_after}")
-    print(
-        f"  CPU: {idle_cpu * 1000 / count / args.idle * 60:.2f} ms per page per minute "
-        f"(server and its database backends, {args.idle:g} s idle)"
-    )
-    print(
-        f"  connections: 1 TCP connection per page; the server holds {db_connections} "
-        "database connection(s) and 1 Redis connection"
-    )
+    print_idle(idle)
     return 0 if not missing else 1
 
 

@@ -5,6 +5,8 @@ took about two thirds of the suite's time. Tests hash with MD5 instead; one test
 tests/web/test_settings_guard.py checks that the site itself still uses the slow one.
 """
 
+import secrets
+
 import pytest
 from django.test.utils import override_settings
 
@@ -14,6 +16,15 @@ FAST_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 @pytest.fixture(autouse=True, scope="session")
 def _fast_password_hasher():
     with override_settings(PASSWORD_HASHERS=FAST_HASHERS):
+        yield
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _own_live_channel():
+    """Redis pub/sub ignores database numbers: each test run gets live channels of its own, so
+    that runs sharing a Redis never hear each other's games (tests/web/test_live.py passes it to
+    the servers it starts)."""
+    with override_settings(LIVE_CHANNEL=f"saboteur:test-live:{secrets.token_hex(6)}"):
         yield
 
 

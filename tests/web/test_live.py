@@ -210,6 +210,15 @@ def test_the_stream_answers_only_those_who_may_see_the_game(players, make_user):
     assert logged_in(bob).post(f"/games/{private.pk}/live/").status_code == 405
 
 
+def test_the_game_page_loads_the_live_client_and_its_policy_allows_the_stream(players):
+    game = started(players)
+    response = logged_in(players[1]).get(f"/games/{game.pk}/")
+    policy = response["Content-Security-Policy"]
+    assert "connect-src 'self'" in policy  # EventSource to the site itself, nowhere else
+    assert f'data-live-url="/games/{game.pk}/live/"' in response.content.decode()
+    assert f'data-poll-url="/games/{game.pk}/poll/"' in response.content.decode()
+
+
 def test_under_gunicorns_sync_workers_the_page_keeps_polling(players, settings):
     """Production's WSGI workers must not be held by streams: 204, and EventSource stops."""
     game = started(players)
@@ -431,6 +440,7 @@ def server_env(**extra) -> dict:
         "DATABASE_URL": url,
         "DJANGO_LOG_LEVEL": "WARNING",
         "LIVE_HEARTBEAT_SECONDS": "1",
+        "LIVE_CHANNEL": settings.LIVE_CHANNEL,  # this run's own (tests/conftest.py)
     }
     env.update(extra)
     return env
