@@ -38,6 +38,16 @@ def _fresh_local_cache():
 
 
 @pytest.fixture(autouse=True)
+def _no_live_hub_left():
+    """A test that served live streams (a live server's pages) leaves no hub thread behind to
+    query a database the next test has flushed, or that is dropped at the end."""
+    yield
+    from games.read import live
+
+    live.stop_hub()
+
+
+@pytest.fixture(autouse=True)
 def _one_shot_live_streams(request):
     """Django's test client reads a whole response: under it a game's live stream answers its
     first event and ends (LIVE_STREAM_SECONDS=0), so that tests walking every route finish.
