@@ -681,6 +681,14 @@ class ChatMessageAdmin(ZonedTimes, admin.ModelAdmin):
     def author(self, message):
         return message.seat.user or gettext("deleted player")
 
+    # Deleting goes through moderation: the game gets a new revision, so open pages and the
+    # game page's per-revision cache of the chat drop the lines.
+    def delete_model(self, request, obj):
+        tables.chat_delete(message_ids=[obj.pk])
+
+    def delete_queryset(self, request, queryset):
+        tables.chat_delete(message_ids=list(queryset.values_list("pk", flat=True)))
+
 
 # -- The email outbox ---------------------------------------------------------------------------
 

@@ -13,6 +13,7 @@ DEBUG is off in both unless DJANGO_DEBUG=1, which production refuses.
 
 import os
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
@@ -229,6 +230,29 @@ else:
         }
     }
 
+# --- Live updates (games/read/live.py, games/web/live.py) --------------------------------------
+
+# Open game pages hold a server-sent events stream that says only "game N is at revision V". With
+# Redis, every change is published after its commit and each process that serves streams listens
+# on one connection; without it (`make run`) that process reads the revisions of the watched games
+# from the database every LIVE_FALLBACK_POLL_MS. Redis pub/sub ignores database numbers, so the
+# channel names carry the Redis database: two sites (or test runs) on one Redis never cross.
+_redis_db = urlsplit(REDIS_URL).path.strip("/") or "0"
+LIVE_CHANNEL = env_str("LIVE_CHANNEL") or f"saboteur:live:{_redis_db}"
+# A stream ends after this long and the browser opens a new one (re-checked from scratch).
+LIVE_STREAM_SECONDS = env_int("LIVE_STREAM_SECONDS", 15 * 60)
+# A "ping" event this often: proxies keep the connection, the page knows the stream is alive.
+LIVE_HEARTBEAT_SECONDS = env_int("LIVE_HEARTBEAT_SECONDS", 25)
+# How often each open stream checks that its session still belongs to its viewer (logging out
+# ends the streams of that session at once; this catches expiry, deactivation, password change).
+LIVE_RECHECK_SECONDS = env_int("LIVE_RECHECK_SECONDS", 60)
+LIVE_FALLBACK_POLL_MS = env_int("LIVE_FALLBACK_POLL_MS", 500)
+# A stream holds its worker for as long as the page is open: under gunicorn's sync workers that
+# would starve the site, so production serves streams only under ASGI (README, "Running in
+# production") and answers 204 (the page keeps polling) elsewhere. Development's runserver and
+# the tests' live server have a thread per connection.
+LIVE_WSGI_STREAMS = env_bool("LIVE_WSGI_STREAMS", not PRODUCTION)
+
 # Per process, for markup that is the same for everyone (the lobby's creation form): no round
 # trip to Redis, nothing to invalidate but a deploy.
 CACHES["local"] = {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": "local"}
@@ -385,6 +409,8 @@ WHITENOISE_USE_FINDERS = not PRODUCTION
 
 SECURE_CSP = {
     "default-src": [CSP.SELF],
+    # The game page's live stream (EventSource) and htmx's requests: the site itself only.
+    "connect-src": [CSP.SELF],
     "script-src": [CSP.SELF, CSP.NONCE],
     "style-src": [CSP.SELF],
     "img-src": [CSP.SELF, "data:"],

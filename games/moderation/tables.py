@@ -10,11 +10,11 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from games.models import Game, Notice, Seat, TableEvent
+from games.models import ChatMessage, Game, Notice, Seat, TableEvent
 from games.outbox import schedule, sending
 from games.play.bot_turns import bot_turn_after_commit
 from games.play.errors import ServiceError
-from games.play.locking import lock_game
+from games.play.locking import lock_game, touch
 from games.read.seats import user_name
 
 MAX_EXTENSION_HOURS = 24 * 14
@@ -32,6 +32,19 @@ def game_rename(*, game_id: int, name: str) -> None:
         game = lock_game(game_id)
         game.name = name
         game.save(update_fields=["name"])
+
+
+def chat_delete(*, message_ids) -> int:
+    """Moderators delete chat lines. Their games get a new revision in the same transaction,
+    so open pages drop the lines at once and the game page's cache of the chat (kept per
+    revision, ``games.read.pages``) is not served again."""
+    ids = list(message_ids)
+    with transaction.atomic():
+        game_ids = ChatMessage.objects.filter(pk__in=ids).values_list("game_id", flat=True)
+        for game_id in sorted(set(game_ids)):  # the lock order: game rows first, by id
+            touch(lock_game(game_id))
+        deleted, _counts = ChatMessage.objects.filter(pk__in=ids).delete()
+    return deleted
 
 
 def game_pause(*, game_id: int, now=None) -> Game:

@@ -134,16 +134,28 @@ ROLE_NAMES = {
 GOAL_BACK_NAME = _("Face-down goal")
 
 
+# The names translated once per language and process (a game page names ~100 cards; each
+# lazy string would ask gettext again).
+_translated: dict[tuple[str | None, int], dict[str, str]] = {}
+
+
+def translated(names: dict) -> dict[str, str]:
+    """``names`` (id -> lazy translation) in the active language, made once per language."""
+    key = (get_language(), id(names))
+    found = _translated.get(key)
+    if found is None:
+        found = _translated[key] = {card: str(name) for card, name in names.items()}
+    return found
+
+
 def card_name(card_id: str) -> str:
     """The card's human name in the active language (the id itself if unknown)."""
-    name = CARD_NAMES.get(card_id)
-    return str(name) if name is not None else card_id
+    return translated(CARD_NAMES).get(card_id, card_id)
 
 
 def role_name(role_id: str) -> str:
     """The role's human name in the active language (the id itself if unknown)."""
-    name = ROLE_NAMES.get(role_id)
-    return str(name) if name is not None else role_id
+    return translated(ROLE_NAMES).get(role_id, role_id)
 
 
 # --- small SVG helpers ------------------------------------------------------------------------

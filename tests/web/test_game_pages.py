@@ -248,10 +248,11 @@ def test_game_page_queries_do_not_grow_with_moves_or_players(players):
     play_random(small, 30, rng)
     play_random(big, 30, rng)
     # The first look at a new version writes it once ("since you were here") and reads the
-    # moves of that version once (history.move_log), then no more; the moves also dropped the
-    # header's cached "awaiting" count, counted again once.
-    assert _page_queries(client, small) == early_small + 3
-    assert _page_queries(client, big) == early_big + 2
+    # moves of that version once (history.move_log) and its chat and table events (kept per
+    # revision), then no more; the moves also dropped the header's cached "awaiting" count,
+    # counted again once.
+    assert _page_queries(client, small) == early_small + 5
+    assert _page_queries(client, big) == early_big + 4
     assert _page_queries(client, small) == early_small
     assert _page_queries(client, big) == early_big
     assert early_small == early_big
