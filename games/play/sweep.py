@@ -35,4 +35,4 @@ def sweep() -> dict:
             log.exception("the bot of game %s could not move", game_id)
     digests.digests_due(now)
     sent = sending.send_due(now, until=started + sending.SWEEP_SENDS_FOR)
-    return {"timeouts": timeouts, **sent}
+    return {"timeouts": timeouts, **sent, "pushed again": sending.retry_pushes(now)}

@@ -49,6 +49,15 @@ def awaiting_games(user) -> list[Game]:
     return list(_awaiting(user).order_by("decision_since"))
 
 
+def next_awaiting(user, *, besides: int | None = None) -> GameRow | None:
+    """The game that has waited longest for this user's decision, other than ``besides`` (the
+    one on screen); no query when the header's cached count says nothing waits."""
+    if not awaiting_count(user):
+        return None
+    game = _awaiting(user).exclude(pk=besides).order_by("decision_since", "pk").first()
+    return _row(game) if game is not None else None
+
+
 @dataclass
 class GameRow:
     """One game in a list: only what every viewer of the list may know."""

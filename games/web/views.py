@@ -22,6 +22,7 @@ from games.play import chat, errors, moves, taps, visits
 from games.play import lobby as lobbies
 from games.read import access, learn, lists, pages, seats
 
+from .after_move import after_move
 from .forms import GameCreateForm, InvitationForm, MoveForm, PracticeForm
 
 # The parts of the game page a client may ask for (django-template-partials names).
@@ -120,6 +121,7 @@ def _render_game(
     # A fresh idempotency key per rendered page: a double click or a retry sends the same one.
     key = secrets.token_urlsafe(12)
     context = {"page": page, "notice": notice, "error": error, "move_key": key}
+    context["after_move"] = after_move(request.user, page, moved=notice is not None)
     template = template or (PARTIALS[partial] if partial else "games/game.html")
     return render(request, template, context, status=status)
 
