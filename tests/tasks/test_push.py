@@ -8,6 +8,7 @@ eagerly (the on-commit hook really sends); PostgreSQL and the real outbox rows t
 
 from __future__ import annotations
 
+import json
 import threading
 from datetime import UTC, datetime, time, timedelta
 
@@ -401,3 +402,97 @@ def test_without_keys_nothing_is_pushed_and_mail_goes_on(
     pass_turn(game, django_capture_on_commit_callbacks)
     assert service.to(sub) == [] and len(turn_mails(nxt)) == 1
     assert not PushDelivery.objects.exists()
+
+
+# -- What a payload may carry --------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "kind",
+    [
+        "turn", "reminder", "absent", "mention", "started", "finished", "timeout", "aborted",
+        "briefing", "replaced",
+    ],
+)  # fmt: skip
+def test_no_push_payload_shows_a_secret_of_another_seat(players, kind):
+    """Every pushed kind, its payload built again after changing what its player may not know,
+    is identical (the email leak test's twin check), and carries no seed."""
+    from games.outbox import schedule
+
+    game = start(players)
+    state = engine.State.from_json(game.snapshot)
+    seat = game.seats.select_related("user").get(position=game.to_move)
+    other = game.seats.exclude(pk=seat.pk).select_related("user").first()
+    if kind == "reminder":
+        notice = Notice.objects.filter(kind="reminder", seat=seat).first()
+    elif kind == "absent":
+        schedule.notice_absent(game=game, absent=seat, now=START)
+        notice = Notice.objects.filter(kind="absent").first()
+    elif kind == "mention":
+        chat_post(game_id=game.pk, user=other.user, text=f"@{seat.user.display_name} hi")
+        notice = Notice.objects.get(kind="mention")
+    elif kind == "turn":
+        notice = Notice.objects.get(kind="turn", seat=seat)
+    else:
+        notice = Notice.objects.create(
+            key=f"{kind}-test", kind=kind, user=other.user, game=game, seat=other, due_at=START,
+            data={"move": "pass", "reason": "spam", "old": "Ann", "new": "Bob"},
+        )  # fmt: skip
+    me = state.seat_index(notice.seat.engine_name)
+    original = push.payload(notice)
+    others = [i for i in range(3) if i != me]
+    state.hands[others[0]][0], state.pile[0] = state.pile[0], state.hands[others[0]][0]
+    state.roles[others[0]], state.roles[others[1]] = state.roles[others[1]], state.roles[others[0]]
+    state.pile.reverse()
+    state.set_aside.reverse()
+    Game.objects.filter(pk=game.pk).update(snapshot=state.to_json())
+    twin = push.payload(Notice.objects.get(pk=notice.pk))
+    assert twin == original
+    assert original["title"] and "Deep mine" in original["title"] + original["body"]
+    for seed in state.config.round_seeds:
+        assert seed not in str(original)
+
+
+def test_a_gold_pick_carries_the_emails_one_tap_links_which_only_open_the_confirmation():
+    """The decision that needs no maze: its push has actions, the same signed, single-use,
+    version-bound links as the email; following one shows the confirmation and moves nothing."""
+    from tests.web.test_one_tap import BASE_DEAL, BASE_TO_GOLD, links, moves_of, play, rigged
+
+    users = [create_player(n) for n in ("ann", "bob", "cid")]
+    game = rigged(users, deal=BASE_DEAL)
+    play(game, BASE_TO_GOLD)
+    cid = users[2]
+    notice = Notice.objects.filter(kind=Notice.Kind.TURN, game=game, user=cid).latest("pk")
+    payload = push.payload(notice)
+    assert payload["body"] == "Pick one of the gold cards offered to you."
+    titles = [action["title"] for action in payload["actions"]]
+    assert set(titles) == {"Keep 1 gold", "Keep 2 gold", "Keep 3 gold"}
+    from games.outbox.emails import build_email
+
+    emailed = links(build_email(notice, cid.email))
+    for action in payload["actions"]:
+        path = action["url"].removeprefix("http://127.0.0.1:8000")
+        assert path.startswith("/tap/")
+        assert (
+            emailed[action["title"]].split("/")[2].split(":")[0] == path.split("/")[2].split(":")[0]
+        )  # the same signed data (the signatures differ only by their time)
+    before = moves_of(game)
+    client = Client(enforce_csrf_checks=True)
+    page = client.get(payload["actions"][0]["url"].removeprefix("http://127.0.0.1:8000"))
+    assert page.status_code == 200 and b'data-testid="one-tap-confirm"' in page.content
+    assert moves_of(game) == before  # opening the action's page moves nothing
+
+    cid.email_hand = False  # the player keeps their choices out of notifications
+    cid.save()
+    assert push.payload(Notice.objects.get(pk=notice.pk))["actions"] == []
+
+
+def test_a_payload_fits_what_push_services_take(players):
+    from tests.web.test_one_tap import SABOTEUR2_DEAL, SABOTEUR2_TO_STEAL, play, rigged
+
+    game = rigged(players, deal=SABOTEUR2_DEAL, ruleset="saboteur2")
+    play(game, SABOTEUR2_TO_STEAL)
+    notice = Notice.objects.filter(kind=Notice.Kind.TURN, game=game).latest("pk")
+    payload = push.payload(notice)
+    assert payload["actions"]  # a Theft: steal from someone, or nothing
+    assert len(json.dumps(payload).encode()) < 3000  # 4096 bytes less the encryption's
