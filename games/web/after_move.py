@@ -7,13 +7,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from games.read import lists
-from games.read.lists import GameRow
+from games.read.lists import NextGame
 from saboteur_site import vapid
 
 
 @dataclass(frozen=True)
 class AfterMove:
-    next_game: GameRow | None = None
+    next_game: NextGame | None = None
     go: bool = False  # a move was just made and the player goes on to the next game by themselves
     push_key: str | None = None  # set: offer push notifications (just after a move)
 
