@@ -9,6 +9,7 @@ tests/e2e/test_installable.py.
 from __future__ import annotations
 
 import json
+import os
 import re
 
 import pytest
@@ -24,6 +25,7 @@ from games.play.lobby import game_create, game_start, seat_join
 from games.play.moves import move_submit
 from saboteur_site import vapid
 from tests.push_service import PushService
+from tests.web.test_settings_guard import production_env, run_manage
 
 pytestmark = pytest.mark.django_db
 
@@ -392,3 +394,23 @@ def test_the_title_counts_waiting_games_on_every_page(players):
         move={"move": "pass", "discard": [state.hands[state.to_move][0]]},
     )  # fmt: skip
     assert "<title>My games · Saboteur</title>" in client.get("/").content.decode()
+
+
+def test_production_starts_without_push_keys_and_says_so():
+    code = (
+        "from django.test import Client; "
+        "r = Client().get('/health/?format=json', HTTP_HOST='saboteur.example'); "
+        "print([k for k in r.json() if k.startswith('WebPush')][0])"
+    )
+    database = os.environ["DATABASE_URL"].rsplit("/", 1)[0] + "/postgres"
+    off = run_manage(
+        ["shell", "-c", code], **production_env(DATABASE_URL=database, VAPID_PRIVATE_KEY=None)
+    )
+    assert off.returncode == 0, off.stderr
+    assert off.stdout.splitlines()[-1] == "WebPush(state='off: VAPID_PRIVATE_KEY is not set')"
+    key, _public = vapid.generate()
+    on = run_manage(
+        ["shell", "-c", code], **production_env(DATABASE_URL=database, VAPID_PRIVATE_KEY=key)
+    )
+    assert on.returncode == 0, on.stderr
+    assert on.stdout.splitlines()[-1] == "WebPush(state='on')"
