@@ -98,14 +98,20 @@ def before_email(notice: Notice, *, address: str | None, now: datetime) -> str |
         notice.data = {**notice.data, "email_held_at": now.isoformat()}
         notice.save(update_fields=["due_at", "data"])
         return notice.status
-    why = None
-    if address is None and reached:
+    status, why = Notice.Status.SENT, None
+    if address is None:
         why = "pushed; no verified address"
+        if not reached:
+            retried = notice.pushes.filter(status=PushDelivery.Status.PENDING).exists()
+            why = "no verified address; the push is tried again" if retried else None
+            status = Notice.Status.SENT if retried else Notice.Status.SKIPPED
+            why = why or "no verified address"
     elif held_at is not None and _seen_since(notice, datetime.fromisoformat(held_at)):
         why = "pushed; the game was opened before the email was due"
     if why is None:
         return None
-    notice.status, notice.sent_at, notice.reason = Notice.Status.SENT, now, why
+    notice.status, notice.reason = status, why
+    notice.sent_at = now if status == Notice.Status.SENT else None
     notice.save(update_fields=["status", "sent_at", "reason"])
     return notice.status
 

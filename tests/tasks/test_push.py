@@ -496,3 +496,27 @@ def test_a_payload_fits_what_push_services_take(players):
     payload = push.payload(notice)
     assert payload["actions"]  # a Theft: steal from someone, or nothing
     assert len(json.dumps(payload).encode()) < 3000  # 4096 bytes less the encryption's
+
+
+def test_without_an_address_a_push_that_failed_is_left_to_the_sweep(
+    players, service, traveller, django_capture_on_commit_callbacks
+):
+    game = start(players)
+    nxt = next_player(game)
+    EmailAddress.objects.filter(user=nxt).update(verified=False)
+    flaky = device(nxt, service, answer=503)
+    gone = device(nxt, service, answer=410)
+    pass_turn(game, django_capture_on_commit_callbacks)
+    notice = Notice.objects.filter(user=nxt, kind="turn").latest("pk")
+    assert notice.status == "sent" and "tried again" in notice.reason
+    service.subscriptions[flaky.endpoint].answer = 201
+    traveller.shift(timedelta(minutes=3))
+    sweep()
+    assert len(clean(service.to(flaky))) == 2 and len(service.to(gone)) == 1
+    # With no device left either, the notice is skipped, as before push existed.
+    PushSubscription.objects.all().delete()
+    pass_turn(game, django_capture_on_commit_callbacks)
+    pass_turn(game, django_capture_on_commit_callbacks)
+    pass_turn(game, django_capture_on_commit_callbacks)
+    notice = Notice.objects.filter(user=nxt, kind="turn").latest("pk")
+    assert (notice.status, notice.reason) == ("skipped", "no verified address")
