@@ -18,9 +18,10 @@ from django.test import override_settings
 from playwright.sync_api import expect
 
 from games.models import Game, Notice
-from games.outbox import push
+from games.outbox import push, sending
 from games.play.moves import move_submit
 from saboteur_site import vapid
+from tests.push_service import PushService
 
 from .deals import BASE_DEAL
 from .test_game_play import WAIT, pass_turn
@@ -67,6 +68,35 @@ SHOWN = """async () => {
 def push_keys(settings):
     settings.VAPID_PRIVATE_KEY, public = vapid.generate()
     return public
+
+
+def deliver_push(page, live_server, payload: dict) -> list[dict]:
+    """Hand ``payload`` to the page's service worker as a push message (DevTools protocol), and
+    return the notifications it then shows."""
+    cdp = page.context.new_cdp_session(page)
+    registrations = []
+    cdp.on(
+        "ServiceWorker.workerRegistrationUpdated",
+        lambda event: registrations.extend(event["registrations"]),
+    )
+    cdp.send("ServiceWorker.enable")
+    deadline = time.monotonic() + 10
+    while not registrations and time.monotonic() < deadline:
+        page.wait_for_timeout(100)
+    [registration] = [r for r in registrations if r["scopeURL"] == f"{live_server.url}/"]
+    cdp.send(
+        "ServiceWorker.deliverPushMessage",
+        {
+            "origin": live_server.url,
+            "registrationId": registration["registrationId"],
+            "data": json.dumps(payload),
+        },
+    )
+    shown, deadline = [], time.monotonic() + 10
+    while not shown and time.monotonic() < deadline:
+        page.wait_for_timeout(100)
+        shown = page.evaluate(SHOWN)
+    return shown
 
 
 def controlled(page):
@@ -132,29 +162,7 @@ def test_a_push_message_becomes_a_notification_with_one_tap_actions(
 
     page = player_page(cid, permissions=["notifications"])
     controlled(page)
-    cdp = page.context.new_cdp_session(page)
-    registrations = []
-    cdp.on(
-        "ServiceWorker.workerRegistrationUpdated",
-        lambda event: registrations.extend(event["registrations"]),
-    )
-    cdp.send("ServiceWorker.enable")
-    deadline = time.monotonic() + 10
-    while not registrations and time.monotonic() < deadline:
-        page.wait_for_timeout(100)
-    [registration] = [r for r in registrations if r["scopeURL"] == f"{live_server.url}/"]
-    cdp.send(
-        "ServiceWorker.deliverPushMessage",
-        {
-            "origin": live_server.url,
-            "registrationId": registration["registrationId"],
-            "data": json.dumps(payload),
-        },
-    )
-    shown, deadline = [], time.monotonic() + 10
-    while not shown and time.monotonic() < deadline:
-        page.wait_for_timeout(100)
-        shown = page.evaluate(SHOWN)
+    shown = deliver_push(page, live_server, payload)
     [notification] = shown
     assert notification["title"] == "Your turn in Gold mine"
     assert notification["body"] == "Pick one of the gold cards offered to you."
@@ -174,4 +182,53 @@ def test_a_push_message_becomes_a_notification_with_one_tap_actions(
     assert Game.objects.get(pk=game.pk).version == version
     paths = {urlsplit(url).path for url in page.evaluate(CACHED_URLS)}
     assert all(p.startswith("/static/") or p == "/offline/" for p in paths), sorted(paths)
+    assert browser_problems.problems == [], browser_problems.problems
+
+
+# A browser here cannot reach a real push service, so ``subscribe()`` gives the subscription of
+# the local stand-in (tests/push_service.py); everything else is the page's own code.
+FAKE_SUBSCRIBE = """(() => {
+  const subscription = %s;
+  PushManager.prototype.getSubscription = async function () { return null; };
+  PushManager.prototype.subscribe = async function (options) {
+    if (!options || !options.userVisibleOnly || !options.applicationServerKey) {
+      throw new Error("subscribe() without the site's key");
+    }
+    return { toJSON: () => subscription, options: options, unsubscribe: async () => true };
+  };
+})();"""
+
+
+def test_push_turned_on_in_the_profile_brings_the_next_turn_as_a_notification(
+    live_server, make_player, rigged_game, player_page, browser_problems, push_keys
+):
+    with PushService() as service:
+        sub = service.subscribe()
+        ann, bob, cid = (make_player(n) for n in ("ann", "bob", "cid"))
+        game = rigged_game([ann, bob, cid], ruleset="base", deal=BASE_DEAL, name="Deep mine")
+        page = player_page(bob, permissions=["notifications"])
+        page.add_init_script(FAKE_SUBSCRIBE % json.dumps(sub.json()))
+        page.goto(f"{live_server.url}/accounts/profile/")
+        page.get_by_test_id("push-enable").click()
+        expect(page.get_by_test_id("device")).to_contain_text("(this device)", timeout=WAIT)
+        expect(page.get_by_test_id("device")).to_contain_text("Chrome")
+
+        Notice.objects.all().delete()
+        move_submit(
+            game_id=game.pk, user=ann, expected_version=0,
+            move={"move": "pass", "discard": ["cross"]},
+        )  # fmt: skip
+        notice = Notice.objects.get(kind=Notice.Kind.TURN, user=bob)
+        with override_settings(SITE_URL=live_server.url):
+            assert sending.send(notice.pk) == "sent"
+        [message] = service.to(sub)
+        assert message.problems == [] and message.payload["title"] == "Your turn in Deep mine"
+
+        page.goto(f"{live_server.url}/")
+        controlled(page)
+        [notification] = deliver_push(page, live_server, message.payload)
+        assert notification["title"] == "Your turn in Deep mine"
+        assert notification["body"] == "Play a card or pass."
+        assert notification["actions"] == []  # a turn with the maze: the game opens
+        assert notification["data"]["url"] == f"{live_server.url}/games/{game.pk}/"
     assert browser_problems.problems == [], browser_problems.problems
