@@ -61,7 +61,7 @@ cd "$SRC"
 "$PY" manage.py createcachetable
 "$PY" manage.py seed_demo >/dev/null
 "$PY" manage.py seed_demo_game >/dev/null
-read -r SESSION GAME < <("$PY" manage.py shell -c "
+read -r _ SESSION GAME < <("$PY" manage.py shell -c "
 from importlib import import_module
 from django.conf import settings
 from django.contrib.auth import get_user_model, BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY
@@ -72,15 +72,19 @@ store[SESSION_KEY] = str(ann.pk)
 store[BACKEND_SESSION_KEY] = 'django.contrib.auth.backends.ModelBackend'
 store[HASH_SESSION_KEY] = ann.get_session_auth_hash()
 store.save()
-print(store.session_key, Game.objects.order_by('pk').last().pk)
-")
+print('LOGIN', store.session_key, Game.objects.order_by('pk').last().pk)
+" | grep '^LOGIN ')
 "$PY" manage.py runserver --noreload "127.0.0.1:$PORT" >"$WORK/server.log" 2>&1 &
 SERVER=$!
-for _ in $(seq 50); do
-    curl -fs -o /dev/null "http://127.0.0.1:$PORT/health/" && break
-    curl -s -o /dev/null "http://127.0.0.1:$PORT/rules/" && break
+for _ in $(seq 100); do
+    curl -fs -o /dev/null "http://127.0.0.1:$PORT/rules/" && break
     sleep 0.2
 done
+# Logged in as ann, or the scores would be the login page's.
+curl -fs -o /dev/null -H "Cookie: sessionid=$SESSION" "http://127.0.0.1:$PORT/games/$GAME/" ||
+    die "the game page does not answer for the demo player"
+[ "$(curl -s -o /dev/null -w '%{http_code}' -H "Cookie: sessionid=$SESSION" \
+    "http://127.0.0.1:$PORT/games/")" = 200 ] || die "the demo player is not logged in"
 
 say "Lighthouse on $LABEL, $RUNS runs per page"
 HEADERS="{\"Cookie\": \"sessionid=$SESSION\"}"
