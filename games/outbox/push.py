@@ -23,7 +23,7 @@ import requests
 from django.conf import settings
 from django.db import transaction
 from django.urls import reverse
-from django.utils import timezone, translation
+from django.utils import formats, timezone, translation
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_noop
 from pywebpush import WebPushException, webpush
@@ -38,7 +38,7 @@ from saboteur_site.text import one_line
 
 from . import one_tap
 from .links import site_url
-from .quiet import user_zone
+from .quiet import in_quiet_hours, user_zone
 
 log = logging.getLogger(__name__)
 
@@ -178,6 +178,13 @@ def _retry(pk: int, now: datetime, still_relevant) -> int:
             return 0
         notice = delivery.notice
         why = still_relevant(notice) if notice.game_id else None
+        if notice.user is None or not notice.user.is_active:
+            why = "inactive account"
+        quiet_end = in_quiet_hours(notice.user, now) if why is None else None
+        if quiet_end is not None:  # the player's quiet hours hold the push as they hold emails
+            delivery.due_at = quiet_end
+            delivery.save(update_fields=["due_at"])
+            return 0
         if why is not None or notice.status == Notice.Status.SKIPPED or not enabled():
             delivery.status, delivery.last_error = PushDelivery.Status.FAILED, why or "skipped"
             delivery.save(update_fields=["status", "last_error"])
@@ -323,7 +330,7 @@ def _reminder(notice: Notice) -> tuple[str, str]:
     if game.deadline is None:
         return title, _decision_line(game)
     local = timezone.localtime(game.deadline)
-    when = f"{local:%Y-%m-%d %H:%M}"
+    when = formats.date_format(local, "DATETIME_FORMAT")
     return title, _("Decide by %(when)s (%(zone)s).") % {"when": when, "zone": local.tzname()}
 
 

@@ -520,3 +520,21 @@ def test_without_an_address_a_push_that_failed_is_left_to_the_sweep(
     pass_turn(game, django_capture_on_commit_callbacks)
     notice = Notice.objects.filter(user=nxt, kind="turn").latest("pk")
     assert (notice.status, notice.reason) == ("skipped", "no verified address")
+
+
+def test_a_push_tried_again_waits_for_the_end_of_quiet_hours(
+    players, service, traveller, django_capture_on_commit_callbacks
+):
+    game = start(players)
+    nxt = next_player(game)
+    nxt.time_zone, nxt.quiet_from, nxt.quiet_until = "UTC", time(10, 5), time(12)
+    nxt.save()
+    flaky = device(nxt, service, answer=503)
+    pass_turn(game, django_capture_on_commit_callbacks)  # 10:00, before the quiet hours
+    service.subscriptions[flaky.endpoint].answer = 201
+    traveller.shift(timedelta(minutes=10))  # 10:10: due again, but quiet
+    sweep()
+    assert len(service.to(flaky)) == 1
+    traveller.move_to(datetime(2026, 11, 2, 12, 0, 30, tzinfo=UTC))
+    sweep()
+    assert len(service.to(flaky)) == 2 and clean(service.to(flaky)[1:])
