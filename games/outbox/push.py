@@ -117,7 +117,7 @@ def before_email(notice: Notice, *, address: str | None, now: datetime) -> str |
 
 
 def _email_can_wait(notice: Notice, reached: list[PushSubscription], now: datetime) -> bool:
-    if not notice.user.email_waits_for_push or notice.seat_id is None:
+    if notice.user is None or not notice.user.email_waits_for_push or notice.seat_id is None:
         return False
     return any(device.last_used_at >= now - RECENT_USE for device in reached)
 

@@ -64,6 +64,14 @@ SHOWN = """async () => {
 }"""
 
 
+# The Badging API's calls, recorded (what a browser shows on the installed app's icon).
+RECORD_BADGES = """(() => {
+  window.badges = [];
+  navigator.setAppBadge = (count) => { window.badges.push(count); return Promise.resolve(); };
+  navigator.clearAppBadge = () => { window.badges.push(0); return Promise.resolve(); };
+})();"""
+
+
 @pytest.fixture
 def push_keys(settings):
     settings.VAPID_PRIVATE_KEY, public = vapid.generate()
@@ -113,9 +121,12 @@ def test_the_worker_caches_static_files_only_and_shows_the_offline_page(
     first = rigged_game([ann, bob, cid], ruleset="base", deal=BASE_DEAL, name="First mine")
     second = rigged_game([ann, bob, cid], ruleset="base", deal=BASE_DEAL, name="Second mine")
     page = player_page(ann)
+    page.add_init_script(RECORD_BADGES)
     page.goto(f"{live_server.url}/games/{first.pk}/")
     controlled(page)
     expect(page).to_have_title(re.compile(r"^\(2\) Your turn – First mine"))
+    page.wait_for_function("window.badges.length > 0")
+    assert page.evaluate("window.badges") == [2]  # the app's icon counts the waiting games
     assert page.get_by_test_id("push-prompt").count() == 0  # never before a move
     expect(page.get_by_test_id("next-game-link")).to_have_count(0)  # this game is theirs now
 
@@ -124,6 +135,7 @@ def test_the_worker_caches_static_files_only_and_shows_the_offline_page(
     expect(offer).to_be_visible(timeout=WAIT)
     expect(offer).to_have_attribute("href", f"/games/{second.pk}/")
     expect(page).to_have_title(re.compile(r"^\(1\) First mine"))
+    page.wait_for_function("window.badges[window.badges.length - 1] === 1")
     prompt = page.get_by_test_id("push-prompt")
     expect(prompt).to_be_visible()  # the browser has not been asked yet
     prompt.get_by_role("button", name="Not now").click()
