@@ -9,7 +9,7 @@ from django.contrib import messages
 from django.contrib.auth import logout
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
-from django.http import Http404, HttpResponse, JsonResponse
+from django.http import Http404, HttpResponse, HttpResponseRedirect, JsonResponse
 from django.shortcuts import redirect, render
 from django.utils import translation
 from django.utils.http import url_has_allowed_host_and_scheme
@@ -130,8 +130,8 @@ def guide_dismiss(request):
     if request.htmx:
         return HttpResponse("")  # htmx swaps the guide out
     target = request.POST.get("next", "")
-    if not url_has_allowed_host_and_scheme(
+    if not target.startswith("/") or not url_has_allowed_host_and_scheme(
         target, allowed_hosts={request.get_host()}, require_https=request.is_secure()
     ):
-        target = "/"
-    return redirect(target)
+        target = "/"  # a path of this site only: redirect() would take "abc" for a view's name
+    return HttpResponseRedirect(target)

@@ -24,6 +24,8 @@ from django.utils.html import format_html, format_html_join
 from django.utils.translation import gettext, ngettext
 from django.utils.translation import gettext_lazy as _
 
+from saboteur_site.text import ascii_int
+
 from . import engine
 from .models import ChatMessage, Game, Move, Notice, Seat, TableEvent
 from .moderation import tables
@@ -367,11 +369,14 @@ class GameAdmin(NoSecretLookups, admin.ModelAdmin):
         return response
 
     def change_view(self, request, object_id, form_url="", extra_context=None):
+        # Only for a game's id: Django's own page answers any other address ("no such game").
+        pk = ascii_int(object_id)
+        buttons = MODERATION_BUTTONS if pk is not None and pk >= 0 else []
         extra_context = {
             **(extra_context or {}),
             "moderation_buttons": [
                 (reverse("admin:games_game_moderate", args=[object_id, name]), label)
-                for name, label in MODERATION_BUTTONS
+                for name, label in buttons
             ],
         }
         return super().change_view(request, object_id, form_url, extra_context)

@@ -62,6 +62,8 @@ def view_for(state: State, seat: str | None = None) -> dict:
         "gold_seed_hash": seed_hash(state.config.gold_seed) if state.ruleset == BASE else None,
         "gold_seed": state.config.gold_seed if state.finished and state.ruleset == BASE else None,
         "rounds_done": [_round_done(state, result, me) for result in state.rounds_done],
+        # The round that just ended, while its gold is shared (the pick, the thefts).
+        "round_ending": _round_ending(state, me) if state.result is not None else None,
         "me": _mine(state, me) if me is not None else None,
     }
     return view
@@ -92,6 +94,21 @@ def _mine(state: State, me: int) -> dict:
         "gold": state.gold[me],
         "offer": sorted(state.offer) if state.decision == PICK_GOLD and state.to_move == me else [],
     }
+
+
+def _round_ending(state: State, me: int | None) -> dict:
+    """The round that has ended but whose gold is still being shared: its roles, goals and maze
+    are public since its "round-ended" event; its seed and set-aside cards only once it is done
+    (``_finish_round``), the gold gained only to its owner."""
+    result = dict(state.result)
+    result["roles"] = dict(zip(state.seats, state.roles, strict=True))
+    result["goals"] = {name: state.board[pos].card for name, pos in state.goals.items()}
+    result["board"] = [[x, y, p.card, p.turned] for (x, y), p in sorted(state.board.items())]
+    result["set_aside"] = []
+    result["seed"] = ""
+    done = _round_done(state, result, me)
+    done["seed_hash"] = seed_hash(state.config.round_seeds[state.round - 1])
+    return done
 
 
 def _round_done(state: State, result: dict, me: int | None) -> dict:

@@ -112,9 +112,12 @@ def practice_create(
     if not low <= bots <= high:
         raise ServiceError(_("Practice with %(low)d to %(high)d bots.") % locals())
     with transaction.atomic():
+        # Each practice game its own name ("Practice 3 against bots"), to tell them apart in
+        # the lists and emails.
+        number = Game.objects.filter(creator=creator, practice=True).count() + 1
         game = game_create(
             creator=creator,
-            name=_("Practice against bots"),
+            name=_("Practice %(number)d against bots") % {"number": number},
             ruleset=ruleset,
             max_seats=bots + 1,
             variants=variants,

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
@@ -15,6 +16,7 @@ from games.outbox.one_tap import Tap, move_label, read_tap
 from games.read.seats import display_name
 
 from .errors import ServiceError, StaleVersion
+from .locking import lock_game
 from .moves import move_submit
 
 
@@ -22,7 +24,7 @@ from .moves import move_submit
 class TapPage:
     """What the link's page shows; only the game's name and the move in the seat's own words."""
 
-    status: str  # ready, done, used, stale, expired, foreign, invalid or refused
+    status: str  # ready, done, used, stale, expired, foreign, invalid, refused or off
     game_id: int | None = None
     game_name: str = ""
     label: str = ""
@@ -34,17 +36,31 @@ def _names(game: Game) -> dict[str, str]:
     return {s.engine_name: display_name(s) for s in seats}
 
 
-def _check(token: str, viewer, now) -> tuple[TapPage, Tap | None, Seat | None]:
+def _game(game_id: int, *, lock: bool) -> Game | None:
+    if not lock:
+        return Game.objects.filter(pk=game_id).first()
+    try:
+        return lock_game(game_id)
+    except Game.DoesNotExist:
+        return None
+
+
+def _check(token: str, viewer, now, *, lock=False) -> tuple[TapPage, Tap | None, Seat | None]:
+    """What the link can do now; with ``lock`` (the button's POST) read under the game's row
+    lock, so that the answer holds until the move is made in the same transaction."""
     tap = read_tap(token)
     if isinstance(tap, str):
         return TapPage(tap), None, None
-    game = Game.objects.filter(pk=tap.game_id).first()
+    game = _game(tap.game_id, lock=lock)
     seat = Seat.objects.select_related("user").filter(pk=tap.seat_id, game_id=tap.game_id).first()
     if game is None or seat is None:
         return TapPage("invalid"), None, None
     if viewer.is_authenticated and viewer.pk != tap.user_id:
         return TapPage("foreign", game_id=game.pk), None, None
     page = TapPage("ready", game_id=game.pk, game_name=game.name)
+    if seat.user_id == tap.user_id and not seat.user.email_hand:
+        page.status = "off"  # they turned one-tap moves off: every link sent before dies
+        return page, None, None
     if game.moves.filter(seat=seat, idempotency_key=tap.key).exists():
         page.status = "used"
         return page, tap, seat
@@ -77,9 +93,15 @@ def tap_page(*, token: str, viewer, now=None) -> TapPage:
     return page
 
 
+@transaction.atomic
 def tap_submit(*, token: str, viewer, now=None) -> TapPage:
-    """Make the link's move (the button's POST), once, through ``move_submit``."""
-    page, tap, seat = _check(token, viewer, now or timezone.now())
+    """Make the link's move (the button's POST), once, through ``move_submit``.
+
+    The answer is decided under the game's row lock, in the transaction that makes the move:
+    taps of one link at once queue on the lock, and each after the first sees the link used
+    and answers "done", never "stale".
+    """
+    page, tap, seat = _check(token, viewer, now or timezone.now(), lock=True)
     if page.status == "used":
         page.status = "done"  # a second tap gets the first answer
     if page.status != "ready":

@@ -893,3 +893,29 @@ def hand_key(card: str) -> tuple[bool, int]:
 def hand_order(hand: Iterable[str]) -> list[str]:
     """A hand as shown; posted discards are positions in this order."""
     return sorted(hand, key=hand_key)
+
+
+def in_front_svg(card_id: str, *, size: float = 24) -> SafeString:
+    """A square icon of a card lying in front of a player (a broken tool, a Theft, a trap), for
+    the players around the table; its title is the card's name."""
+    return _in_front_svg(card_id, size, get_language())
+
+
+@lru_cache(maxsize=64)
+def _in_front_svg(card_id: str, size: float, language: str) -> SafeString:
+    card = CATALOGUE[card_id]
+    if card.effect == "break":
+        inner = TOOL_ICONS[card.tools[0]]() + _crack()
+        background = PANEL_BREAK
+    else:
+        inner = ACTION_ICONS[card.effect]() if card.effect in ACTION_ICONS else ""
+        background = PANEL
+    head = format_html(
+        '<svg xmlns="http://www.w3.org/2000/svg" viewBox="-22 -22 44 44" width="{}" height="{}" '
+        'class="icon-svg" role="img">',
+        _n(size),
+        _n(size),
+    )
+    frame = _rect(-21, -21, 42, 42, background, ACTION_FRAME, 2, rx=6)
+    body = head + _title(card_name(card_id)) + frame + inner + "</svg>"
+    return mark_safe(body)  # noqa: S308 - our own markup

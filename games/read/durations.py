@@ -30,6 +30,16 @@ def waiting(since: datetime | None, now: datetime | None = None) -> str:
     return _("waiting for %(duration)s") % {"duration": words(waited)}
 
 
+def last_move(when: datetime | None, now: datetime | None = None) -> str:
+    """When a game's last move was made: "last move just now" / "last move 2 hours ago"."""
+    if when is None:
+        return ""
+    ago = (now or timezone.now()) - when
+    if ago < MINUTE:
+        return _("last move just now")
+    return _("last move %(duration)s ago") % {"duration": words(ago)}
+
+
 def time_left(deadline: datetime | None, now: datetime | None = None) -> str:
     """ "Time left: 2 days, 3 hours", "Time left: less than a minute", or "Time is up"."""
     if deadline is None:

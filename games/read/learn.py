@@ -176,18 +176,21 @@ def explain(page, view: dict, *, legal_cards) -> None:
         page.role_help = role_help(mine["role"])
         in_front = next(p["in_front"] for p in view["players"] if p["seat"] == page.me)
         playable = set(legal_cards)
+        cards_turn = page.my_turn and view["decision"] == "turn"
         for card in page.hand:
             card["help"] = card_help(card["id"])
-            card["reason"] = unplayable_reason(card["id"], in_front, page.my_turn, playable)
+            # Reasons only on a turn to play cards (not while picking gold or stealing).
+            card["reason"] = unplayable_reason(card["id"], in_front, cards_turn, playable)
     for row in page.rows:
-        for cell, east in zip(row, [*row[1:], None], strict=True):
+        for cell in row:
             if cell.card:
                 cell.help = card_help(cell.card)
+            elif getattr(cell, "peeked", ""):
+                cell.help = _(
+                    "You saw this goal with a map: %(card)s. It is still face down for the others."
+                ) % {"card": cell.peeked}
             elif cell.face_down:
                 cell.help = _("A goal card, face down: the treasure or a stone.")
-            # "You saw" goes beside the goal (in the empty cell east of it), not over it.
-            if cell.peeked and east is not None and not (east.svg or east.legal):
-                east.peek_note, cell.peeked = cell.peeked, ""
     _name_cells(page.rows)
     # Passing and clearing pick cards by their pictures.
     for option in page.discard_options:

@@ -10,6 +10,7 @@ from datetime import datetime
 from django.core.cache import cache, caches
 from django.db.models import Count, F, OuterRef, Subquery
 from django.db.models.fields.json import KT
+from django.utils.translation import get_language
 
 from games.models import Game, Move, Seat
 
@@ -175,7 +176,9 @@ def games_to_watch(user) -> list[GameRow]:
     the query with its progress columns costs more than the rest of the page); each viewer's own
     games are taken out of it here.
     """
-    watchable = caches["local"].get_or_set("games-to-watch", _watchable, WATCH_SECONDS)
+    # Per language: the rows hold translated labels (rule set, status).
+    key = f"games-to-watch:{get_language()}"
+    watchable = caches["local"].get_or_set(key, _watchable, WATCH_SECONDS)
     mine = user.pk if user.is_authenticated else None
     return [row for row, players in watchable if mine not in players][:WATCH_LENGTH]
 

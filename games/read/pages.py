@@ -20,9 +20,10 @@ from django.utils.translation import gettext as _
 from games import engine
 from games.engine.cards import CATALOGUE, PATH, PLAYERS
 from games.models import ChatMessage, Game, Seat
+from saboteur_site.text import ascii_int
 
 from . import history, learn, table_events
-from .drawing import card_name, card_svg, goal_back_svg, hand_order, role_name
+from .drawing import card_name, card_svg, goal_back_svg, hand_order, in_front_svg, role_name
 from .log import Entry, entries_for, goal_label, tool_label
 from .seats import display_name, live_seat, seat_label, seat_names
 
@@ -38,17 +39,20 @@ class Cell(history.MazeCell):
     legal: bool = False
     chosen: bool = False
     last: bool = False  # where the maze last changed
-    peeked: str = ""  # what the viewer saw on this face-down goal with a map
+    peeked: str = ""  # what the viewer saw on this face-down goal with a map (its face shows)
     card: str = ""  # the face-up card lying here
     help: str = ""  # what that card does (games/read/learn.py)
-    peek_note: str = ""  # "You saw" shown here, beside the goal west of this cell
     name: str = ""  # for screen readers: the card, the position and the neighbours
 
-    MARKS = ("legal", "last", "new", "removed")
+    MARKS = ("legal", "last", "new", "removed", "seen")
+
+    @property
+    def seen(self) -> bool:
+        return bool(self.peeked)
 
     @property
     def blank(self) -> bool:
-        return super().blank and not (self.name or self.peek_note or self.help)
+        return super().blank and not (self.name or self.help)
 
 
 @dataclass
@@ -117,6 +121,11 @@ class GamePage:
     log_rounds: list[dict] = field(default_factory=list)
     end: dict | None = None  # the end of the game: winners, gold per round, seeds
     replay_step: int = 0
+    # Issue 25: the decision in words, the round just ended (shown through the gold pick and
+    # the thefts), the sequence of the move that last changed the maze (animated once).
+    decision_title: str = ""
+    round_end: dict | None = None
+    last_move: int = 0
 
     # Reversed once here, not in each of the template's loops (the hand, the choices).
     @cached_property
@@ -179,8 +188,9 @@ def game_page(
     page.view, page.me = view, me
     page.my_turn = me is not None and view["to_move"] == me
     page.to_move_name = names.get(view["to_move"]) if view["to_move"] else None
-    labels = {s.engine_name: seat_label(s) for s in seats if s.state != Seat.State.REPLACED}
-    page.players = _players(view, names, labels, me)
+    live = {s.engine_name: s for s in seats if s.state != Seat.State.REPLACED}
+    labels = {name: seat_label(s) for name, s in live.items()}
+    page.players = _players(view, names, labels, me, live)
     playing = game.status == Game.Status.RUNNING  # no move buttons while paused or aborted
     legal, playable = [], set()
     if page.my_turn and playing:
@@ -217,19 +227,62 @@ def game_page(
             history.maze_rows({(x, y): (c, t) for x, y, c, t in view["rounds_done"][-1]["board"]})
             or page.rows
         )
-    if view["finished"]:
-        page.standings = sorted(
-            ({"name": p["name"], "gold": p["gold"]} for p in page.players),
-            key=lambda row: -row["gold"],
+    elif view.get("round_ending"):
+        # The round is over and its gold is being shared: everyone sees how it ended first.
+        number = view["round"]
+        done = view["round_ending"]
+        page.round_end = history.round_recap(
+            done, number, _named(round_names, number, names), ruleset=view["ruleset"]
         )
-    _mark_last_change(page.rows, moves)
+        page.rows = history.maze_rows({(x, y): (c, t) for x, y, c, t in done["board"]}) or page.rows
+    if view["finished"]:
+        page.standings = _standings(page.players)
+    page.last_move = _mark_last_change(page.rows, moves)
     learn.mark_drawn(page, moves)
     page.gold_pick = _gold_pick(view, names, me, moves)
     log = entries_for(moves, names, me, renames) + table_events.table_entries(game)
     log.sort(key=lambda entry: entry.sequence)  # stable: a table event follows its move
     page.log = log[-LOG_LENGTH:][::-1]
     _since(page, view, moves, me_seat, names, round_names)
+    page.decision_title = _decision_title(page) if playing else ""
     return page
+
+
+def _standings(players: list[dict]) -> list[dict]:
+    """The final standings, most gold first; players with the same gold share a rank."""
+    rows = [{"name": p["name"], "gold": p["gold"]} for p in players]
+    rows.sort(key=lambda row: -row["gold"])
+    for row in rows:
+        row["rank"] = 1 + sum(1 for other in rows if other["gold"] > row["gold"])
+    return rows
+
+
+def _decision_title(page: GamePage) -> str:
+    """The viewer's decision in words, for the turn line ("Pick a gold card")."""
+    if not page.my_turn:
+        return ""
+    if page.gold_choices:
+        return _("Pick a gold card.")
+    if page.steal_choices:
+        return _("Choose whom to steal from.")
+    if not page.selected:
+        if page.discard_options:
+            return _("Choose a card to play, or pass.")
+        return _("Choose a card to play.")
+    card = {"card": page.selected_name}
+    if page.confirm:
+        return _("Confirm your move, or choose again.")
+    if page.place_kind == "place":
+        if page.chosen_at:
+            return _("Confirm %(card)s on the chosen spot, or choose another.") % card
+        return _("Choose a highlighted spot for %(card)s.") % card
+    if page.place_kind == "rockfall":
+        if page.chosen_at:
+            return _("Confirm the rockfall, or choose another card.")
+        return _("Choose a path card to remove.")
+    if any("goal" in choice.fields for choice in page.choices):
+        return _("Choose a goal to look at.")
+    return _("Choose whom to play %(card)s on.") % card
 
 
 def _since(page: GamePage, view: dict, moves, me_seat: Seat | None, names, round_names) -> None:
@@ -337,23 +390,37 @@ def _chat(game: Game, me_seat: Seat | None) -> list[dict]:
     ]
 
 
-def _players(view: dict, names: dict[str, str], labels: dict[str, str], me) -> list[dict]:
-    """The table of players: ``label`` (with "played by a bot for") for the table, ``name``
-    for what the page says about them (choices, standings)."""
+def _players(
+    view: dict, names: dict[str, str], labels: dict[str, str], me, live: dict[str, Seat]
+) -> list[dict]:
+    """The players around the table, in turn order: ``label`` (with "played by a bot for") for
+    the table, ``name`` for what the page says about them (choices, standings); the cards in
+    front of them as icons; whether a bot plays the seat, for an absent player or on its own."""
     rows = []
     for player in view["players"]:
         seat = player["seat"]
+        holder = live.get(seat)
         rows.append(
             {
                 "seat": seat,
                 "name": names.get(seat, _("deleted player")),
                 "label": labels.get(seat, _("deleted player")),
+                # A bot's seat is named short, its badge says "bot".
+                "short": _("Bot %(number)d") % {"number": holder.bot}
+                if holder is not None and holder.bot is not None
+                else names.get(seat, _("deleted player")),
                 "hand_size": player["hand_size"],
                 "in_front": [card_name(c) for c in player["in_front"]],
+                "icons": [
+                    {"svg": in_front_svg(c), "name": card_name(c)} for c in player["in_front"]
+                ],
                 "to_move": view["to_move"] == seat,
                 "is_me": seat == me,
                 "has_gold": player.get("has_gold"),
                 "gold": player.get("gold"),
+                "bot": holder is not None and holder.bot is not None,
+                "stand_in": holder is not None and holder.stand_in and holder.bot is None,
+                "absent": holder is not None and holder.state == Seat.State.ABSENT,
             }
         )
     return rows
@@ -454,34 +521,34 @@ def _fields(move: dict) -> dict:
     return fields
 
 
-def _mark_last_change(rows: list[list[Cell]], moves) -> None:
-    """Outline where the maze last changed (a card placed or removed), from the public events."""
-    for _sequence, events, _automatic, _seat in reversed(moves):
+def _mark_last_change(rows: list[list[Cell]], moves) -> int:
+    """Outline where the maze last changed (a card placed or removed) in this round, from the
+    public events; the move's sequence (0 when the round has no change yet)."""
+    for sequence, events, _automatic, _seat in reversed(moves):
         for event in reversed(events):
+            if event["kind"] == "round-started":
+                return 0  # a new maze: nothing of the last round's is "the last move"
             if event["to"] is None and event["kind"] in ("placed", "action") and "at" in event:
                 x, y = event["at"]
                 for row in rows:
                     for cell in row:
                         cell.last = (cell.x, cell.y) == (x, y)
-                return
+                return sequence
+    return 0
 
 
 def _position(text: str | None) -> tuple[int, int] | None:
-    try:
-        x, y = (text or "").split(",")
-        return int(x), int(y)
-    except ValueError:
-        return None
+    x, _comma, y = (text or "").partition(",")
+    x, y = ascii_int(x), ascii_int(y)
+    return None if x is None or y is None else (x, y)
 
 
 def _board(view: dict, legal: list[dict], page: GamePage, at: str | None) -> list[list[Cell]]:
     cards = {(c["x"], c["y"]): c for c in view["board"]}
     backs = {(g["x"], g["y"]) for g in view["goals"] if g["face_down"]}
     mine = view["me"]["peeks"] if view["me"] else {}
-    # A face-down goal I looked at with a map is marked for me alone.
-    peeked = {
-        (g["x"], g["y"]): card_name(mine[g["name"]]) for g in view["goals"] if g["name"] in mine
-    }
+    # A face-down goal I looked at with a map shows its face, marked as seen, to me alone.
+    peeked = {(g["x"], g["y"]): mine[g["name"]] for g in view["goals"] if g["name"] in mine}
     spots = set()
     if page.place_kind == "place":
         spots = {
@@ -506,8 +573,13 @@ def _board(view: dict, legal: list[dict], page: GamePage, at: str | None) -> lis
                 cell.svg = card_svg(card["card"], card["turned"])
                 cell.label = card_name(card["card"])
                 cell.card = card["card"]
+            elif (x, y) in peeked:
+                seen = peeked[(x, y)]
+                cell.peeked = card_name(seen)
+                cell.svg = card_svg(seen)
+                cell.face_down = True
+                cell.label = _("Face-down goal you saw: %(card)s") % {"card": cell.peeked}
             elif (x, y) in backs:
-                cell.peeked = peeked.get((x, y), "")
                 cell.svg = goal_back_svg()
                 cell.face_down = True
                 cell.label = _("Face-down goal")

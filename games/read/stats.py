@@ -16,6 +16,7 @@ from django.db.models import F
 from django.urls import reverse
 
 from games.models import Game, Move, Seat
+from saboteur_site.text import ascii_int
 
 from . import durations
 
@@ -49,11 +50,13 @@ class PlayerStats:
 
 
 def player_by_key(key: str):
-    """The user shown at /players/<key>/: a display name (any case), else a numeric id."""
+    """The user shown at /players/<key>/: a display name (any case), else a numeric id (ASCII
+    digits only: "²" or "①" are names, never ids)."""
     users = get_user_model().objects.filter(is_active=True)
     user = users.filter(display_name__iexact=key).first()
-    if user is None and key.isdigit():
-        user = users.filter(pk=int(key)).first()
+    pk = ascii_int(key)
+    if user is None and pk is not None:
+        user = users.filter(pk=pk).first()
     return user
 
 

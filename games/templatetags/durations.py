@@ -15,3 +15,8 @@ def waiting(since):
 @register.filter
 def time_left(deadline):
     return durations.time_left(deadline)
+
+
+@register.filter
+def last_move(when):
+    return durations.last_move(when)

@@ -79,15 +79,15 @@ def _cell(cell, texts: dict, choice: str, part: str) -> str:
     elif cell.svg:
         out.append(str(cell.svg))
         if getattr(cell, "peeked", ""):
-            out.append(_peek(cell.peeked, "maze__peek"))
+            out.append(_peek(cell.peeked))
     if name:
         out.append(f'<span class="visually-hidden" id="cell-{x}-{y}">{escape(name)}</span>')
-    if getattr(cell, "peek_note", ""):
-        out.append(_peek(cell.peek_note, "maze__peek maze__peek--beside"))
     out.append("</td>")
     return "".join(out)
 
 
-def _peek(card: str, css: str) -> str:
-    text = escape(_("You saw: %(card)s") % {"card": card})
-    return f'<span class="{css}" data-testid="peeked">{text}</span>'
+def _peek(card: str) -> str:
+    """The mark on a goal the viewer saw with a map: its face shows, to them alone."""
+    title = escape(_("You saw: %(card)s (still face down for the others)") % {"card": card})
+    seen = escape(_("seen"))
+    return f'<span class="maze__peek" data-testid="peeked" title="{title}">{seen}</span>'

@@ -25,7 +25,7 @@ class MoveForm(forms.Form):
     key = forms.CharField(max_length=64, required=False)
     kind = forms.ChoiceField(choices=[(k, k) for k in MOVE_KINDS])
     card = forms.CharField(max_length=40, required=False)
-    at = forms.RegexField(r"^-?\d{1,3},-?\d{1,3}$", required=False)
+    at = forms.RegexField(r"^-?[0-9]{1,3},-?[0-9]{1,3}$", required=False)  # not \d: "١"
     turned = forms.BooleanField(required=False)
     target = forms.CharField(max_length=10, required=False)
     tool = forms.CharField(max_length=10, required=False)

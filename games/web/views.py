@@ -21,13 +21,14 @@ from games.outbox import links
 from games.play import chat, errors, moves, taps, visits
 from games.play import lobby as lobbies
 from games.read import access, learn, lists, pages, seats
+from saboteur_site.text import ascii_int
 
 from .after_move import after_move
 from .forms import GameCreateForm, InvitationForm, MoveForm, PracticeForm
 
 # The parts of the game page a client may ask for (django-template-partials names).
 PARTIALS = {"play": "games/play_response.html", "chat": "games/game.html#chat"}
-CHAT_SENT = "games/chat_sent.html"  # a fresh chat form, and the play area out of band
+CHAT_SENT = "games/chat_sent.html"  # the play area with the chat (its box kept: hx-preserve)
 
 
 @require_safe
@@ -143,9 +144,8 @@ def game_detail(request, pk):
 @never_cache
 def game_poll(request, pk):
     """Other players' pages poll here: 204 while nothing changed (one query), else the new part."""
-    try:
-        revision = int(request.GET.get("v", ""))
-    except ValueError:
+    revision = ascii_int(request.GET.get("v"))
+    if revision is None:
         revision = -1
     if access.revision_unchanged(pk, request.user, revision):
         return HttpResponse(status=204)
@@ -158,10 +158,7 @@ def game_poll(request, pk):
 def game_replay(request, pk):
     """Step through the moves: the viewer's own view at each step, everything after the game."""
     game = _visible_game(request, pk)
-    try:
-        step = int(request.GET["step"])
-    except (KeyError, ValueError):
-        step = None  # the latest step
+    step = ascii_int(request.GET.get("step"))  # None: the latest step
     page = pages.replay_page(game, request.user, step)
     if page is None:
         raise Http404
@@ -331,7 +328,7 @@ def unsubscribe(request, token):
 
 
 TAP_STATUS = {"ready": 200, "done": 200, "used": 200, "stale": 409, "refused": 409}
-TAP_STATUS |= {"expired": 410, "foreign": 403, "invalid": 400}
+TAP_STATUS |= {"expired": 410, "foreign": 403, "invalid": 400, "off": 403}
 
 
 @require_http_methods(["GET", "HEAD", "POST"])

@@ -1,29 +1,381 @@
-// The game page's only script: what htmx cannot do by itself.
-// 1. Keep the maze's scroll position when htmx replaces the play area (a phone shows a part of
-//    the maze; jumping back to its corner after every tap loses the player's place).
-// 2. After a player picks a position, move the focus to its Confirm button (keyboard users,
-//    and it scrolls the button into view on a phone). Polls never move the focus.
+// The game page's table: what htmx cannot do by itself (issue 25).
+// 1. The table fills the screen: the maze gets the height left between the players and the
+//    decision bar (--maze-h, --bar-h on <html>, read by css/table.css).
+// 2. The maze is scaled to fit that area (CSS zoom on its table), and follows it as the maze
+//    grows. A player may zoom in: buttons, Ctrl + wheel (and a touchpad's pinch), a finger
+//    pinch, the keys + - 0 on the maze; a zoomed maze pans by dragging, scrolling and swiping.
+//    The zoom and the scroll position survive htmx's swaps of the play area.
+// 3. After a player picks a position, the focus moves to its Confirm button. Polls never move
+//    the focus.
+// 4. A card's help closes once the card is chosen; the newest move lands with a short
+//    animation (none under prefers-reduced-motion, css/table.css); the chat box is emptied
+//    after a message is sent (it keeps what is typed through the page's refreshes).
 (function () {
   "use strict";
+
+  var root = document.documentElement;
+  var ZOOM_KEY = "saboteur-maze-zoom";
+  var MAX_FIT = 1.6; // a small maze is drawn larger, but not huge
+  var MAX_ZOOM = 6; // relative to the fit
+  var MAX_SCALE = 2.5; // absolute
+  var zoom = readZoom(); // 1 = fitted to the screen
   var saved = null;
 
+  function board() {
+    return document.getElementById("board");
+  }
+
+  function area() {
+    return document.querySelector("#play [data-maze-area]");
+  }
+
+  function mazeTable() {
+    var container = board();
+    return container ? container.querySelector("table.maze") : null;
+  }
+
+  function readZoom() {
+    try {
+      var value = Number(window.sessionStorage.getItem(ZOOM_KEY));
+      return value >= 1 && value <= MAX_ZOOM ? value : 1;
+    } catch (error) {
+      return 1;
+    }
+  }
+
+  function storeZoom() {
+    try {
+      window.sessionStorage.setItem(ZOOM_KEY, String(zoom));
+    } catch (error) {
+      // private mode: the zoom lasts until the next page load
+    }
+  }
+
+  // -- 1 and 2: the table's size, and the maze fitted into it -----------------------------------
+
+  function layout() {
+    var main = document.querySelector("#play [data-table-main]");
+    var bar = document.getElementById("bar");
+    var barHeight = bar ? bar.offsetHeight : 0;
+    root.style.setProperty("--bar-h", barHeight + "px");
+    if (main) {
+      var top = main.getBoundingClientRect().top + window.scrollY;
+      var height = window.innerHeight - top - barHeight - 10;
+      root.style.setProperty("--maze-h", Math.max(height, 208) + "px");
+    }
+    fit();
+  }
+
+  function scale() {
+    var table = mazeTable();
+    return table ? Number(table.style.zoom) || 1 : 1;
+  }
+
+  function fit() {
+    var container = board();
+    var space = area();
+    var table = mazeTable();
+    if (!container || !space || !table) {
+      return;
+    }
+    table.style.zoom = "";
+    var width = table.offsetWidth;
+    var height = table.offsetHeight;
+    if (!width || !height) {
+      return;
+    }
+    var fitted = Math.min(space.clientWidth / width, space.clientHeight / height, MAX_FIT);
+    var wanted = Math.min(Math.max(fitted * zoom, 0.1), Math.max(MAX_SCALE, fitted));
+    table.style.zoom = String(Math.floor(wanted * 1000) / 1000);
+    if (zoom <= 1.001) {
+      // Small texts (the edge labels) do not shrink below the browser's minimum font size:
+      // measure what was drawn and shrink again until the whole maze is inside its area.
+      for (var i = 0; i < 3; i += 1) {
+        var drawn = table.getBoundingClientRect();
+        var ratio = Math.min(space.clientWidth / drawn.width, space.clientHeight / drawn.height);
+        if (!(ratio < 0.999)) {
+          break;
+        }
+        wanted *= ratio * 0.995;
+        table.style.zoom = String(Math.floor(wanted * 1000) / 1000);
+      }
+    }
+    var zoomed = zoom > 1.001;
+    container.classList.toggle("board--zoomed", zoomed);
+    var tools = document.querySelector("#play [data-maze-tools]");
+    if (tools) {
+      tools.hidden = false;
+      var fitButton = tools.querySelector("[data-board-fit]");
+      if (fitButton) {
+        fitButton.setAttribute("aria-pressed", zoomed ? "false" : "true");
+      }
+    }
+  }
+
+  // Zoom to ``next`` (relative to the fit) keeping the maze's point under (x, y) in place.
+  function zoomTo(next, x, y) {
+    var container = board();
+    if (!container) {
+      return;
+    }
+    next = Math.min(Math.max(next, 1), MAX_ZOOM);
+    var box = container.getBoundingClientRect();
+    if (x === undefined) {
+      x = box.left + box.width / 2;
+      y = box.top + box.height / 2;
+    }
+    var before = scale();
+    var pointX = (container.scrollLeft + x - box.left) / before;
+    var pointY = (container.scrollTop + y - box.top) / before;
+    zoom = next;
+    storeZoom();
+    fit();
+    var after = scale();
+    var moved = container.getBoundingClientRect();
+    container.scrollLeft = pointX * after - (x - moved.left);
+    container.scrollTop = pointY * after - (y - moved.top);
+  }
+
+  document.addEventListener("click", function (event) {
+    var control = event.target.closest ? event.target.closest("[data-zoom], [data-board-fit]") : null;
+    if (!control) {
+      return;
+    }
+    if (control.hasAttribute("data-board-fit")) {
+      zoomTo(1);
+    } else {
+      zoomTo(zoom * (control.getAttribute("data-zoom") === "in" ? 1.4 : 1 / 1.4));
+    }
+  });
+
+  // Ctrl + wheel, and a touchpad's pinch (which the browser sends as Ctrl + wheel).
+  document.addEventListener("wheel", function (event) {
+    if (!(event.ctrlKey || event.metaKey) || !event.target.closest || !event.target.closest("#board")) {
+      return;
+    }
+    event.preventDefault();
+    zoomTo(zoom * Math.exp(-event.deltaY * 0.0025), event.clientX, event.clientY);
+  }, { passive: false });
+
+  document.addEventListener("keydown", function (event) {
+    if (!event.target.closest || !event.target.closest("#board") || event.ctrlKey || event.altKey || event.metaKey) {
+      return;
+    }
+    if (event.key === "+" || event.key === "=") {
+      zoomTo(zoom * 1.4);
+    } else if (event.key === "-" || event.key === "_") {
+      zoomTo(zoom / 1.4);
+    } else if (event.key === "0") {
+      zoomTo(1);
+    } else {
+      return;
+    }
+    event.preventDefault();
+  });
+
+  // Drag with the mouse to pan a zoomed maze; a drag is not a click on what it started on.
+  var drag = null;
+  var swallowClick = false;
+
+  document.addEventListener("pointerdown", function (event) {
+    var container = event.target.closest ? event.target.closest("#board") : null;
+    if (!container || event.pointerType === "touch" || event.button !== 0 || zoom <= 1.001) {
+      return;
+    }
+    drag = { x: event.clientX, y: event.clientY, left: container.scrollLeft, top: container.scrollTop, moved: false };
+  });
+
+  document.addEventListener("pointermove", function (event) {
+    var container = board();
+    if (!drag || !container) {
+      return;
+    }
+    var dx = event.clientX - drag.x;
+    var dy = event.clientY - drag.y;
+    if (!drag.moved && Math.abs(dx) + Math.abs(dy) > 5) {
+      drag.moved = true;
+      container.classList.add("board--dragging");
+    }
+    if (drag.moved) {
+      container.scrollLeft = drag.left - dx;
+      container.scrollTop = drag.top - dy;
+    }
+  });
+
+  document.addEventListener("pointerup", function () {
+    var container = board();
+    if (drag && drag.moved) {
+      swallowClick = true;
+      setTimeout(function () {
+        swallowClick = false;
+      }, 0);
+    }
+    if (container) {
+      container.classList.remove("board--dragging");
+    }
+    drag = null;
+  });
+
+  document.addEventListener("click", function (event) {
+    if (swallowClick) {
+      swallowClick = false;
+      event.preventDefault();
+      event.stopPropagation();
+    }
+  }, true);
+
+  // Two fingers pinch the maze (the board's touch-action leaves pinching to this script).
+  var pinch = null;
+
+  function spread(touches) {
+    var dx = touches[0].clientX - touches[1].clientX;
+    var dy = touches[0].clientY - touches[1].clientY;
+    return Math.sqrt(dx * dx + dy * dy);
+  }
+
+  document.addEventListener("touchstart", function (event) {
+    if (event.touches.length === 2 && event.target.closest && event.target.closest("#board")) {
+      pinch = { distance: spread(event.touches) || 1, zoom: zoom };
+    }
+  }, { passive: true });
+
+  document.addEventListener("touchmove", function (event) {
+    if (!pinch || event.touches.length !== 2) {
+      return;
+    }
+    event.preventDefault();
+    var x = (event.touches[0].clientX + event.touches[1].clientX) / 2;
+    var y = (event.touches[0].clientY + event.touches[1].clientY) / 2;
+    zoomTo(pinch.zoom * spread(event.touches) / pinch.distance, x, y);
+  }, { passive: false });
+
+  document.addEventListener("touchend", function (event) {
+    if (event.touches.length < 2) {
+      pinch = null;
+    }
+  }, { passive: true });
+
+  // -- 3. Swaps: keep the maze's zoom and place; focus on Confirm after picking a position ------
+
   document.addEventListener("htmx:beforeSwap", function () {
-    var board = document.querySelector("#play .board");
-    saved = board ? { left: board.scrollLeft, top: board.scrollTop } : null;
+    var container = board();
+    saved = container ? { left: container.scrollLeft, top: container.scrollTop } : null;
   });
 
   document.addEventListener("htmx:afterSettle", function (event) {
-    var board = document.querySelector("#play .board");
-    if (board && saved) {
-      board.scrollLeft = saved.left;
-      board.scrollTop = saved.top;
+    layout();
+    var container = board();
+    if (container && saved) {
+      container.scrollLeft = saved.left;
+      container.scrollTop = saved.top;
     }
     var trigger = event.detail && event.detail.requestConfig && event.detail.requestConfig.elt;
     if (trigger && trigger.classList && trigger.classList.contains("maze__spot")) {
       var confirm = document.querySelector('#play [data-testid="confirm-move"]');
       if (confirm) {
-        confirm.focus();
+        confirm.focus({ preventScroll: true });
+      }
+    }
+    quietTips();
+    landLastMove();
+  });
+
+  // -- 4. Tips that close, the newest move, the chat box ----------------------------------------
+
+  var quietCard = null;
+
+  function cardOf(item) {
+    var card = item.querySelector("[data-card]");
+    return card ? card.getAttribute("data-card") : null;
+  }
+
+  function quietTips() {
+    if (!quietCard) {
+      return;
+    }
+    document.querySelectorAll("#bar .hand > li").forEach(function (item) {
+      if (cardOf(item) === quietCard) {
+        item.classList.add("tip-off");
+      }
+    });
+  }
+
+  document.addEventListener("click", function (event) {
+    var item = event.target.closest ? event.target.closest(".hand > li") : null;
+    if (item) {
+      quietCard = cardOf(item);
+      quietTips();
+    }
+  }, true);
+
+  document.addEventListener("pointerover", function (event) {
+    if (!quietCard || !event.target.closest) {
+      return;
+    }
+    var item = event.target.closest(".hand > li");
+    if (!item || cardOf(item) !== quietCard) {
+      quietCard = null;
+      document.querySelectorAll(".hand > li.tip-off").forEach(function (tipped) {
+        tipped.classList.remove("tip-off");
+      });
+    }
+  });
+
+  var landed = null;
+
+  function landLastMove() {
+    var container = board();
+    if (!container) {
+      return;
+    }
+    var move = container.getAttribute("data-last-move");
+    if (move !== landed && move !== "0") {
+      var cell = container.querySelector(".maze__cell--last");
+      if (cell) {
+        cell.classList.add("maze__cell--fresh");
+        setTimeout(function () {
+          cell.classList.remove("maze__cell--fresh");
+        }, 1600);
+      }
+    }
+    landed = move;
+  }
+
+  // (On the swap's target: the form that sent the message is replaced by then.)
+  document.addEventListener("htmx:beforeSwap", function (event) {
+    var config = event.detail && event.detail.requestConfig;
+    var form = config && config.elt;
+    if (form && form.id === "chat-form" && event.detail.xhr && event.detail.xhr.status === 200) {
+      var box = document.getElementById("chat-text");
+      if (box) {
+        box.value = "";
       }
     }
   });
+
+  var resizing = null;
+  window.addEventListener("resize", function () {
+    clearTimeout(resizing);
+    resizing = setTimeout(layout, 60);
+  });
+
+  // A popover that opens (Pass, the role's help) may change nothing of the layout, but a
+  // folded hand that opens does: measure again.
+  document.addEventListener("toggle", function (event) {
+    if (event.target.closest && event.target.closest("#bar")) {
+      layout();
+    }
+  }, true);
+
+  function start() {
+    layout();
+    landLastMove();
+  }
+
+  if (document.readyState === "loading") {
+    document.addEventListener("DOMContentLoaded", start);
+  } else {
+    start();
+  }
+  window.addEventListener("load", layout);
 })();

@@ -3,16 +3,15 @@
 // 1. Long press on a card (hand or maze) shows its help, like hover and focus do.
 // 2. Arrow keys move the focus between the legal spots of the maze.
 // 3. New moves are announced in a polite live region (#announcer, outside the swapped area).
-// 4. Phones: a fit/zoom control for the maze, the maze scrolled to the selected card's legal
-//    spots, and no sideways jump when the maze grows a column on its west side.
+// 4. A zoomed maze (js/game.js) scrolled to the selected card's legal spots, and no sideways
+//    jump when the maze grows a column on its west side.
 (function () {
   "use strict";
 
   var LONG_PRESS_MS = 500;
-  var FIT_KEY = "saboteur-maze-fit";
 
   function board() {
-    return document.querySelector("#play .board");
+    return document.getElementById("board");
   }
 
   // -- 1. Long press ----------------------------------------------------------------------------
@@ -103,7 +102,7 @@
     if (!current) {
       current = event.target.closest("#play td[data-help]");
       selector = '#play td[data-help][tabindex="-1"]';
-      if (!current && event.target.matches("#play .board")) {
+      if (!current && event.target.matches("#board")) {
         var start = document.querySelector('#play td[data-x="0"][data-y="0"]');
         if (start) {
           event.preventDefault();
@@ -166,50 +165,7 @@
     lastEntry = all.length ? all[0] : "";
   }
 
-  // -- 4. Phones: fit, scroll to the legal spots, keep the maze still ---------------------------
-
-  function fitWanted() {
-    try {
-      return window.sessionStorage.getItem(FIT_KEY) === "1";
-    } catch (error) {
-      return false;
-    }
-  }
-
-  function applyFit() {
-    var container = board();
-    var control = document.querySelector("#play [data-board-fit]");
-    if (!container) {
-      return;
-    }
-    var table = container.querySelector(".maze");
-    var fit = fitWanted();
-    if (control) {
-      control.hidden = false;
-      control.setAttribute("aria-pressed", fit ? "true" : "false");
-    }
-    container.classList.toggle("board--fit", fit);
-    if (table) {
-      table.style.zoom = "";
-      var wide = container.scrollWidth;  // the maze with its margins, unzoomed
-      if (fit && wide > container.clientWidth) {
-        table.style.zoom = String(Math.max(0.3, (container.clientWidth / wide) * 0.98));
-      }
-    }
-  }
-
-  document.addEventListener("click", function (event) {
-    var control = event.target.closest ? event.target.closest("[data-board-fit]") : null;
-    if (!control) {
-      return;
-    }
-    try {
-      window.sessionStorage.setItem(FIT_KEY, fitWanted() ? "0" : "1");
-    } catch (error) {
-      // private mode: the control still works until the next swap
-    }
-    applyFit();
-  });
+  // -- 4. Scroll a zoomed maze to the legal spots, keep the maze still --------------------------
 
   function visibleIn(container, element) {
     var box = container.getBoundingClientRect();
@@ -235,13 +191,11 @@
     if (target && !visibleIn(container, target)) {
       target.scrollIntoView({ block: "center", inline: "center" });
     }
-    // On a phone the bottom of the screen holds the hand and the selected card: keep the spot
-    // in the upper part of the screen.
+    // The bottom of the screen holds the decision bar: keep the spot above it.
     var spot = chosen || target || spots[0];
     var box = spot.getBoundingClientRect();
-    var dock = document.querySelector("#play .selected-card");
-    var limit = dock && getComputedStyle(dock).position === "fixed"
-      ? dock.getBoundingClientRect().top : window.innerHeight;
+    var bar = document.getElementById("bar");
+    var limit = bar ? bar.getBoundingClientRect().top : window.innerHeight;
     if (box.bottom > limit || box.top < 0) {
       window.scrollBy(0, box.top - window.innerHeight * 0.2);
     }
@@ -250,7 +204,7 @@
   var westEdge = null;
 
   function firstColumn() {
-    var cell = document.querySelector("#play .maze td");
+    var cell = document.querySelector("#board .maze td");
     return cell ? Number(cell.getAttribute("data-x")) : null;
   }
 
@@ -267,7 +221,7 @@
     var next = null;
     if (trigger.matches("a.hand-card")) {
       next = document.querySelector("#play .maze__spot") ||
-        document.querySelector("#play .selected-card .button");
+        document.querySelector("#bar .selected-card .button");
     } else if (trigger.matches('[data-testid="choose-target"]')) {
       next = document.querySelector('#play [data-testid="confirm-action"]');
     }
@@ -287,7 +241,6 @@
       var cell = container.querySelector(".maze td");
       container.scrollLeft += (westEdge - edge) * cell.getBoundingClientRect().width;
     }
-    applyFit();
     showSpots();
     announce();
   });
@@ -295,7 +248,6 @@
   document.addEventListener("DOMContentLoaded", function () {
     var all = entries();
     lastEntry = all.length ? all[0] : "";
-    applyFit();
     showSpots();
   });
 })();

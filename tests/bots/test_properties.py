@@ -17,7 +17,8 @@ NO_SHRINK = [Phase.explicit, Phase.reuse, Phase.generate]
 
 def twin(state: State, seat: str, rng: random.Random) -> State:
     """A state that ``seat`` cannot tell from ``state``: the other hands, the pile, the discards,
-    the other roles, the role pool and the goals it has not seen are dealt anew."""
+    the other roles, the role pool and the goals it has not seen are dealt anew (the last three
+    only while the round is under way)."""
     other = state.clone()
     me = other.seat_index(seat)
     others = [i for i in range(len(other.seats)) if i != me]
@@ -27,6 +28,8 @@ def twin(state: State, seat: str, rng: random.Random) -> State:
         size = len(other.hands[i])
         other.hands[i], hidden = hidden[:size], hidden[size:]
     other.pile, other.discard = hidden[: len(other.pile)], hidden[len(other.pile) :]
+    if other.result is not None:
+        return other  # the round has ended: its roles and goals are public (its "round-ended")
     roles = [other.roles[i] for i in others] + other.set_aside
     rng.shuffle(roles)
     for i in others:

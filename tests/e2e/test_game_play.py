@@ -282,15 +282,19 @@ def test_phone_can_select_and_tap_a_spot(
     no_page_overflow()
     select_card(page, "straight-ew", tap=True)
     no_page_overflow()
-    # The maze is wider than the phone: its own container scrolls, not the page.
-    board = page.locator(".board")
+    # The maze fits the phone; zoomed in, its own box scrolls, not the page.
+    board = page.locator("#board")
+    assert board.evaluate("el => el.scrollWidth <= el.clientWidth + 1")
+    page.get_by_role("button", name="Zoom in").tap()
     assert board.evaluate("el => getComputedStyle(el).overflowX") in ("auto", "scroll")
     assert board.evaluate("el => el.scrollWidth > el.clientWidth")
-    # The maze keeps its scroll position when the play area is replaced (static/js/game.js).
+    no_page_overflow()
+    # The maze keeps its zoom and scroll position when the play area is replaced (js/game.js).
     board.evaluate("el => { el.scrollLeft = 40; }")
     page.locator('a.hand-card[data-card="straight-ew"]').first.tap()
     expect(page.locator(".selected-card")).to_be_visible(timeout=WAIT)
-    page.wait_for_function("document.querySelector('#play .board').scrollLeft === 40")
+    page.wait_for_function("document.querySelector('#board').scrollLeft === 40")
+    page.get_by_role("button", name="Fit").tap()
     put(page, 1, 0, tap=True)  # tap() scrolls the spot into view inside the board
     waits_for(page, "Bob")
     no_page_overflow()

@@ -1,5 +1,6 @@
-"""A whole round on a 390 x 844 phone, by taps alone (issue 13): the hand docked at the bottom,
-the maze scrolled to the legal spots, Confirm always in view, no sideways jump, a fit control."""
+"""A whole round on a 390 x 844 phone, by taps alone (issues 13 and 25): the decision bar with the
+hand docked at the bottom, the maze fitted into the screen with its legal spots, Confirm always in
+view, a zoom that the maze keeps while it grows."""
 
 import pytest
 from playwright.sync_api import expect
@@ -20,18 +21,21 @@ def open_turn(page, url):
 
 
 def assert_docked(page):
-    """The hand sits at the bottom of the screen and the page never scrolls sideways."""
-    hand = page.locator(".me-panel .hand")
-    box = hand.bounding_box()
+    """The decision bar, with the hand, sits at the bottom of the screen and the page never
+    scrolls sideways."""
+    bar = page.locator("#bar")
+    box = bar.bounding_box()
     assert box is not None and abs(box["y"] + box["height"] - 844) <= 1, box
-    expect(hand).to_be_in_viewport()
+    expect(bar).to_be_in_viewport()
+    if not page.get_by_test_id("hand-folded").count():  # folded away for the gold pick
+        expect(bar.locator(".hand")).to_be_in_viewport()
     width = page.evaluate("document.scrollingElement.scrollWidth")
     assert width <= 390, width
 
 
 SPOT_IN_VIEW = """() => {
-    const board = document.querySelector("#play .board").getBoundingClientRect();
-    const dock = document.querySelector("#play .selected-card").getBoundingClientRect();
+    const board = document.querySelector("#board").getBoundingClientRect();
+    const dock = document.querySelector("#bar").getBoundingClientRect();
     return [...document.querySelectorAll("#play .maze__spot")].some(spot => {
         const r = spot.getBoundingClientRect();
         return r.left >= board.left - 1 && r.right <= board.right + 1 && r.top >= 0
@@ -52,12 +56,12 @@ def tap_place(page, card, x, y, *, turned=False):
     if turned:
         page.get_by_test_id("turn-card").tap()
         expect(page.locator('#play input[name="turned"][value="on"]')).to_have_count(1)
-    # The maze is scrolled so that legal spots show, above the docked hand and panel.
+    # The legal spots show in the maze, above the docked bar.
     page.wait_for_function(SPOT_IN_VIEW, timeout=WAIT)
     page.locator(f'a.maze__spot[data-at="{x},{y}"]').tap()
     confirm = page.locator(f'button.maze__spot--chosen[value="{x},{y}"]')
     expect(confirm).to_be_in_viewport(timeout=WAIT)
-    expect(page.get_by_test_id("confirm-panel")).to_be_in_viewport()  # docked above the hand
+    expect(page.get_by_test_id("confirm-panel")).to_be_in_viewport()  # in the docked bar
     assert_docked(page)
     before = version(page)
     page.get_by_test_id("confirm-panel").tap()
@@ -126,28 +130,51 @@ WEST_DEAL = {
 
 
 @pytest.mark.django_db(transaction=True)
-def test_the_maze_does_not_jump_sideways_and_can_be_fitted(
+def test_the_maze_fits_as_it_grows_and_zooms_by_buttons(
     live_server, make_player, rigged_game, player_page, browser_problems
 ):
     ann, bob, cid = (make_player(n) for n in ("ann", "bob", "cid"))
     game = rigged_game([ann, bob, cid], ruleset="base", deal=WEST_DEAL)
     page = player_page(ann, **PHONE)
     open_turn(page, game_url(live_server, game))
-    start = page.locator('td.maze__cell[data-x="0"][data-y="0"]')
-    before = start.bounding_box()["x"]
-    # Choosing the card opens a column west of the start (a legal spot there): the start stays put.
+    board = page.locator("#board")
+    fits = "b => b.scrollWidth <= b.clientWidth + 1 && b.scrollHeight <= b.clientHeight + 1"
+    assert board.evaluate(fits)
+    # Choosing the card opens a column west of the start (a legal spot there): the fit follows,
+    # the start, the spot and the goals all in view.
     tap_card(page, "straight-ew")
-    expect(page.locator('a.maze__spot[data-at="-1,0"]')).to_have_count(1)
-    assert abs(start.bounding_box()["x"] - before) <= 1
-    # The fit control shrinks the whole maze into the screen's width, and back.
+    spot = page.locator('a.maze__spot[data-at="-1,0"]')
+    expect(spot).to_have_count(1)
+    assert board.evaluate(fits)
+    for cell in (spot, page.locator('td.maze__cell[data-x="8"][data-y="0"]')):
+        expect(cell).to_be_in_viewport()
+    # Zoom in: the maze scrolls inside its box (a finger pans it); Fit brings it all back.
     fit = page.locator("[data-board-fit]")
-    expect(fit).to_be_visible()
+    expect(fit).to_have_attribute("aria-pressed", "true")
+    page.get_by_role("button", name="Zoom in").tap()
+    expect(fit).to_have_attribute("aria-pressed", "false")
+    assert not board.evaluate(fits)
+    assert board.evaluate("b => getComputedStyle(b).overflowX") == "auto"
     fit.tap()
     expect(fit).to_have_attribute("aria-pressed", "true")
-    board = page.locator("#play .board")
-    assert page.evaluate("b => b.scrollWidth <= b.clientWidth + 1", board.element_handle())
-    goal = page.locator('td.maze__cell[data-x="8"][data-y="0"]')
-    expect(goal).to_be_in_viewport()
-    fit.tap()
+    assert board.evaluate(fits)
+    # Two fingers spread apart on the maze zoom it in (js/game.js), not the page.
+    box = board.bounding_box()
+    x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+    touch = page.context.new_cdp_session(page)
+
+    def fingers(kind, apart):
+        points = [{"x": x - apart, "y": y, "id": 0}, {"x": x + apart, "y": y, "id": 1}]
+        touch.send("Input.dispatchTouchEvent", {"type": kind, "touchPoints": points})
+
+    fingers("touchStart", 20)
+    for apart in (40, 60, 80, 100):
+        fingers("touchMove", apart)
+    touch.send("Input.dispatchTouchEvent", {"type": "touchEnd", "touchPoints": []})
     expect(fit).to_have_attribute("aria-pressed", "false")
+    assert not board.evaluate(fits)
+    assert page.evaluate("visualViewport.scale") == 1  # the page itself did not zoom
+    fit.tap()
+    width = page.evaluate("document.scrollingElement.scrollWidth")
+    assert width <= 390, width
     assert browser_problems.problems == []

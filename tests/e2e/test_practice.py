@@ -77,8 +77,9 @@ def test_one_person_plays_a_practice_game_against_two_bots_to_its_end(
         page.wait_for_url(f"{live_server.url}/games/*/")
         game_url = page.url
         # The bots are at the table as bots.
-        expect(page.get_by_text("Bot 1 (a bot)").first).to_be_visible()
-        expect(page.get_by_text("Bot 2 (a bot)").first).to_be_visible()
+        for name in ("Bot 1", "Bot 2"):
+            seat = page.get_by_test_id("seat").filter(has_text=name)
+            expect(seat.locator(".seat__badge--bot")).to_have_text("bot")
 
         started = time.monotonic()
         while time.monotonic() - started < LIMIT:

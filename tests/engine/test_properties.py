@@ -639,23 +639,34 @@ def check_views(state: State, rng: random.Random) -> None:
             twin.config = dataclasses.replace(state.config, round_seeds=seeds)
             other = view_for(twin, name)
             assert other["seed_hash"] == seed_hash(seeds[state.round - 1]) != view["seed_hash"]
-            assert {**other, "seed_hash": None} == {**view, "seed_hash": None}
+            assert without_seed_hash(other) == without_seed_hash(view)
     # A seat's view is the public view plus its own "me" part and its own gains.
     public = strip_private(view_for(state, None))
     for name in seats:
         assert strip_private(view_for(state, name)) == public
 
 
+def without_seed_hash(view: dict) -> dict:
+    """The view less the running round's seed hash (also in a round that ended but whose gold
+    is still being shared)."""
+    view = {**view, "seed_hash": None}
+    if view["round_ending"] is not None:
+        view["round_ending"] = {**view["round_ending"], "seed_hash": None}
+    return view
+
+
 def strip_private(view: dict) -> dict:
     view = {**view, "me": None}
     view["rounds_done"] = [{**r, "gained": None} for r in view["rounds_done"]]
+    if view["round_ending"] is not None:
+        view["round_ending"] = {**view["round_ending"], "gained": None}
     return view
 
 
 def check_tokens(state: State) -> None:
     """No role, face-down goal card or round seed that a viewer may not know appears in the text
-    of their view (round 1 only: finished rounds publish their roles and goals)."""
-    if state.rounds_done or state.round != 1:
+    of their view (round 1 only, until it ends: an ended round publishes its roles and goals)."""
+    if state.rounds_done or state.round != 1 or state.result is not None:
         return
     hidden_goals = {
         state.board[pos].card for pos in state.goals.values() if state.board[pos].face_down

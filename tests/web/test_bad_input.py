@@ -1,9 +1,12 @@
 """Bad input never causes a server error (issue: NUL bytes and other text PostgreSQL refuses).
 
 Every URL pattern of the resolver (tests/routes.py) is requested with NUL bytes, invalid UTF-8
-(what a lone surrogate becomes in a URL), overlong text and line breaks in each path parameter,
+(what a lone surrogate becomes in a URL), overlong text, line breaks and the traps of
+``str.isdigit()`` and ``int()`` (superscripts, circled and other scripts' digits, numbers too
+big for the database, a sign, spaces and underscores) in each path parameter,
 in the query string and in every posted field (the names are read from the site's own forms),
-as a seated player and, for the admin, as staff; each answer must be below 500. On PostgreSQL,
+as a seated player and, for the admin, as staff (logged in again whenever a route such as the
+logout ended the session); each answer must be below 500. On PostgreSQL,
 which refuses NUL in text; the client reports a view's exception as a 500 instead of raising.
 """
 
@@ -22,6 +25,7 @@ from games.play.chat import chat_post
 from games.play.errors import IdempotencyConflict
 from games.play.lobby import game_create, game_start, seat_join
 from games.play.moves import move_submit
+from saboteur_site.text import ascii_int
 from tests.players import create_player
 from tests.routes import walk_routes
 
@@ -33,11 +37,21 @@ BAD_VALUES = {
     "invalid-utf8": "%ED%A0%80",  # the UTF-8 form of a lone surrogate
     "overlong": "x" * 5000,
     "line-breaks": "a%0D%0Ab",
+    # isdigit() is true for these, but int() refuses them (issue 23: /players/²/ was a 500).
+    "superscript": "%C2%B2",  # ²
+    "circled": "%E2%91%A0",  # ①
+    # int() takes these; the site should not: another script's digits, a number beyond any
+    # database column, and a sign, spaces and an underscore.
+    "arabic-indic": "%D9%A1%D9%A2",  # ١٢
+    "huge": "9" * 40,
+    "sign-and-underscore": "%20%2B1_0%20",  # " +1_0 "
+    "position": "%C2%B2,%D9%A1",  # where "x,y" is read: "²,١"
 }
 # A JSON body can carry what a form cannot: a real lone surrogate and a NUL escape.
 BAD_JSON = '{"text": "\\ud800", "name": "a\\u0000b", "move": "\\u0000"}'
 FIELD = re.compile(r"""<(?:input|textarea|select)\b[^>]*\bname="([^"]+)\"""")
 ALWAYS_TRIED = {"text", "name", "email", "display_name", "login", "password", "key", "q", "next"}
+ALWAYS_TRIED |= {"v", "step", "at", "card", "turned", "target", "tool", "part", "version", "value"}
 
 
 @pytest.fixture
@@ -81,23 +95,28 @@ def requests_for(url_with_bad: str, url_plain: str, names: set[str], bad: str):
 
 
 def test_no_bad_input_reaches_a_server_error_on_any_route(world):
-    running, lobby = world["running"], world["lobby"]
+    running, lobby, ann = world["running"], world["lobby"], world["ann"]
     values = {"pk": running.pk, "token": running.invite_token, "url": "no-such-page/"}
     plain_routes = walk_routes(values)
-    players = client_for(world["ann"])
+    players = client_for(ann)
     staff = client_for(world["staff"])
     names = field_names(players, [r.url for r in plain_routes if "admin" not in r.text])
     names |= field_names(staff, [f"/admin/games/game/{running.pk}/change/", "/admin/"])
     names |= field_names(players, [f"/games/{lobby.pk}/", "/games/", "/accounts/profile/"])
 
-    failures = []
+    failures, done = [], set()
     for label, bad in BAD_VALUES.items():
         # Integer parameters cannot hold text: they keep real values.
         bad_values = {**values, **{k: bad for k in ("token", "key", "url", "uidb36")}}
         bad_routes = walk_routes(bad_values, must_resolve=False)
         for plain, with_bad in zip(plain_routes, bad_routes, strict=True):
-            client = staff if plain.url.startswith("/admin/") else players
+            client, user = (staff, world["staff"]) if "/admin/" in plain.url else (players, ann)
             for method, url, extra in requests_for(with_bad.url, plain.url, names, bad):
+                if (method, url, str(extra)) in done:
+                    continue  # the same request for another value (no parameter held it)
+                done.add((method, url, str(extra)))
+                if "_auth_user_id" not in client.session:
+                    client.force_login(user)  # a logout route ended the session: log back in
                 call = client.get if method == "GET" else client.post
                 response = call(url, **extra)
                 if response.status_code == 503 and url.startswith("/health/"):
@@ -105,9 +124,93 @@ def test_no_bad_input_reaches_a_server_error_on_any_route(world):
                 if response.status_code >= 500:
                     failures.append(f"{label}: {method} {url[:120]} -> {response.status_code}")
     assert not failures, "\n".join(failures[:40])
-    # Nothing was stored from any of it.
-    assert list(ChatMessage.objects.values_list("text", flat=True)) == ["hello"]
+    # Nothing the database refuses was stored (the chat takes "²" or a line break as a player's
+    # words, and invalid UTF-8 arrives as replacement characters), and no game was made.
+    texts = list(ChatMessage.objects.values_list("text", flat=True))
+    assert texts[0] == "hello" and len(texts) > 1  # the player stayed logged in to post
+    assert not [t for t in texts if "\x00" in t or len(t) > 500]
     assert Game.objects.count() == 2
+
+
+# -- Numbers in requests: ASCII digits only (issue 23) ---------------------------------------
+
+ARABIC_INDIC = str.maketrans("0123456789", "٠١٢٣٤٥٦٧٨٩")
+FULLWIDTH = str.maketrans("0123456789", "０１２３４５６７８９")
+
+
+@pytest.mark.parametrize("key", ["²", "①", "¹²³", "𐩀", "⑳", "9" * 40])
+def test_a_digit_like_player_key_is_not_found_rather_than_a_server_error(world, key):
+    """``"²".isdigit()`` is true and ``int("²")`` fails: /players/²/ was a 500."""
+    response = client_for(world["ann"]).get(f"/players/{quote(key)}/")
+    assert response.status_code == 404
+
+
+def test_a_player_id_is_written_in_ascii_digits_and_other_digits_are_names(world):
+    zed = create_player("zed")
+    client = client_for(world["ann"])
+    page = client.get(f"/players/{zed.pk}/")
+    assert page.status_code == 200 and "Zed" in page.content.decode()
+    # int() reads all of these as Zed's id; the site reads them as names nobody has.
+    spellings = [str(zed.pk).translate(ARABIC_INDIC), str(zed.pk).translate(FULLWIDTH)]
+    spellings += [f" {zed.pk}", f"+{zed.pk}", f"{zed.pk}_0"]
+    for spelled in spellings:
+        assert client.get(f"/players/{quote(spelled)}/").status_code == 404, spelled
+    # A name in another script's digits is a name: its player's page.
+    named = create_player("yan", display_name="٤٢")
+    page = client.get(f"/players/{quote('٤٢')}/")
+    assert page.status_code == 200 and page.context["player"] == named
+
+
+@pytest.mark.parametrize(
+    ("text", "number"),
+    [("0", 0), ("42", 42), ("-7", -7), ("007", 7), ("9" * 18, int("9" * 18))],
+)
+def test_ascii_int_reads_ascii_digits(text, number):
+    assert ascii_int(text) == number
+
+
+@pytest.mark.parametrize(
+    "text", [None, "", "²", "①", "١٢", "１", " 1", "1 ", "+1", "1_0", "1.0", "--1", "9" * 19, "0x1"]
+)
+def test_ascii_int_refuses_everything_else(text):
+    assert ascii_int(text) is None
+
+
+def test_the_replay_and_the_poll_read_only_ascii_numbers(world):
+    running = world["running"]
+    mover = running.seats.select_related("user").get(position=running.to_move).user
+    card = engine.State.from_json(running.snapshot).hands[running.to_move][0]
+    move_submit(
+        game_id=running.pk, user=mover, move={"move": "pass", "discard": [card]},
+        expected_version=0,
+    )  # fmt: skip
+    running.refresh_from_db()
+    client = client_for(world["ann"])
+    replay = f"/games/{running.pk}/replay/"
+    assert client.get(f"{replay}?step=0").context["page"].step == 0
+    # Another script's zero is no step at all (the latest), not step 0.
+    for step in ("%D9%A0", "%EF%BC%90", "%C2%B2"):  # ٠, fullwidth 0, ²
+        assert client.get(f"{replay}?step={step}").context["page"].step == 1, step
+    poll = f"/games/{running.pk}/poll/"
+    assert client.get(f"{poll}?v={running.revision}").status_code == 204
+    spelled = str(running.revision).translate(ARABIC_INDIC)
+    assert client.get(f"{poll}?v={quote(spelled)}").status_code == 200  # not "unchanged"
+
+
+def test_a_dismissed_guide_goes_back_only_to_a_path_of_the_site(world):
+    client = client_for(world["ann"])
+    for target, expected in [("/games/", "/games/"), ("abc", "/"), ("²", "/"), ("", "/")]:
+        response = client.post(reverse("guide_dismiss"), {"next": target})
+        assert (response.status_code, response["Location"]) == (302, expected), target
+
+
+def test_the_admin_page_of_a_game_that_is_no_id_is_not_a_server_error(world):
+    staff = client_for(world["staff"])
+    for object_id in ("dummy-key", "%C2%B2", "-1"):
+        response = staff.get(f"/admin/games/game/{object_id}/change/")
+        assert response.status_code == 302 and response["Location"] == "/admin/", object_id
+    page = staff.get(f"/admin/games/game/{world['running'].pk}/change/")
+    assert page.status_code == 200 and "/moderate/pause/" in page.content.decode()
 
 
 @pytest.mark.parametrize(

@@ -83,7 +83,7 @@ RULES_TITLES = {
     "en": "How to play Saboteur",
     "cs": "Jak hrát Sabotéra",
     "sk": "Ako hrať Sabotéra",
-    "uk": "Як грати в «Саботера»",
+    "uk": "Як грати в «Капосника»",
     "ro": "Cum se joacă Saboteur",
 }
 
@@ -237,7 +237,7 @@ def test_the_rules_page_depends_on_no_game_nor_viewer(players):
 # -- 5. Readable maze and hand -------------------------------------------------------------------
 
 
-def test_the_drawn_card_is_marked_and_what_a_map_showed_sits_beside_the_goal(players):
+def test_the_drawn_card_is_marked_and_a_goal_seen_with_a_map_shows_its_face(players):
     deal = {**HELP_DEAL, "pile": ["straight-ns", "t-nse"]}
     game = rigged(players[:3], ruleset="base", deal=deal)
     client = logged_in(players[0])
@@ -251,9 +251,11 @@ def test_the_drawn_card_is_marked_and_what_a_map_showed_sits_beside_the_goal(pla
     assert page.count('data-testid="new-card"') == 1
     new = page.index('data-testid="new-card"')
     assert page.rindex('data-card="', 0, new) == page.rindex('data-card="straight-ns"', 0, new)
-    # The label is in the empty cell east of the goal, not over the goal's picture.
+    # The goal seen with the map shows its face, marked as seen, in its own cell.
     assert page.count('data-testid="peeked"') == 1
-    assert "maze__peek--beside" in page
+    goal = re.search(r'<td class="[^"]*maze__cell--seen[^"]*" data-x="8" data-y="-2".*?</td>', page)
+    assert goal and 'data-testid="peeked"' in goal.group(0)
+    assert "card-svg--back" not in goal.group(0)  # its face, not the back
     # The other players see neither.
     theirs = logged_in(players[1]).get(url).content.decode()
     assert 'data-testid="new-card"' not in theirs and 'data-testid="peeked"' not in theirs

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 import threading
+import time
 from datetime import timedelta
 from urllib.parse import urlsplit
 
@@ -16,7 +17,7 @@ import pytest
 import time_machine
 from django.contrib.auth.models import AnonymousUser
 from django.core import signing
-from django.db import connection
+from django.db import connection, transaction
 from django.test import Client
 from django.utils import timezone
 
@@ -27,6 +28,7 @@ from games.outbox.emails import build_email
 from games.play import taps as play_taps
 from games.play.errors import StaleVersion
 from games.play.lobby import game_create, game_start, seat_join
+from games.play.locking import lock_game
 from games.play.moves import move_submit
 from tests.e2e.deals import BASE_DEAL, SABOTEUR2_DEAL
 from tests.players import create_player, seat_in_order
@@ -381,6 +383,41 @@ def test_tampered_or_foreign_tokens_change_nothing(players):
     assert csrf_post(ann_client, path).status_code == 200
 
 
+def test_turning_one_tap_moves_off_kills_every_link_sent_before(players):
+    """Issue 23: after Ann unticks the box on her profile, her older links are refused with a
+    clear page (GET and the button), and nothing is changed."""
+    ann = players[0]
+    game = rigged(players)
+    offered = links(email_for(game, ann))
+    client = Client(enforce_csrf_checks=True)
+    ready = client.get(offered["Look at the north goal"]).content.decode()  # the button's page
+    csrf = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', ready).group(1)
+
+    ann_client = Client()
+    ann_client.force_login(ann)
+    profile = {"display_name": "Ann", "language": "", "time_zone": "UTC", "email_turns": "on"}
+    assert ann_client.post("/accounts/profile/", profile).status_code in (200, 302)
+    ann.refresh_from_db()
+    assert ann.email_hand is False
+
+    for label, path in offered.items():
+        page = client.get(path)
+        text = page.content.decode()
+        assert page.status_code == 403, label
+        assert "One-tap moves are turned off" in text and "Nothing was changed." in text
+        assert "one-tap-confirm" not in text and label.replace("'", "&#x27;") not in text
+        assert 'href="/accounts/profile/"' in text and f'href="/games/{game.pk}/"' in text
+        posted = client.post(path, {"csrfmiddlewaretoken": csrf})  # the page opened before
+        assert posted.status_code == 403, label
+        assert "One-tap moves are turned off" in posted.content.decode()
+    game.refresh_from_db()
+    assert game.version == 0 and not moves_of(game)
+    # Logged in as herself it is the same: the choice is hers, not the session's.
+    assert csrf_post(ann_client, offered["Break Bob's lantern"]).status_code == 403
+    game.refresh_from_db()
+    assert game.version == 0 and not moves_of(game)
+
+
 def test_a_paused_game_refuses_the_link(players):
     ann = players[0]
     game = rigged(players)
@@ -494,6 +531,100 @@ def race(game, ann, tokens) -> list[str]:
     for thread in threads:
         thread.join(timeout=30)
     return results
+
+
+@pytest.mark.django_db(transaction=True)
+def test_simultaneous_taps_of_one_link_all_answer_done(players):
+    """Issue 23: N POSTs of one link at once (each its own request and database connection)
+    make one move, and every one of them answers "done" with the move that was made."""
+    ann = players[0]
+    taps = 8
+    for attempt in range(3):
+        game = rigged(players)
+        path = links(email_for(game, ann))["Break Bob's lantern"]
+        barrier = threading.Barrier(taps)
+        answers = []
+
+        def tap(path=path, barrier=barrier, answers=answers):
+            client = Client()
+            barrier.wait(timeout=10)
+            try:
+                response = client.post(path)
+                done = "Your move is made." in response.content.decode()
+                answers.append((response.status_code, done))
+            finally:
+                connection.close()
+
+        threads = [threading.Thread(target=tap) for _ in range(taps)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(timeout=60)
+        assert answers == [(200, True)] * taps, (attempt, answers)
+        game.refresh_from_db()
+        assert game.version == 1
+        assert moves_of(game) == [{"move": "action", "card": "break-lantern", "target": "1"}]
+
+
+def _tap_while_the_game_is_locked(game, path, change) -> tuple[int, str]:
+    """POST ``path`` while this test holds the game's row lock, make ``change`` once the tap
+    waits for that lock, then let it go: the tap's answer is the game as it is then."""
+    answer = {}
+
+    def tap():
+        try:
+            response = Client().post(path)
+            answer["status"], answer["text"] = response.status_code, response.content.decode()
+        finally:
+            connection.close()
+
+    thread = threading.Thread(target=tap)
+    with transaction.atomic():
+        lock_game(game.pk)
+        thread.start()
+        for _ in range(400):  # until the tap's connection waits for this one's lock
+            with connection.cursor() as cursor:
+                cursor.execute(
+                    "SELECT count(*) FROM pg_locks WHERE NOT granted "
+                    "AND pg_backend_pid() = ANY(pg_blocking_pids(pid))"
+                )
+                if cursor.fetchone()[0]:
+                    break
+            time.sleep(0.05)
+        else:
+            pytest.fail("the tap never waited for the game's lock")
+        change()
+    thread.join(timeout=30)
+    return answer["status"], answer["text"]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_tap_is_judged_under_the_game_lock(players):
+    """Issue 23: what the link may do is read under the game's row lock, in the move's own
+    transaction: what changed while the tap queued for the lock counts (before, the checks ran
+    unlocked and the move was made as if nothing had changed)."""
+    ann = players[0]
+    game = rigged(players)
+    path = links(email_for(game, ann))["Look at the north goal"]
+
+    def time_runs_out():
+        Game.objects.filter(pk=game.pk).update(deadline=timezone.now() - timedelta(minutes=1))
+
+    status, text = _tap_while_the_game_is_locked(game, path, time_runs_out)
+    assert status == 410 and "This link has expired" in text
+    game.refresh_from_db()
+    assert game.version == 0 and not moves_of(game)
+
+    game = rigged(players)
+    path = links(email_for(game, ann))["Look at the north goal"]
+
+    def turned_off():
+        type(ann).objects.filter(pk=ann.pk).update(email_hand=False)
+
+    status, text = _tap_while_the_game_is_locked(game, path, turned_off)
+    assert status == 403 and "One-tap moves are turned off" in text
+    game.refresh_from_db()
+    assert game.version == 0 and not moves_of(game)
 
 
 @pytest.mark.django_db(transaction=True)
