@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import hashlib
 import json
+from pathlib import Path
 
+from django.conf import settings
 from django.http import HttpResponse, JsonResponse
 from django.shortcuts import render
 from django.template.loader import render_to_string
@@ -24,22 +26,24 @@ from django.views.decorators.http import require_safe
 THEME = "#1f1a17"  # the header's ink (static/css/site.css)
 BACKGROUND = "#faf6f0"  # the page's paper
 
-# What the service worker keeps for offline use (and to start fast): static files only.
-ASSETS = (
-    "css/site.css",
-    "css/board.css",
-    "css/learn.css",
-    "js/game.js",
-    "js/learn.js",
-    "js/lobby.js",
-    "js/replay.js",
-    "js/pwa.js",
-    "js/next_game.js",
+# What the service worker keeps for offline use (and to start fast): static files only, the
+# site's own styles and scripts (whatever static/css and static/js hold), htmx and the icons.
+EXTRA_ASSETS = (
     "django_htmx/htmx-2.min.js",
     "favicon.svg",
     "icons/icon-192.png",
     "icons/badge-96.png",
 )
+
+
+def assets() -> list[str]:
+    root = Path(settings.STATICFILES_DIRS[0])
+    own = sorted(
+        path.relative_to(root).as_posix()
+        for folder, pattern in (("css", "*.css"), ("js", "*.js"))
+        for path in (root / folder).glob(pattern)
+    )
+    return [*own, *EXTRA_ASSETS]
 
 
 @require_safe
@@ -74,10 +78,10 @@ def manifest(request):
 
 
 def _worker_source() -> str:
-    assets = [static(path) for path in ASSETS]
+    urls = [static(path) for path in assets()]
     offline = reverse("offline")
     context = {
-        "assets": mark_safe(json.dumps(assets)),  # noqa: S308 - our own static URLs, as JSON
+        "assets": mark_safe(json.dumps(urls)),  # noqa: S308 - our own static URLs, as JSON
         "offline": mark_safe(json.dumps(offline)),  # noqa: S308
         "static_prefix": mark_safe(json.dumps(static(""))),  # noqa: S308
         "icon": mark_safe(json.dumps(static("icons/icon-192.png"))),  # noqa: S308

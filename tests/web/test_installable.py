@@ -123,7 +123,8 @@ def test_the_worker_is_served_from_the_root_and_caches_only_static_files(players
     for asset in constants["ASSETS"]:
         assert asset.startswith("/static/"), asset
         assert finders.find(asset.removeprefix("/static/")), asset
-    assert "/static/css/site.css" in constants["ASSETS"]
+    for own in ("css/site.css", "css/table.css", "js/game.js", "js/pwa.js", "js/next_game.js"):
+        assert f"/static/{own}" in constants["ASSETS"]
     # One place puts responses in the cache: the static-file branch (the install step adds the
     # list above); pages, partials and polls are never cached.
     assert source.count("cache.put(") == 1 and source.count("cache.addAll(") == 1
