@@ -100,12 +100,12 @@ def before_email(notice: Notice, *, address: str | None, now: datetime) -> str |
         return notice.status
     status, why = Notice.Status.SENT, None
     if address is None:
-        why = "pushed; no verified address"
-        if not reached:
-            retried = notice.pushes.filter(status=PushDelivery.Status.PENDING).exists()
-            why = "no verified address; the push is tried again" if retried else None
-            status = Notice.Status.SENT if retried else Notice.Status.SKIPPED
-            why = why or "no verified address"
+        if reached:
+            why = "pushed; no verified address"
+        elif notice.pushes.filter(status=PushDelivery.Status.PENDING).exists():
+            why = "no verified address; the push is tried again"  # by the sweep
+        else:
+            status, why = Notice.Status.SKIPPED, "no verified address"
     elif held_at is not None and _seen_since(notice, datetime.fromisoformat(held_at)):
         why = "pushed; the game was opened before the email was due"
     if why is None:
