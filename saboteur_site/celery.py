@@ -5,17 +5,46 @@ comes from Django settings (``CELERY_*``). With no Redis configured, the broker 
 filesystem transport in ``.run/broker/`` so that ``make run`` needs no servers.
 """
 
+import logging
 import os
 
 from celery import Celery
 from celery.signals import task_postrun, task_prerun
+from celery.worker.consumer import Consumer as CeleryConsumer
 
 from . import logs
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "saboteur_site.settings")
 
+log = logging.getLogger(__name__)
+
+
+class Consumer(CeleryConsumer):
+    """Celery's consumer, which survives losing Redis while it holds unacknowledged tasks.
+
+    On a lost connection Celery (5.7) first lets kombu collect the connection, which drops its
+    transport, then closes it; closing the channel tries to put the unacknowledged tasks back
+    through that transport and raises ``AttributeError`` ('NoneType' object has no attribute
+    'hostname'), which Celery does not expect: the worker logged "Unrecoverable error" and
+    exited, so a Redis restart stopped every worker (bench/faults.py). Redis is gone at that
+    moment anyway, so those tasks cannot be put back: with Redis's persistence they come back
+    after the visibility timeout, without it they are lost, and beat's sweep does their work
+    (every task re-reads the database). Here the error is logged and the consumer reconnects.
+    """
+
+    def on_connection_error_after_connected(self, exc):
+        try:
+            super().on_connection_error_after_connected(exc)
+        except AttributeError:
+            log.warning(
+                "closing the lost broker connection failed; reconnecting anyway", exc_info=True
+            )
+
+
 app = Celery("saboteur_site")
 app.config_from_object("django.conf:settings", namespace="CELERY")
+# Not a setting in Django's settings: it names this module, which settings must not import.
+app.conf.worker_consumer = "saboteur_site.celery:Consumer"
 
 
 def _filesystem_broker_options(broker_dir) -> dict:

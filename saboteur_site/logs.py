@@ -70,7 +70,6 @@ class RequestLogMiddleware:
         token = _game_id.set(None)
         try:
             response = self.get_response(request)
-            user = getattr(request, "user", None)
             path = loggable_path(request)
             request_log.info(
                 "%s %s %s",
@@ -82,13 +81,23 @@ class RequestLogMiddleware:
                     "path": path,
                     "status": response.status_code,
                     "duration_ms": round((time.perf_counter() - start) * 1000, 1),
-                    "user_id": user.pk if user is not None and user.is_authenticated else None,
+                    "user_id": _user_id(request),
                     "game_id": _game_of(request) or _game_id.get(),
                 },
             )
             return response
         finally:
             _game_id.reset(token)
+
+
+def _user_id(request) -> int | None:
+    """The logged-in user's id, or None; without failing when the session cannot be read (the
+    database is away: the request is answered 503, and still logged)."""
+    user = getattr(request, "user", None)
+    try:
+        return user.pk if user is not None and user.is_authenticated else None
+    except Exception:
+        return None
 
 
 def task_started(task_id=None, **kwargs) -> None:

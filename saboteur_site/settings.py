@@ -187,6 +187,11 @@ if DATABASES["default"]["ENGINE"].endswith("postgresql") and env_bool("DATABASE_
         "min_size": env_int("DATABASE_POOL_MIN_SIZE", 2),
         "max_size": env_int("DATABASE_POOL_MAX_SIZE", 4),
         "timeout": env_int("DATABASE_POOL_TIMEOUT", 10),
+        # psycopg retries a lost server with a doubling pause (1, 2, 4 ... s) until this many
+        # seconds have passed, then starts over at the next request. Its 300 s default made the
+        # site answer 503 for up to half a minute after a 40 s PostgreSQL restart had ended
+        # (bench/faults.py); 10 s bounds that to a few seconds.
+        "reconnect_timeout": env_int("DATABASE_POOL_RECONNECT_TIMEOUT", 10),
     }
 if DATABASES["default"]["ENGINE"].endswith("sqlite3"):
     # The try-it-out default: the web process and the Celery worker write to one file. Writers
@@ -206,9 +211,13 @@ if PRODUCTION and not (REDIS_URL or env_str("CELERY_BROKER_URL")):
 if REDIS_URL:
     CACHES = {
         "default": {
-            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            # Django's Redis cache, except that Redis away is a miss, not an error (a restart
+            # must not fail requests: everything in it is rebuilt from the database).
+            "BACKEND": "saboteur_site.cache.RedisCache",
             "LOCATION": REDIS_URL,
             "KEY_PREFIX": "saboteur",
+            # A Redis that hangs (not only one that refuses) costs a request 2 s at most.
+            "OPTIONS": {"socket_connect_timeout": 2, "socket_timeout": 2},
         }
     }
 else:

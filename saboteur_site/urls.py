@@ -41,6 +41,9 @@ async def health(request):
     return response
 
 
+# PostgreSQL away answers 503 with a clear page instead of Django's 500 (saboteur_site/errors.py).
+handler500 = "saboteur_site.errors.server_error"
+
 urlpatterns = [
     path("", include("games.web.urls")),
     path("", include("accounts.urls")),  # profile, account deletion, player pages

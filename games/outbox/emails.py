@@ -7,6 +7,7 @@ lines the game page's log shows them. Links lead to the game and carry no login 
 from __future__ import annotations
 
 import email.policy
+from urllib.parse import urlsplit
 
 from django.conf import settings
 from django.core.mail import EmailMultiAlternatives
@@ -76,7 +77,7 @@ def build_email(notice: Notice, address: str) -> EmailMultiAlternatives:
         context = _context(notice)
         context["language"] = translation.get_language()
         what = UNSUBSCRIBE_FOR.get(notice.kind)
-        headers = {"Content-Language": context["language"]}
+        headers = {"Content-Language": context["language"], "Message-ID": message_id(notice)}
         if user is not None and what in UNSUBSCRIBE_KINDS:
             link = site_url(reverse("unsubscribe", args=[unsubscribe_token(user, what)]))
             context["unsubscribe_url"] = link
@@ -90,6 +91,20 @@ def build_email(notice: Notice, address: str) -> EmailMultiAlternatives:
     message.attach_alternative(html, "text/html")
     message.inline_images = context.get("images", [])
     return message
+
+
+def message_id(notice: Notice) -> str:
+    """One Message-ID per outbox row, the same on every attempt to send it.
+
+    Sending is once per row (``sending.send``), but one moment cannot be closed: a sender killed
+    after the SMTP server took the email and before the row was marked sent sends it again later
+    (RFC 1047). With the same Message-ID the copies are one email to mail stores that keep one
+    per id, and to anyone counting. The row's creation time keeps ids apart when a database
+    restored from a backup numbers its new rows as the lost ones were.
+    """
+    host = urlsplit(settings.SITE_URL).hostname or "localhost"
+    stamp = int(notice.created_at.timestamp() * 1_000_000)
+    return f"<notice.{notice.pk}.{stamp}@{host}>"
 
 
 def _context(notice: Notice) -> dict:

@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import logging
 from datetime import datetime, timedelta
-from time import monotonic
+from time import monotonic, sleep
 
 from allauth.account.models import EmailAddress
-from django.db import transaction
+from django.db import DatabaseError, connection, transaction
+from django.db.models import F
 from django.utils import timezone
 
 from games import dispatch
@@ -83,8 +84,25 @@ def send(notice_id: int, *, now: datetime | None = None) -> str:
 
     The row lock makes concurrent senders queue; the first one marks the row sent, so the others
     find nothing to do. An SMTP error leaves the row pending and re-raises (the task retries).
+    Should the database go away once the SMTP server has taken the email (a PostgreSQL restart
+    at that moment), the row could not be marked sent and would be sent again: the sender keeps
+    telling the database until it answers (``_confirm_sent``).
     """
     now = now or timezone.now()
+    attempt = _Attempt()
+    try:
+        return _send(notice_id, now, attempt)
+    except DatabaseError:
+        if not attempt.delivered:
+            raise
+    return _confirm_sent(notice_id, now)
+
+
+class _Attempt:
+    delivered = False
+
+
+def _send(notice_id: int, now: datetime, attempt: _Attempt) -> str:
     with transaction.atomic():
         notice = (
             Notice.objects.select_for_update(of=("self",))
@@ -138,6 +156,7 @@ def send(notice_id: int, *, now: datetime | None = None) -> str:
         except Exception as error:
             failure = error
         else:
+            attempt.delivered = True
             notice.attempts += 1
             notice.status, notice.sent_at = Notice.Status.SENT, now
             notice.last_error = ""  # a resend that worked leaves no stale error behind
@@ -146,6 +165,40 @@ def send(notice_id: int, *, now: datetime | None = None) -> str:
     # Outside the transaction, so that the record of the failure is kept.
     _record_failure(notice, failure, now)
     raise failure
+
+
+# How long a sender whose email the SMTP server took keeps trying to mark its row sent while
+# the database is away (seconds; then the row stays pending and is sent again, once more).
+CONFIRM_PATIENCE = 15 * 60
+
+
+def _confirm_sent(notice_id: int, now: datetime) -> str:
+    """Mark a delivered notice sent once the database answers again (it was away when the
+    delivery was to be recorded). Retries with a growing pause, up to ``CONFIRM_PATIENCE``.
+
+    Another sender may have reached the row first once the database was back: one that found it
+    no longer relevant marked it skipped, which is untrue (it was delivered): sent wins.
+    """
+    deadline, pause = monotonic() + CONFIRM_PATIENCE, 0.5
+    while True:
+        connection.close()  # the broken connection (or its pool's) is dropped; a new one is made
+        try:
+            Notice.objects.filter(pk=notice_id).exclude(status=Notice.Status.SENT).update(
+                status=Notice.Status.SENT,
+                sent_at=now,
+                attempts=F("attempts") + 1,
+                last_error="",
+                reason="",
+            )
+        except DatabaseError:
+            if monotonic() + pause > deadline:
+                log.error("notice %s was delivered but could not be marked sent", notice_id)
+                raise
+            log.warning("notice %s delivered; the database is away, marking it later", notice_id)
+            sleep(pause)
+            pause = min(pause * 2, 15)
+        else:
+            return Notice.Status.SENT
 
 
 MAX_ATTEMPTS = 8

@@ -207,7 +207,9 @@ def open_lobbies_version() -> str:
     version = cache.get(OPEN_LOBBIES_VERSION)
     if version is None:
         cache.add(OPEN_LOBBIES_VERSION, uuid.uuid4().hex, timeout=None)  # the first one wins
-        version = cache.get(OPEN_LOBBIES_VERSION) or "unknown"
+        # Still none: the shared cache is away (saboteur_site/cache.py), and a version of this
+        # request's own keeps each process from showing a list it rendered earlier.
+        version = cache.get(OPEN_LOBBIES_VERSION) or uuid.uuid4().hex
     return version
 
 

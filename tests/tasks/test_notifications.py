@@ -299,6 +299,34 @@ def test_sending_three_times_sends_once(players):
     assert game.notices.get(pk=notice.pk).status == "sent"
 
 
+def test_every_attempt_at_one_notice_is_the_same_email_by_its_message_id(players, settings):
+    """A send repeated after the SMTP server took the email but before the row was marked sent
+    (the sender killed in between) is recognisably the same email: one Message-ID per row."""
+    from games.outbox.emails import build_email
+
+    settings.SITE_URL = "https://saboteur.example"
+    start(players)
+    notices = list(Notice.objects.order_by("pk"))
+    assert len(notices) > 1
+    ids = [build_email(notice, "x@example.com").message()["Message-ID"] for notice in notices]
+    again = [build_email(notice, "x@example.com").message()["Message-ID"] for notice in notices]
+    assert ids == again
+    assert len(set(ids)) == len(ids)
+    assert all(i.startswith("<notice.") and i.endswith("@saboteur.example>") for i in ids)
+    # What the outbox sends carries it.
+    mail.outbox.clear()
+    turn = Notice.objects.get(kind="turn")
+    Notice.objects.filter(pk=turn.pk).update(status="pending")
+    send_notice.delay(turn.pk)
+    [sent] = mail.outbox
+    assert sent.message()["Message-ID"] == ids[notices.index(turn)]
+    # A row numbered as a lost one was (a database restored from a backup) is another email.
+    turn.created_at += timedelta(microseconds=1)
+    assert (
+        build_email(turn, "x@example.com").message()["Message-ID"] != sent.message()["Message-ID"]
+    )
+
+
 @pytest.mark.django_db(transaction=True)
 def test_two_sweeps_at_once_send_once():
     with time_machine.travel(START, tick=False):

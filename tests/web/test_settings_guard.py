@@ -104,7 +104,7 @@ def test_without_redis_the_cache_is_the_database_cache_not_the_dummy():
 def test_with_redis_the_cache_is_redis():
     from django.conf import settings
 
-    assert settings.CACHES["default"]["BACKEND"] == "django.core.cache.backends.redis.RedisCache"
+    assert settings.CACHES["default"]["BACKEND"] == "saboteur_site.cache.RedisCache"
     assert settings.CELERY_BROKER_URL == os.environ["REDIS_URL"]
 
 
@@ -149,7 +149,7 @@ def test_production_talks_to_postgresql_through_psycopgs_pool():
     result = run_manage(["shell", "-c", code], **env)
     assert result.returncode == 0, result.stderr
     *_, options, pool = result.stdout.strip().splitlines()
-    assert options == "0 {'min_size': 2, 'max_size': 6, 'timeout': 10}"
+    assert options == "0 {'min_size': 2, 'max_size': 6, 'timeout': 10, 'reconnect_timeout': 10}"
     assert pool == "ConnectionPool"
 
 
