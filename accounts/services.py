@@ -34,6 +34,8 @@ PROFILE_FIELDS = (
     "email_hand",
     "quiet_from",
     "quiet_until",
+    "email_waits_for_push",
+    "next_game_auto",
 )
 
 

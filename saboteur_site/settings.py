@@ -141,6 +141,7 @@ MIDDLEWARE = [
     "saboteur_site.middleware.RefuseUnstorableTextMiddleware",
     "allauth.account.middleware.AccountMiddleware",
     "accounts.middleware.PrivatePagesNoStoreMiddleware",
+    "accounts.middleware.DeviceSeenMiddleware",
 ]
 
 ROOT_URLCONF = "saboteur_site.urls"
@@ -371,6 +372,29 @@ if PRODUCTION:
     )
 else:
     SITE_URL = env_str("SITE_URL", "http://127.0.0.1:8000")
+
+# Web Push (games/outbox/push.py): the site's VAPID key pair (RFC 8292). Without a private key
+# the site runs without push notifications and /health/ says so. `make run` makes a pair under
+# .run/vapid/ once. The subject tells push services whom to contact (mailto: or https:).
+VAPID_PRIVATE_KEY = env_str("VAPID_PRIVATE_KEY")
+VAPID_SUBJECT = env_str("VAPID_SUBJECT") or (
+    SITE_URL if SITE_URL.startswith("https://") else "mailto:webmaster@localhost"
+)
+# Push endpoints the site posts to: https on a known push service's host (a browser gives its
+# own), so that a forged subscription cannot make the site post elsewhere. Development allows
+# any host over http too (the tests' local push service).
+PUSH_SERVICE_HOSTS = env_list(
+    "PUSH_SERVICE_HOSTS",
+    [
+        "fcm.googleapis.com",  # Chrome, Edge on Android, Opera
+        "updates.push.services.mozilla.com",  # Firefox
+        "push.services.mozilla.com",
+        "web.push.apple.com",  # Safari
+        "notify.windows.com",  # Edge on Windows (wns2-*.notify.windows.com)
+        "push.apple.com",
+    ],
+)
+PUSH_ANY_HOST = env_bool("PUSH_ANY_HOST", not PRODUCTION)
 
 # --- Internationalisation -------------------------------------------------------------------
 

@@ -122,6 +122,7 @@ def _context(notice: Notice, together: list[Notice]) -> dict:
         Notice.Kind.INVITATION: _invitation,
         Notice.Kind.MENTION: _mention,
         Notice.Kind.STARTED: _started,
+        Notice.Kind.FINISHED: _finished,
         Notice.Kind.TIMEOUT: _timeout,
         Notice.Kind.ABORTED: _aborted,
         Notice.Kind.BRIEFING: _briefing,
@@ -453,6 +454,18 @@ def _started(notice: Notice) -> dict:
     return {
         "subject": _("%(game)s has started") % {"game": game.name},
         "lines": lines,
+        "links": [(_("Open the game"), _game_link(game))],
+    }
+
+
+def _finished(notice: Notice) -> dict:
+    game = notice.game
+    return {
+        "subject": _("%(game)s is over") % {"game": game.name},
+        "lines": [
+            _("The game %(game)s is over.") % {"game": game.name},
+            _("See who won, the final standings and every round's recap."),
+        ],
         "links": [(_("Open the game"), _game_link(game))],
     }
 

@@ -310,6 +310,26 @@ def notices_for_start(*, game: Game, now: datetime) -> list[Notice]:
     return rows
 
 
+def notices_for_end(*, game: Game, now: datetime) -> list[Notice]:
+    """Tell every seated player who is not on the game's page right now that it is over."""
+    if game.practice:
+        return []  # its player is on its page
+    rows = [
+        seat_notice(
+            key=f"finished:{game.pk}:{seat.pk}",
+            kind=Notice.Kind.FINISHED,
+            game=game,
+            seat=seat,
+            now=now,
+        )  # fmt: skip
+        for seat in game.seats.live().select_related("user")
+        if seat.user is not None
+        and not (seat.last_seen_at is not None and now - seat.last_seen_at < ACTIVE_WINDOW)
+    ]
+    Notice.objects.bulk_create(rows, ignore_conflicts=True)
+    return rows
+
+
 def notice_timeout(*, game: Game, seat: Seat, record, absent: bool, now: datetime) -> None:
     """Tell a player whose time ran out what the site did for them (the move ``record``, as
     their own view tells it) and how to come back (``absent``: they are absent from now on)."""

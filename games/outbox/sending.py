@@ -21,6 +21,7 @@ from games import dispatch
 from games.models import Game, Notice, Seat
 from saboteur_site import logs
 
+from . import push
 from .emails import build_email
 from .quiet import in_quiet_hours
 from .schedule import decision_key
@@ -172,7 +173,7 @@ def _send(notice_id: int, now: datetime, attempt: _Attempt) -> str:
         if reason is None and notice.user is not None and not notice.user.is_active:
             reason = "inactive account"
         address = notice.email or verified_email(notice.user)
-        if reason is None and address is None:
+        if reason is None and address is None and not push.reaches(notice):
             reason = "no verified address"
         if reason is None and notice.user and not _wanted(notice):
             reason = "opted out"
@@ -192,6 +193,10 @@ def _send(notice_id: int, now: datetime, attempt: _Attempt) -> str:
             notice.status, notice.reason = Notice.Status.SKIPPED, reason
             notice.save(update_fields=["status", "reason"])
             return notice.status
+        # Push first, to each device once; it may make the email wait or unneeded.
+        held = push.before_email(notice, address=address, now=now)
+        if held is not None:
+            return held
         together = _told_together(notice)
         attempt.together = tuple(n.pk for n in together)
         try:
@@ -279,6 +284,11 @@ def _wanted(notice: Notice) -> bool:
         Notice.Kind.MENTION: user.email_mentions,
         Notice.Kind.ABSENT: user.email_absent,
     }.get(notice.kind, True)
+
+
+def retry_pushes(now: datetime) -> int:
+    """Push again what a push service could not take before (the sweep; each device once)."""
+    return push.retry_due(now, still_relevant=_still_relevant)
 
 
 def due_notice_ids(now: datetime, limit: int = 500) -> list[int]:

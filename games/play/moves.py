@@ -57,6 +57,8 @@ def store(game: Game, state: engine.State, now) -> bool:
     game.save()
     if began or state.finished:
         schedule.turn_ended(game=game)
+    if state.finished:
+        sending.enqueue_after_commit(schedule.notices_for_end(game=game, now=now))
     if began:
         sending.enqueue_after_commit(schedule.notices_for_decision(game=game, now=now))
         bot_turn_after_commit(game)

@@ -45,6 +45,7 @@ def sweep() -> dict:
     part("digests", digests.digests_due, now)
     sent = part("sending", sending.send_due, now, until=started + sending.SWEEP_SENDS_FOR)
     report.update(sent or {})
+    report["pushed again"] = part("pushes", sending.retry_pushes, now) or 0
     if failed:
         report["failed"] = failed
     return report

@@ -24,6 +24,7 @@ from games.play import lobby as lobbies
 from games.read import access, learn, lists, pages, seats
 from saboteur_site.text import ascii_int
 
+from .after_move import after_move
 from .forms import GameCreateForm, InvitationForm, MoveForm, PracticeForm
 
 # The parts of the game page a client may ask for (django-template-partials names).
@@ -122,6 +123,7 @@ def _render_game(
     # A fresh idempotency key per rendered page: a double click or a retry sends the same one.
     key = secrets.token_urlsafe(12)
     context = {"page": page, "notice": notice, "error": error, "move_key": key}
+    context["after_move"] = after_move(request.user, page, moved=notice is not None)
     template = template or (PARTIALS[partial] if partial else "games/game.html")
     return render(request, template, context, status=status)
 

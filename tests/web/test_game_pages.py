@@ -354,7 +354,7 @@ def test_poll_answers_update_the_tab_title_and_the_awaiting_count(players):
     seat, _ = to_move(game)
     client = logged_in(seat.user)
     body = client.get(reverse("game_poll", args=[game.pk]) + "?v=-1", headers=HTMX).content.decode()
-    assert re.search(r"<title>Your turn – Deep mine", body)
+    assert re.search(r"<title>\(1\) Your turn – Deep mine", body)  # the count of games waiting
     assert re.search(r'id="my-games" data-testid="my-games" hx-swap-oob="true"', body)
     other = game.seats.exclude(pk=seat.pk).first()
     body = (
