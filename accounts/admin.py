@@ -9,7 +9,7 @@ from django.utils.html import format_html, format_html_join
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
-from games.admin import ReasonForm, action_with_form
+from games.admin import ReasonForm, ZonedTimes, action_with_form, seat_shown
 from games.models import Notice, Seat
 from games.moderation import players
 
@@ -43,12 +43,12 @@ class EmailAddressInline(ReadOnlyInline):
     verbose_name_plural = _("email addresses")
 
 
-class UserSeatInline(ReadOnlyInline):
+class UserSeatInline(ZonedTimes, ReadOnlyInline):
     """The player's seats and games (never a role)."""
 
     model = Seat
     fk_name = "user"
-    fields = ("game", "game_status", "position", "state", "joined_at", "last_seen_at")
+    fields = ("game", "game_status", "seat", "state", "joined_at", "last_seen_at")
     readonly_fields = fields
     show_change_link = False
     verbose_name_plural = _("seats and games")
@@ -60,8 +60,12 @@ class UserSeatInline(ReadOnlyInline):
     def game_status(self, seat):
         return seat.game.get_status_display()
 
+    @admin.display(description=_("seat"))
+    def seat(self, seat):
+        return seat_shown(seat)
 
-class UserNoticeInline(ReadOnlyInline):
+
+class UserNoticeInline(ZonedTimes, ReadOnlyInline):
     """Their outbox rows, newest first (the latest 50)."""
 
     model = Notice
@@ -82,7 +86,7 @@ class UserNoticeInline(ReadOnlyInline):
 
 
 @admin.register(User)
-class UserAdmin(BaseUserAdmin):
+class UserAdmin(ZonedTimes, BaseUserAdmin):
     inlines = [EmailAddressInline, UserSeatInline, UserNoticeInline]
 
     def get_inlines(self, request, obj):

@@ -73,6 +73,20 @@ class ProfileForm(forms.Form):
         help_text=_("No emails in these hours (your time zone). Give both times, or neither."),
     )
 
+    email_waits_for_push = forms.BooleanField(
+        label=_("Hold an email while a notification reached a device I use"),
+        required=False,
+        help_text=_(
+            "When a push notification reached a device you used in the last 30 minutes, its "
+            "email waits 30 minutes, and is not sent if you open the game meanwhile."
+        ),
+    )
+    next_game_auto = forms.BooleanField(
+        label=_("After my move, go to the next game waiting for me"),
+        required=False,
+        help_text=_("The one that has waited longest. Otherwise the game's page offers it."),
+    )
+
     def __init__(self, *args, user, **kwargs):
         initial = {name: getattr(user, name) for name in PROFILE_FIELDS}
         super().__init__(*args, initial=initial, **kwargs)

@@ -75,3 +75,21 @@ def set_language_cookie(response, language: str) -> None:
         httponly=settings.LANGUAGE_COOKIE_HTTPONLY,
         samesite=settings.LANGUAGE_COOKIE_SAMESITE,
     )
+
+
+class DeviceSeenMiddleware:
+    """Note when a player used the site on a device that gets push notifications (its cookie,
+    ``accounts.devices.COOKIE``): a push to a device in use can let the email wait."""
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        response = self.get_response(request)
+        key = request.COOKIES.get("push_device")
+        user = getattr(request, "user", None)
+        if key and user is not None and user.is_authenticated:
+            from .devices import device_seen
+
+            device_seen(user=user, device_key=key)
+        return response

@@ -1,5 +1,6 @@
 from django.conf import settings
 from django.contrib.auth.models import AbstractUser
+from django.contrib.auth.models import UserManager as BaseUserManager
 from django.core.exceptions import ValidationError
 from django.db import models
 from django.db.models.functions import Lower
@@ -9,8 +10,24 @@ from . import names
 from .names import DISPLAY_NAME_MAX_LENGTH
 
 
+class UserManager(BaseUserManager):
+    def create_superuser(self, username, email=None, password=None, **extra_fields):
+        """A superuser (``createsuperuser``) with their address verified, as an account made
+        in the admin has: mail goes only to verified addresses, and a seat needs one."""
+        from allauth.account.models import EmailAddress  # allauth's models import this one
+
+        user = super().create_superuser(username, email, password, **extra_fields)
+        if user.email:
+            EmailAddress.objects.update_or_create(
+                user=user, email=user.email, defaults={"verified": True, "primary": True}
+            )
+        return user
+
+
 class User(AbstractUser):
     """A player. Others see only ``display_name``; the email address stays private."""
+
+    objects = UserManager()
 
     email = models.EmailField(_("email address"), unique=True)
     display_name = models.CharField(
@@ -45,6 +62,15 @@ class User(AbstractUser):
     )
     quiet_from = models.TimeField(_("quiet hours from"), null=True, blank=True)
     quiet_until = models.TimeField(_("quiet hours until"), null=True, blank=True)
+    # Push notifications (accounts.devices): the email of an event a push reached a device in
+    # use with waits a while, and is not sent when the player opens the game meanwhile.
+    email_waits_for_push = models.BooleanField(
+        _("hold emails while push notifications reach me on a device I use"), default=False
+    )
+    # After a move, go on to the next game that waits for the player's decision.
+    next_game_auto = models.BooleanField(
+        _("after my move, go to the next game waiting for me"), default=False
+    )
     # The first-game guide on the game page, until the player dismisses it (issue 13).
     guide_dismissed = models.BooleanField(_("first-game guide dismissed"), default=False)
 
@@ -103,3 +129,32 @@ class Ban(models.Model):
 
     def __str__(self) -> str:
         return f"{self.user} ({self.created_at:%Y-%m-%d})"
+
+
+class PushSubscription(models.Model):
+    """One browser of a player that receives push notifications (the Web Push subscription).
+
+    The push service gives the endpoint and the keys its payloads are encrypted to; they belong to
+    one user and go when the user removes the device or the push service says they are gone.
+    ``device_key`` names this browser in a cookie, so that the site knows when it was last used.
+    """
+
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="push_subscriptions"
+    )
+    endpoint = models.URLField(max_length=1000, unique=True)
+    p256dh = models.CharField(max_length=100)  # the browser's public key (base64url, 65 bytes)
+    auth = models.CharField(max_length=40)  # the shared authentication secret (16 bytes)
+    label = models.CharField(_("device"), max_length=80)
+    device_key = models.CharField(max_length=40, unique=True)
+    created_at = models.DateTimeField(_("added"), auto_now_add=True)
+    last_used_at = models.DateTimeField(_("last used"))
+    last_push_at = models.DateTimeField(_("last notification"), null=True, blank=True)
+
+    class Meta:
+        verbose_name = _("push notification device")
+        verbose_name_plural = _("push notification devices")
+        ordering = ["created_at"]
+
+    def __str__(self) -> str:
+        return f"{self.label} ({self.user})"

@@ -18,6 +18,7 @@ from django.db import IntegrityError, transaction
 from django.utils.translation import gettext as _
 
 from games.models import ChatMessage, Game, Seat
+from games.play.clocks import player_clock_changed
 
 from .names import display_name_error, normalize_display_name
 
@@ -33,7 +34,13 @@ PROFILE_FIELDS = (
     "email_hand",
     "quiet_from",
     "quiet_until",
+    "email_waits_for_push",
+    "next_game_auto",
 )
+
+
+# A player's clock: changing one of these places their held emails and reminders again.
+CLOCK_FIELDS = ("time_zone", "quiet_from", "quiet_until")
 
 
 class AccountError(Exception):
@@ -96,6 +103,7 @@ def profile_update(*, user, **values):
     (ignoring case), an unknown language or time zone, quiet hours with only one end.
     """
     values = _validate_profile(user, values)
+    clock = [getattr(user, name) for name in CLOCK_FIELDS]
     for name, value in values.items():
         setattr(user, name, value)
     try:
@@ -106,6 +114,10 @@ def profile_update(*, user, **values):
         raise ValidationError(
             {"display_name": _("This display name is taken. Please choose another.")}
         ) from None
+    if clock != [getattr(user, name) for name in CLOCK_FIELDS]:
+        # What quiet hours held, and the reminders of the player's turns, follow the new clock
+        # (after the save: the games are locked before anything of theirs is written).
+        player_clock_changed(user=user)
     return user
 
 

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import json
+
+from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth import logout
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
-from django.http import Http404, HttpResponse, HttpResponseRedirect
+from django.http import Http404, HttpResponse, HttpResponseRedirect, JsonResponse
 from django.shortcuts import redirect, render
 from django.utils import translation
 from django.utils.http import url_has_allowed_host_and_scheme
@@ -14,8 +17,9 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
 from games.read import stats
+from saboteur_site import vapid
 
-from . import services
+from . import devices, services
 from .forms import AccountDeleteForm, ProfileForm
 
 
@@ -40,12 +44,50 @@ def profile(request):
             messages.success(request, _("Your profile is saved."))
             return redirect("profile")
     status = 422 if form.errors else 200
-    return render(
-        request,
-        "accounts/profile.html",
-        {"form": form, "player_url": stats.player_url(user)},
-        status=status,
+    context = {
+        "form": form,
+        "player_url": stats.player_url(user),
+        "devices": devices.devices_of(user),
+        "this_device": request.COOKIES.get(devices.COOKIE, ""),
+        "push_key": vapid.public_key(),
+    }
+    return render(request, "accounts/profile.html", context, status=status)
+
+
+@require_POST
+@login_required
+def push_subscribe(request):
+    """This browser turns push notifications on: its subscription (JSON, as the browser's
+    ``PushSubscription.toJSON()`` gives it) is kept for the player; a cookie names the device."""
+    try:
+        data = json.loads(request.body or b"null")
+    except (ValueError, UnicodeDecodeError):
+        data = None
+    try:
+        device = devices.device_subscribe(
+            user=request.user, subscription=data, user_agent=request.headers.get("User-Agent", "")
+        )
+    except services.AccountError as error:
+        return JsonResponse({"error": error.message}, status=400)
+    response = JsonResponse({"id": device.pk, "label": device.label}, status=201)
+    response.set_cookie(
+        devices.COOKIE,
+        device.device_key,
+        max_age=devices.COOKIE_AGE,
+        secure=settings.SESSION_COOKIE_SECURE,
+        httponly=True,
+        samesite="Lax",
     )
+    return response
+
+
+@require_POST
+@login_required
+def device_remove(request, pk: int):
+    if not devices.device_remove(user=request.user, device_id=pk):
+        raise Http404
+    messages.success(request, _("The device gets no more notifications."))
+    return redirect("profile")
 
 
 @require_http_methods(["GET", "HEAD", "POST"])

@@ -134,24 +134,72 @@ def gunicorn(*, worker_class: str = "gthread", workers: int = 2, threads: int = 
 SERVER_APP_NAME = "saboteur-bench-server"
 
 
+@contextmanager
+def uvicorn(*, workers: int = 1, extra_env: dict | None = None):
+    """Run uvicorn (the site under ASGI, as production serves the live streams) on a free
+    loopback port; always stopped on the way out, even on error."""
+    port = free_port()
+    command = [
+        str(ROOT / ".venv" / "bin" / "uvicorn"),
+        "saboteur_site.asgi:application",
+        "--app-dir", str(ROOT),
+        "--host", "127.0.0.1",
+        "--port", str(port),
+        "--workers", str(workers),
+        "--log-level", "warning",
+        "--timeout-graceful-shutdown", "2",
+        "--backlog", "1024",
+    ]  # fmt: skip
+    separator = "&" if "?" in DATABASE_URL else "?"
+    env = {
+        **os.environ,
+        **ENV,
+        **(extra_env or {}),
+        "DATABASE_URL": f"{DATABASE_URL}{separator}application_name={SERVER_APP_NAME}",
+    }
+    process = subprocess.Popen(command, cwd=ROOT, env=env, start_new_session=True)  # noqa: S603
+    try:
+        _wait_until_up(port, process)
+        yield Server(port, process.pid, include_self=workers == 1)
+    finally:
+        _stop(process)
+
+
 class Server:
-    def __init__(self, port: int, pid: int):
+    def __init__(self, port: int, pid: int, *, include_self: bool = False):
         self.port, self.pid = port, pid
+        self.include_self = include_self  # a single-process server (uvicorn --workers 1)
+
+    def processes(self) -> list[int]:
+        pids = [pid for pid in _all_pids() if _parent(pid) == self.pid]
+        return [self.pid, *pids] if self.include_self else pids
 
     def cpu(self) -> dict[int, float]:
-        """CPU seconds used so far by each gunicorn worker and each of their database backends.
+        """CPU seconds used so far by each server process and each of their database backends.
 
         The machine may be shared, so requests per second move with other load; CPU time per
         request does much less."""
+        pids = self.processes() + self.database_backends()
+        return {pid: _cpu_seconds(pid) for pid in pids}
+
+    def database_backends(self) -> list[int]:
         from django.db import connection
 
-        pids = [pid for pid in _all_pids() if _parent(pid) == self.pid]
         with connection.cursor() as cursor:
             cursor.execute(
                 "SELECT pid FROM pg_stat_activity WHERE application_name = %s", [SERVER_APP_NAME]
             )
-            pids += [row[0] for row in cursor.fetchall()]
-        return {pid: _cpu_seconds(pid) for pid in pids}
+            return [row[0] for row in cursor.fetchall()]
+
+    def status(self, field: str) -> int:
+        """A number from /proc/<pid>/status summed over the server processes (VmRSS in kB,
+        Threads)."""
+        total = 0
+        for pid in self.processes():
+            for line in _read(f"/proc/{pid}/status").splitlines():
+                if line.startswith(f"{field}:"):
+                    total += int(line.split()[1])
+        return total
 
 
 def cpu_used(before: dict[int, float], after: dict[int, float]) -> float:

@@ -9,7 +9,7 @@ logged-in sessions and a few client threads, for:
   of Django, the middleware and the session alone; the baseline of the ratios;
 - ``poll``: ``/games/<pk>/poll/?v=<revision>`` while nothing changed (204);
 - ``lobby``: ``/games/``, the open games (20 lobbies waiting for players) and the creation form;
-- ``page``: the game page ``/games/<pk>/`` of a game in mid-round, for the seat to move (legal
+- ``page``: the game page ``/games/<pk>/`` of a game 60 moves in, for the seat to move (legal
   moves, hand) and for a waiting seat;
 - ``move``: an htmx ``POST /games/<pk>/move/`` of a legal move (a pass when there is one), by the
   seat to move, answered with the fresh play area. Each client thread plays its own game; the
@@ -19,8 +19,12 @@ logged-in sessions and a few client threads, for:
   game (every hand and role revealed), a step in the middle, for one of its players;
 - ``recap``: ``/games/<pk>/rounds/2/``, the recap of that game's second round.
 
-Goals: poll at least 0.5 of bare, lobby at least 0.4, game page, replay step and recap at least
-0.15 of bare. See docs/web-performance.md.
+Then (``--live-pages``, 50 by default) uvicorn serves that many live streams of the game page's
+game, and the cost of the idle open pages is printed (memory, threads, CPU per page and minute,
+connections; ``bench/live.py`` has the details and the delays).
+
+Goals: poll at least 0.5 of bare, lobby at least 0.4, the game page at least 0.2, replay step
+and recap at least 0.15 of bare. See docs/web-performance.md.
 """
 
 from __future__ import annotations
@@ -42,8 +46,8 @@ from bench import harness  # noqa: E402
 GOALS = {
     "poll": 0.5,
     "lobby": 0.4,
-    "page (seat to move)": 0.15,
-    "page (waiting seat)": 0.15,
+    "page (seat to move)": 0.2,
+    "page (waiting seat)": 0.2,
     "replay step": 0.15,
     "recap": 0.15,
 }
@@ -51,7 +55,7 @@ LOBBIES = 20
 
 
 def seed(threads: int):
-    """Four players, one game in mid-round for the page and poll, one fresh game per thread."""
+    """Four players, one game 60 moves in for the page and poll, one fresh game per thread."""
     from games import engine
     from games.play import lobby as play_lobby
     from games.play import moves as play_moves
@@ -71,7 +75,7 @@ def seed(threads: int):
 
     page_game = started()
     rng = random.Random(7)  # noqa: S311 - a benchmark's reproducible choices
-    for _ in range(30):  # mid-round: cards in the maze, a move log, smaller hands
+    for _ in range(60):  # a 60-move game: cards in the maze, a long move log, smaller hands
         page_game.refresh_from_db()
         seat = page_game.seats.get(position=page_game.to_move)
         state = engine.State.from_json(page_game.snapshot)
@@ -227,6 +231,10 @@ def main() -> int:
     parser.add_argument("--threads", type=int, default=6, help="client threads")
     parser.add_argument("--worker-class", choices=["sync", "gthread"], default="gthread")
     parser.add_argument("--worker-threads", type=int, default=2, help="threads per gthread worker")
+    parser.add_argument(
+        "--live-pages", type=int, default=50, help="open live streams for the idle cost (0: none)"
+    )
+    parser.add_argument("--live-idle", type=float, default=15.0, help="seconds of idle streams")
     args = parser.parse_args()
 
     harness.setup_django()
@@ -282,7 +290,26 @@ def main() -> int:
                 for key in ("requests", "seconds", "latencies", "failures"):
                     total[key] += result[key]
     print(f"load average after: {os.getloadavg()[0]:.1f}")
-    return report(totals)
+    failed = report(totals)
+    if args.live_pages:
+        live_idle_cost(page_game, [sessions[users[i % 4].pk] for i in range(args.live_pages)], args)
+    return failed
+
+
+def live_idle_cost(game, sessions, args) -> None:
+    """What open game pages cost while nothing happens: one live stream each, served by uvicorn
+    as in production (``bench/live.py`` measures the delays as well)."""
+    from bench import live
+
+    loop = live.Loop()
+    try:
+        with harness.uvicorn(extra_env={"DATABASE_POOL": "1"}) as server:
+            pages, idle = live.open_pages(loop, server, game.pk, sessions, args.live_idle)
+    finally:
+        loop.stop()
+    if idle is not None:
+        print(f"live channel: {len(sessions)} open pages of the game page's game, uvicorn")
+        live.print_idle(idle)
 
 
 def report(totals) -> int:

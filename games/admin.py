@@ -14,6 +14,7 @@ from django.contrib.admin import helpers
 from django.contrib.admin.models import LogEntry
 from django.contrib.auth import get_user_model
 from django.core.exceptions import PermissionDenied
+from django.db import models
 from django.db.models import Count, Prefetch, Q
 from django.http import Http404
 from django.shortcuts import redirect
@@ -21,6 +22,7 @@ from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django.utils import formats, timezone
 from django.utils.html import format_html, format_html_join
+from django.utils.text import capfirst
 from django.utils.translation import gettext, ngettext
 from django.utils.translation import gettext_lazy as _
 
@@ -31,6 +33,7 @@ from .models import ChatMessage, Game, Move, Notice, Seat, TableEvent
 from .moderation import tables
 from .outbox.sending import verified_email
 from .play.errors import ServiceError
+from .read.seats import seat_number
 from .read.table_events import describe
 
 admin.site.site_header = _("Saboteur administration")
@@ -140,11 +143,17 @@ class ReplaceSeatForm(ReasonForm):
         return data
 
 
+def seat_shown(seat: Seat) -> str:
+    """A seat as the game page and the emails number it: "seat 1 of 4"."""
+    live = Seat.objects.filter(game_id=seat.game_id).live().count()
+    return seat_number(seat.position, live)
+
+
 def _seat_label(seat: Seat) -> str:
     """A seat in the replace form, marked when its player is absent, banned or unverified."""
     user = seat.user
-    label = gettext("Seat %(position)s: %(name)s") % {
-        "position": seat.position,
+    label = gettext("%(seat)s: %(name)s") % {
+        "seat": capfirst(seat_shown(seat)),
         "name": seat.bot_name or user or gettext("deleted player"),
     }
     marks = []
@@ -209,10 +218,68 @@ def action_with_form(modeladmin, request, queryset, *, form_class, title, perfor
 
 
 def _formatted(moment) -> str:
-    """A moment as the admin reads it (site time zone, localized), never an ISO string."""
+    """A moment as the admin reads it: localized in the site's time zone, which it names
+    ("Nov. 3, 2026, 5 p.m. (UTC)"), never an ISO string."""
     if moment is None:
         return "-"
-    return formats.date_format(timezone.localtime(moment), "DATETIME_FORMAT")
+    local = timezone.localtime(moment)
+    return f"{formats.date_format(local, 'DATETIME_FORMAT')} ({local.tzname()})"
+
+
+def _zoned(field) -> callable:
+    @admin.display(description=field.verbose_name, ordering=field.name)
+    def shown(obj):
+        return _formatted(getattr(obj, field.name))
+
+    return shown
+
+
+class ZonedTimes:
+    """Every date and time this admin shows (list columns, read-only fields) names its time
+    zone: each date-time field is shown through ``_formatted`` by a display of its own."""
+
+    def _zoned_fields(self) -> set[str]:
+        return {
+            f.name
+            for f in self.model._meta.get_fields()
+            if isinstance(f, models.DateTimeField) and not f.auto_created
+        }
+
+    def __getattr__(self, name):
+        # "deadline_zoned": the deadline with its zone (looked up by the admin by name).
+        if name.endswith(ZONED) and name[: -len(ZONED)] in self._zoned_fields():
+            return _zoned(self.model._meta.get_field(name[: -len(ZONED)]))
+        raise AttributeError(name)
+
+    def _zone(self, names, only=None):
+        times = self._zoned_fields()
+        if only is not None:
+            times &= set(only)
+        return [f"{n}{ZONED}" if isinstance(n, str) and n in times else n for n in names]
+
+    def get_list_display(self, request):
+        return self._zone(super().get_list_display(request))
+
+    def get_readonly_fields(self, request, obj=None):
+        return self._zone(super().get_readonly_fields(request, obj))
+
+    def get_fieldsets(self, request, obj=None):
+        readonly = super().get_readonly_fields(request, obj)
+        return [
+            (name, {**options, "fields": self._zone_nested(options["fields"], readonly)})
+            for name, options in super().get_fieldsets(request, obj)
+        ]
+
+    def _zone_nested(self, fields, readonly):
+        return [
+            tuple(self._zone(f, readonly))
+            if isinstance(f, list | tuple)
+            else self._zone([f], readonly)[0]
+            for f in fields
+        ]
+
+
+ZONED = "_zoned"
 
 
 class HasErrorFilter(admin.SimpleListFilter):
@@ -233,12 +300,17 @@ class HasErrorFilter(admin.SimpleListFilter):
 # -- Games -------------------------------------------------------------------------------------
 
 
-class SeatInline(admin.TabularInline):
+class SeatInline(ZonedTimes, admin.TabularInline):
     """Who sits where; never a role."""
 
     model = Seat
-    fields = ("position", "user", "state", "joined_at", "last_seen_at", "timeouts_in_a_row")
+    fields = ("seat", "user", "state", "joined_at", "last_seen_at", "timeouts_in_a_row")
     readonly_fields = fields
+
+    @admin.display(description=_("seat"))
+    def seat(self, seat):
+        return seat_shown(seat)
+
     extra = 0
     can_delete = False
     show_change_link = False
@@ -250,7 +322,7 @@ class SeatInline(admin.TabularInline):
         return False
 
 
-class TableEventInline(admin.TabularInline):
+class TableEventInline(ZonedTimes, admin.TabularInline):
     model = TableEvent
     fields = ("created_at", "kind", "after_version", "line")
     readonly_fields = fields
@@ -285,7 +357,7 @@ def _round_line(number: int, done: dict, names: dict[str, str]) -> str:
 
 
 @admin.register(Game)
-class GameAdmin(NoSecretLookups, admin.ModelAdmin):
+class GameAdmin(ZonedTimes, NoSecretLookups, admin.ModelAdmin):
     list_display = (
         "name",
         "ruleset",
@@ -315,7 +387,7 @@ class GameAdmin(NoSecretLookups, admin.ModelAdmin):
         "status",
         "version",
         "revision",
-        "to_move",
+        "whose_turn",
         "decision_since",
         "deadline",
         "paused_remaining",
@@ -342,7 +414,12 @@ class GameAdmin(NoSecretLookups, admin.ModelAdmin):
         return (
             super()
             .get_queryset(request)
-            .annotate(seat_count=Count("seats", distinct=True))
+            # The seats at the table: a replaced seat's player is no longer one of them.
+            .annotate(
+                seat_count=Count(
+                    "seats", filter=~Q(seats__state=Seat.State.REPLACED), distinct=True
+                )
+            )
             .prefetch_related(seats)
         )
 
@@ -397,8 +474,12 @@ class GameAdmin(NoSecretLookups, admin.ModelAdmin):
     def whose_turn(self, game):
         if game.status not in (Game.Status.RUNNING, Game.Status.PAUSED):
             return "-"
-        seat = next((s for s in self._live_seats(game) if s.position == game.to_move), None)
-        return str(seat.user) if seat and seat.user else "-"
+        live = self._live_seats(game)
+        seat = next((s for s in live if s.position == game.to_move), None)
+        if seat is None:
+            return "-"
+        name = seat.bot_name or seat.user or gettext("deleted player")
+        return f"{name} ({seat_number(seat.position, len(live))})"
 
     @admin.display(description=_("round"))
     def round_number(self, game):
@@ -523,8 +604,8 @@ class GameAdmin(NoSecretLookups, admin.ModelAdmin):
                 new_user=new_user,
                 reason=data["reason"],
             )
-            return gettext("Seat %(position)d: %(new)s took over from %(old)s.") % {
-                "position": seat.position,
+            return gettext("%(seat)s: %(new)s took over from %(old)s.") % {
+                "seat": capfirst(seat_shown(seat)),
                 "new": seat.user or gettext("a bot"),
                 "old": old_name,
             }
@@ -550,7 +631,7 @@ class ReadOnlyAdmin(admin.ModelAdmin):
 
 
 @admin.register(Move)
-class MoveAdmin(NoSecretLookups, ReadOnlyAdmin):
+class MoveAdmin(ZonedTimes, NoSecretLookups, ReadOnlyAdmin):
     list_display = ("game", "sequence", "player", "automatic", "stand_in", "created_at")
     list_filter = ("automatic", "stand_in", "game__status")
     search_fields = ("game__name",)
@@ -584,7 +665,7 @@ class MoveAdmin(NoSecretLookups, ReadOnlyAdmin):
 
 
 @admin.register(ChatMessage)
-class ChatMessageAdmin(admin.ModelAdmin):
+class ChatMessageAdmin(ZonedTimes, admin.ModelAdmin):
     list_display = ("created_at", "game", "author", "text")
     list_select_related = ("game", "seat__user")
     search_fields = ("text", "seat__user__display_name", "game__name")
@@ -601,12 +682,20 @@ class ChatMessageAdmin(admin.ModelAdmin):
     def author(self, message):
         return message.seat.user or gettext("deleted player")
 
+    # Deleting goes through moderation: the game gets a new revision, so open pages and the
+    # game page's per-revision cache of the chat drop the lines.
+    def delete_model(self, request, obj):
+        tables.chat_delete(message_ids=[obj.pk])
+
+    def delete_queryset(self, request, queryset):
+        tables.chat_delete(message_ids=list(queryset.values_list("pk", flat=True)))
+
 
 # -- The email outbox ---------------------------------------------------------------------------
 
 
 @admin.register(Notice)
-class NoticeAdmin(NoSecretLookups, admin.ModelAdmin):
+class NoticeAdmin(ZonedTimes, NoSecretLookups, admin.ModelAdmin):
     list_display = (
         "kind", "status", "recipient", "game", "due_at", "attempts", "reason", "last_error",
     )  # fmt: skip
@@ -658,7 +747,7 @@ class NoticeAdmin(NoSecretLookups, admin.ModelAdmin):
 
 
 @admin.register(LogEntry)
-class LogEntryAdmin(ReadOnlyAdmin):
+class LogEntryAdmin(ZonedTimes, ReadOnlyAdmin):
     list_display = ("action_time", "user", "content_type", "object_repr", "action_flag", "message")
     list_filter = ("action_flag", "content_type")
     search_fields = ("object_repr", "change_message", "user__username")

@@ -294,9 +294,13 @@ class Notice(models.Model):
         INVITATION = "invitation", _("Invitation")
         MENTION = "mention", _("Chat mention")
         STARTED = "started", _("Game started")
+        FINISHED = "finished", _("Game over")
         ABORTED = "aborted", _("Game aborted")
         BRIEFING = "briefing", _("Seat taken over (newcomer)")
         REPLACED = "replaced", _("Seat taken over (replaced player)")
+        PAUSED = "paused", _("Game paused")
+        RESUMED = "resumed", _("Game resumed")
+        EXTENDED = "extended", _("Deadline extended")
 
     class Status(models.TextChoices):
         PENDING = "pending", _("Pending")
@@ -334,6 +338,39 @@ class Notice(models.Model):
         if self.game_id:
             return f"{self.get_kind_display()}: {to} ({self.game})"
         return f"{self.get_kind_display()}: {to}"
+
+
+class PushDelivery(models.Model):
+    """One notice pushed to one device: unique per notice and device, so that retries, redeliveries
+    and parallel sweeps push each device once (games.outbox.push)."""
+
+    class Status(models.TextChoices):
+        PENDING = "pending", _("Pending")
+        SENT = "sent", _("Sent")
+        FAILED = "failed", _("Failed")
+
+    notice = models.ForeignKey(Notice, on_delete=models.CASCADE, related_name="pushes")
+    subscription = models.ForeignKey(
+        "accounts.PushSubscription", on_delete=models.CASCADE, related_name="deliveries"
+    )
+    status = models.CharField(max_length=8, choices=Status, default=Status.PENDING)
+    due_at = models.DateTimeField()
+    attempts = models.PositiveSmallIntegerField(default=0)
+    last_error = models.CharField(max_length=300, blank=True)
+    sent_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        verbose_name = _("push delivery")
+        verbose_name_plural = _("push deliveries")
+        constraints = [
+            models.UniqueConstraint(
+                fields=["notice", "subscription"], name="games_pushdelivery_once_per_device"
+            )
+        ]
+        indexes = [models.Index(fields=["status", "due_at"], name="games_pushdelivery_due")]
+
+    def __str__(self) -> str:
+        return f"{self.notice} -> {self.subscription_id}"
 
 
 class Rating(models.Model):

@@ -13,6 +13,7 @@ DEBUG is off in both unless DJANGO_DEBUG=1, which production refuses.
 
 import os
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
@@ -140,6 +141,7 @@ MIDDLEWARE = [
     "saboteur_site.middleware.RefuseUnstorableTextMiddleware",
     "allauth.account.middleware.AccountMiddleware",
     "accounts.middleware.PrivatePagesNoStoreMiddleware",
+    "accounts.middleware.DeviceSeenMiddleware",
 ]
 
 ROOT_URLCONF = "saboteur_site.urls"
@@ -228,6 +230,29 @@ else:
             "LOCATION": "django_cache",
         }
     }
+
+# --- Live updates (games/read/live.py, games/web/live.py) --------------------------------------
+
+# Open game pages hold a server-sent events stream that says only "game N is at revision V". With
+# Redis, every change is published after its commit and each process that serves streams listens
+# on one connection; without it (`make run`) that process reads the revisions of the watched games
+# from the database every LIVE_FALLBACK_POLL_MS. Redis pub/sub ignores database numbers, so the
+# channel names carry the Redis database: two sites (or test runs) on one Redis never cross.
+_redis_db = urlsplit(REDIS_URL).path.strip("/") or "0"
+LIVE_CHANNEL = env_str("LIVE_CHANNEL") or f"saboteur:live:{_redis_db}"
+# A stream ends after this long and the browser opens a new one (re-checked from scratch).
+LIVE_STREAM_SECONDS = env_int("LIVE_STREAM_SECONDS", 15 * 60)
+# A "ping" event this often: proxies keep the connection, the page knows the stream is alive.
+LIVE_HEARTBEAT_SECONDS = env_int("LIVE_HEARTBEAT_SECONDS", 25)
+# How often each open stream checks that its session still belongs to its viewer (logging out
+# ends the streams of that session at once; this catches expiry, deactivation, password change).
+LIVE_RECHECK_SECONDS = env_int("LIVE_RECHECK_SECONDS", 60)
+LIVE_FALLBACK_POLL_MS = env_int("LIVE_FALLBACK_POLL_MS", 500)
+# A stream holds its worker for as long as the page is open: under gunicorn's sync workers that
+# would starve the site, so production serves streams only under ASGI (README, "Running in
+# production") and answers 204 (the page keeps polling) elsewhere. Development's runserver and
+# the tests' live server have a thread per connection.
+LIVE_WSGI_STREAMS = env_bool("LIVE_WSGI_STREAMS", not PRODUCTION)
 
 # Per process, for markup that is the same for everyone (the lobby's creation form): no round
 # trip to Redis, nothing to invalidate but a deploy.
@@ -348,6 +373,29 @@ if PRODUCTION:
 else:
     SITE_URL = env_str("SITE_URL", "http://127.0.0.1:8000")
 
+# Web Push (games/outbox/push.py): the site's VAPID key pair (RFC 8292). Without a private key
+# the site runs without push notifications and /health/ says so. `make run` makes a pair under
+# .run/vapid/ once. The subject tells push services whom to contact (mailto: or https:).
+VAPID_PRIVATE_KEY = env_str("VAPID_PRIVATE_KEY")
+VAPID_SUBJECT = env_str("VAPID_SUBJECT") or (
+    SITE_URL if SITE_URL.startswith("https://") else "mailto:webmaster@localhost"
+)
+# Push endpoints the site posts to: https on a known push service's host (a browser gives its
+# own), so that a forged subscription cannot make the site post elsewhere. Development allows
+# any host over http too (the tests' local push service).
+PUSH_SERVICE_HOSTS = env_list(
+    "PUSH_SERVICE_HOSTS",
+    [
+        "fcm.googleapis.com",  # Chrome, Edge on Android, Opera
+        "updates.push.services.mozilla.com",  # Firefox
+        "push.services.mozilla.com",
+        "web.push.apple.com",  # Safari
+        "notify.windows.com",  # Edge on Windows (wns2-*.notify.windows.com)
+        "push.apple.com",
+    ],
+)
+PUSH_ANY_HOST = env_bool("PUSH_ANY_HOST", not PRODUCTION)
+
 # --- Internationalisation -------------------------------------------------------------------
 
 LANGUAGE_CODE = "en"
@@ -385,6 +433,8 @@ WHITENOISE_USE_FINDERS = not PRODUCTION
 
 SECURE_CSP = {
     "default-src": [CSP.SELF],
+    # The game page's live stream (EventSource) and htmx's requests: the site itself only.
+    "connect-src": [CSP.SELF],
     "script-src": [CSP.SELF, CSP.NONCE],
     "style-src": [CSP.SELF],
     "img-src": [CSP.SELF, "data:"],

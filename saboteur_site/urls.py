@@ -1,17 +1,33 @@
+import dataclasses
 from datetime import timedelta
 
 from django.conf import settings
 from django.contrib import admin
 from django.urls import include, path
+from health_check.base import HealthCheck
 from health_check.checks import Cache, Database
 from health_check.contrib.celery import Ping
 from health_check.views import HealthCheckView
+
+from . import pwa, vapid
+
 
 # For the load balancer: PostgreSQL answers, the cache (Redis) stores and reads, a Celery worker
 # answers a ping. 200 when all hold, else 503; JSON with ?format=json or Accept: application/json.
 # The run mode's filesystem broker has no remote control, so no worker can answer a ping there:
 # the check is left out rather than reporting a working worker as down.
-_checks = [Database, Cache]
+@dataclasses.dataclass
+class WebPush(HealthCheck):
+    """Whether push notifications are on; never fails (the site works without them), but says
+    why they are off (``WebPush(state='off: VAPID_PRIVATE_KEY is not set')``)."""
+
+    state: str = dataclasses.field(default_factory=vapid.status)
+
+    def run(self) -> None:
+        return None
+
+
+_checks = [Database, Cache, WebPush]
 if not settings.CELERY_BROKER_URL.startswith("filesystem://"):
     _checks.append((Ping, {"timeout": timedelta(seconds=1), "limit": 1}))
 _health_checks = HealthCheckView.as_view(checks=_checks)
@@ -35,4 +51,8 @@ urlpatterns = [
     path("i18n/", include("django.conf.urls.i18n")),
     path("admin/", admin.site.urls),
     path("health/", health, name="health"),
+    # The installable site: its manifest, and the service worker with the whole site as scope.
+    path("manifest.webmanifest", pwa.manifest, name="manifest"),
+    path("sw.js", pwa.service_worker, name="service_worker"),
+    path("offline/", pwa.offline, name="offline"),
 ]

@@ -20,6 +20,13 @@ export SITE_URL="${SITE_URL:-$(site_url_for "$HOST_PORT")}"
 ensure_venv
 mkdir -p .run/mail .run/broker .run/logs
 
+# Push notifications: a VAPID key pair made once under .run/ (production sets its own).
+if [ -z "${VAPID_PRIVATE_KEY:-}" ]; then
+    python manage.py vapid_keys .run/vapid/private_key
+    VAPID_PRIVATE_KEY="$(cat .run/vapid/private_key)"
+    export VAPID_PRIVATE_KEY
+fi
+
 say "Migrating the database"
 python manage.py migrate --noinput
 python manage.py createcachetable

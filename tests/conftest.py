@@ -5,6 +5,8 @@ took about two thirds of the suite's time. Tests hash with MD5 instead; one test
 tests/web/test_settings_guard.py checks that the site itself still uses the slow one.
 """
 
+import secrets
+
 import pytest
 from django.test.utils import override_settings
 
@@ -17,6 +19,15 @@ def _fast_password_hasher():
         yield
 
 
+@pytest.fixture(autouse=True, scope="session")
+def _own_live_channel():
+    """Redis pub/sub ignores database numbers: each test run gets live channels of its own, so
+    that runs sharing a Redis never hear each other's games (tests/web/test_live.py passes it to
+    the servers it starts)."""
+    with override_settings(LIVE_CHANNEL=f"saboteur:test-live:{secrets.token_hex(6)}"):
+        yield
+
+
 @pytest.fixture(autouse=True)
 def _fresh_local_cache():
     # The per-process cache (lobby markup, the games-to-watch list) starts empty in every test.
@@ -24,3 +35,25 @@ def _fresh_local_cache():
 
     caches["local"].clear()
     yield
+
+
+@pytest.fixture(autouse=True)
+def _no_live_hub_left():
+    """A test that served live streams (a live server's pages) leaves no hub thread behind to
+    query a database the next test has flushed, or that is dropped at the end."""
+    yield
+    from games.read import live
+
+    live.stop_hub()
+
+
+@pytest.fixture(autouse=True)
+def _one_shot_live_streams(request):
+    """Django's test client reads a whole response: under it a game's live stream answers its
+    first event and ends (LIVE_STREAM_SECONDS=0), so that tests walking every route finish.
+    Tests with a real server (``live_server``) and tests/web/test_live.py keep real streams."""
+    if "live_server" in request.fixturenames or request.node.get_closest_marker("real_streams"):
+        yield
+        return
+    with override_settings(LIVE_STREAM_SECONDS=0):
+        yield

@@ -17,10 +17,12 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from accounts.models import Ban
-from games.models import ChatMessage, Game, Seat
+from games.models import ChatMessage, Game, Notice, Seat
 from games.outbox import schedule, sending
+from games.play.bot_turns import bot_turn_after_commit
 from games.play.errors import ServiceError
 from games.play.locking import lock_game
+from games.play.moves import decide_for_absent_now
 from games.read.seats import user_name
 
 
@@ -31,7 +33,8 @@ def user_deactivate(*, user, by=None) -> list[str]:
     is read (``ModelBackend.get_user`` checks ``is_active``), so every open session of theirs
     stops authenticating at its next request. Their sessions are deleted as well, so that a
     later reactivation does not revive them. Their seats in running games stay; the admins can
-    hand those to someone else (``seat_replace``) or let the deadlines mark them absent.
+    hand those to someone else (``seat_replace``). Meanwhile the table does not wait for them:
+    the site makes their decisions at once (``moves.site_decides``) and emails them nothing.
     """
     if by is not None and by.pk == user.pk:
         raise ServiceError(_("You cannot deactivate your own account here."))
@@ -40,8 +43,26 @@ def user_deactivate(*, user, by=None) -> list[str]:
         type(user).objects.filter(pk=user.pk).update(is_active=False)
         user.is_active = False
         outcomes = _leave_lobbies(user)
+        _stop_waiting_for(user, timezone.now())
     end_sessions(user)
     return outcomes
+
+
+def _stop_waiting_for(user, now) -> None:
+    """An inactive player's turns: their unsent "your turn" emails and reminders are cancelled,
+    and a decision of theirs under way is the site's at once (``decide_for_absent_now``; the
+    sweep makes it within a minute, or their stand-in bot). Their games are locked already."""
+    Notice.objects.filter(
+        user=user,
+        kind__in=(Notice.Kind.TURN, Notice.Kind.REMINDER),
+        status=Notice.Status.PENDING,
+    ).update(status=Notice.Status.SKIPPED, reason="inactive account")
+    underway = (Game.Status.RUNNING, Game.Status.PAUSED)
+    for game in Game.objects.filter(
+        status__in=underway, seats__in=Seat.objects.live().filter(user=user)
+    ).order_by("pk"):
+        if decide_for_absent_now(game, now):
+            game.save(update_fields=["deadline", "paused_remaining"])
 
 
 DATABASE_SESSIONS = (
@@ -158,6 +179,7 @@ def user_ban(*, user, by, reason: str, now=None) -> tuple[list[str], list[Seat]]
                 sending.enqueue_after_commit(
                     schedule.notice_absent(game=game, absent=seat, now=now, banned=True)
                 )
+                bot_turn_after_commit(game)  # their stand-in's move, if it is their turn
             seat.game = game
             seats.append(seat)
     return outcomes, seats

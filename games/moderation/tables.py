@@ -1,5 +1,6 @@
 """The moderators' actions on games: rename, pause, resume, extend, abort, hand a seat over,
-send an email again. Each leaves a public table event (``games.read.table_events``)."""
+send an email again. Each leaves a public table event (``games.read.table_events``); pausing,
+resuming, extending and aborting are emailed to every seated player too."""
 
 from __future__ import annotations
 
@@ -9,12 +10,12 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from games.models import Game, Notice, Seat, TableEvent
+from games.models import ChatMessage, Game, Notice, Seat, TableEvent
 from games.outbox import schedule, sending
 from games.play import ratings
 from games.play.bot_turns import bot_turn_after_commit
 from games.play.errors import ServiceError
-from games.play.locking import lock_game
+from games.play.locking import lock_game, touch
 from games.read.seats import user_name
 
 MAX_EXTENSION_HOURS = 24 * 14
@@ -34,6 +35,19 @@ def game_rename(*, game_id: int, name: str) -> None:
         game.save(update_fields=["name"])
 
 
+def chat_delete(*, message_ids) -> int:
+    """Moderators delete chat lines. Their games get a new revision in the same transaction,
+    so open pages drop the lines at once and the game page's cache of the chat (kept per
+    revision, ``games.read.pages``) is not served again."""
+    ids = list(message_ids)
+    with transaction.atomic():
+        game_ids = ChatMessage.objects.filter(pk__in=ids).values_list("game_id", flat=True)
+        for game_id in sorted(set(game_ids)):  # the lock order: game rows first, by id
+            touch(lock_game(game_id))
+        deleted, _counts = ChatMessage.objects.filter(pk__in=ids).delete()
+    return deleted
+
+
 def game_pause(*, game_id: int, now=None) -> Game:
     """Stop the clock: the time left is kept, the deadline cleared (the sweep ignores it)."""
     now = now or timezone.now()
@@ -50,7 +64,19 @@ def game_pause(*, game_id: int, now=None) -> Game:
         game.deadline = None
         _event(game, TableEvent.Kind.PAUSED)
         game.save()
+        _tell_table(game, Notice.Kind.PAUSED, now, left=game.paused_remaining.total_seconds())
     return game
+
+
+def _tell_table(game: Game, kind: str, now, **data) -> None:
+    """Tell every seated player what the moderators did to the game's clock: whose decision it
+    is and its deadline (their emails give it in each player's own time zone)."""
+    data.update(
+        mover=game.to_move,
+        deadline=game.deadline.isoformat() if game.deadline else None,
+    )
+    notices = schedule.notices_for_game_event(game=game, kind=kind, now=now, data=data)
+    sending.enqueue_after_commit(notices)
 
 
 def game_resume(*, game_id: int, now=None) -> Game:
@@ -67,6 +93,7 @@ def game_resume(*, game_id: int, now=None) -> Game:
         game.paused_remaining = game.paused_at = None
         _event(game, TableEvent.Kind.RESUMED)
         game.save()
+        _tell_table(game, Notice.Kind.RESUMED, now)
         # Reminders follow the new deadline: none lost to the pause, none early. A decision
         # that began while paused (a seat handed over) gets its emails now.
         notices = schedule.notices_for_decision(game=game, now=now)
@@ -97,6 +124,7 @@ def game_extend(*, game_id: int, hours: int, now=None) -> Game:
             who=user_name(seat.user) if seat else "?",
         )
         game.save()
+        _tell_table(game, Notice.Kind.EXTENDED, now, hours=hours)
         sending.enqueue_after_commit(schedule.turn_rescheduled(game=game, now=now))
     return game
 
@@ -183,19 +211,29 @@ def seat_replace(*, game_id: int, position: int, new_user, reason: str = "", now
                 game.paused_remaining = game.turn_limit
         game.save()
         schedule.turn_ended(game=game)
-        told = _tell_takeover(game, old, seat, reason, now)
+        told = []
         if began and game.status == Game.Status.RUNNING:
             told += schedule.notices_for_decision(game=game, now=now)
             bot_turn_after_commit(game)
+        # The newcomer's first "your turn" email carries their briefing: one email, not two
+        # that could arrive in either order.
+        turn = next((n for n in told if n.kind == Notice.Kind.TURN and n.seat_id == seat.pk), None)
+        if turn is not None:
+            turn.data["briefing"] = old.bot_name or user_name(old.user)
+            Notice.objects.filter(key=turn.key).update(data=turn.data)
+        told += _tell_takeover(game, old, seat, reason, now, briefing=turn is None)
         sending.enqueue_after_commit(told)
     return seat
 
 
-def _tell_takeover(game: Game, old: Seat, new: Seat, reason: str, now) -> list[Notice]:
-    """A briefing for the newcomer, and word to the player who lost the seat."""
+def _tell_takeover(
+    game: Game, old: Seat, new: Seat, reason: str, now, *, briefing: bool
+) -> list[Notice]:
+    """A briefing for the newcomer (unless their "your turn" email carries it), and word to the
+    player who lost the seat."""
     stamp = f"{game.pk}:{old.pk}:{new.pk}"
     rows = []
-    if new.user is not None:  # a bot needs no briefing
+    if new.user is not None and briefing:  # a bot needs no briefing
         rows.append(
             schedule.seat_notice(
                 key=f"briefing:{stamp}",

@@ -5,10 +5,11 @@ from __future__ import annotations
 from datetime import datetime, time
 
 from django.contrib.auth import get_user_model
-from django.db import connection
-from django.utils import timezone
+from django.db import transaction
+from django.db.models import CharField, Exists, F, OuterRef, Value
+from django.db.models.functions import Cast, Concat
 
-from games.models import Game, Notice
+from games.models import Game, Notice, Seat
 from games.read.seats import LIVE_SEAT
 
 from .quiet import zone_named
@@ -26,13 +27,14 @@ def digests_due(now: datetime, *, most: int = DIGESTS_PER_SWEEP) -> list[int]:
 
     Runs every minute, so its cost must not grow with the number of digest users: users are
     grouped by time zone (a few distinct values), and only those whose row for the local day is
-    not written yet are looked at; their rows are written by one ``INSERT ... SELECT`` in the
-    database, their awaiting games included (``_write_digests``), ``most`` rows per sweep at
-    most (the next sweeps write the rest). A user with nothing awaiting gets a skipped row, so
-    that their day is done too. Once a zone's day has nobody left, a marker row
-    (``digests-done:<zone>:<day>``) says so, and later sweeps that day cost two small queries
-    whatever the number of users. Someone who turns the digest on after that gets it from the
-    next day. Returns the ids of the rows to send.
+    not written yet are looked at; their rows, their awaiting games included, are written in a
+    fixed number of queries (``_write_digests``), ``most`` rows per sweep at most (the next
+    sweeps write the rest). A user with nothing awaiting gets a skipped row, so that their day
+    is done too. Once a zone's day has nobody left, a marker row (``digests-done:<zone>:<day>``)
+    says so, and later sweeps that day cost two small queries whatever the number of users.
+    Someone who turns the digest on after that gets it from the next day. Everything is written
+    in one transaction (a failure leaves nothing half done, and the sweep's other parts run on).
+    Returns the ids of the rows to send.
     """
     takers = get_user_model().objects.filter(email_digest=True, is_active=True)
     zones_by_day: dict = {}
@@ -42,12 +44,22 @@ def digests_due(now: datetime, *, most: int = DIGESTS_PER_SWEEP) -> list[int]:
             zones_by_day.setdefault(local.date(), []).append(name)
     markers = [f"digests-done:{z}:{d.isoformat()}" for d, zs in zones_by_day.items() for z in zs]
     done = set(Notice.objects.filter(key__in=markers).values_list("key", flat=True))
+    todo = {
+        day: zones
+        for day, all_zones in zones_by_day.items()
+        if (zones := [z for z in all_zones if f"digests-done:{z}:{day.isoformat()}" not in done])
+    }
+    if not todo:
+        return []
+    with transaction.atomic():
+        return _write_days(todo, now, most)
+
+
+def _write_days(zones_by_day: dict, now: datetime, most: int) -> list[int]:
+    """The rows of these (day, zones) not written yet, and the markers of the zones done."""
     marker_rows, written_now = [], []
-    for day, all_zones in zones_by_day.items():
+    for day, zones in zones_by_day.items():
         suffix = f":{day.isoformat()}"
-        zones = [z for z in all_zones if f"digests-done:{z}{suffix}" not in done]
-        if not zones:
-            continue
         room = most - len(written_now)
         if room <= 0:
             break  # the next sweep writes the rest
@@ -72,54 +84,50 @@ def digests_due(now: datetime, *, most: int = DIGESTS_PER_SWEEP) -> list[int]:
 def _write_digests(
     *, zones: list[str], suffix: str, now: datetime, most: int
 ) -> list[tuple[int, str]]:
-    """One ``INSERT ... SELECT``: the day's row of every digest user in these zones who has none.
+    """The day's row of every digest user in these zones who has none (at most ``most`` users,
+    lowest ids first, so that the sweep's cost stays flat); returns the rows' ids and statuses.
 
-    The database gathers each user's awaiting games (their live seat is the one to move, in a
-    running game whose time limit a digest can serve; oldest decision first) and writes the rows,
-    a skipped one for a user with nothing awaiting; no row passes through Python. At most
-    ``most`` users (lowest ids first), so that the sweep's cost stays flat. Returns the
-    written rows' ids and statuses.
+    Four queries whatever the number of users, on any database (``make run`` uses SQLite): the
+    users without their row (its key found by the unique index), their awaiting games (their
+    live seat is the one to move, in a running game whose time limit a digest can serve; oldest
+    decision first), one ``INSERT`` of the rows (a skipped one for a user with nothing
+    awaiting) and the written rows' ids. Rows another sweeper wrote meanwhile are left as they
+    are (``ignore_conflicts``); sending each row once is ``sending.send``'s job.
     """
-    users = connection.ops.quote_name(get_user_model()._meta.db_table)
-    sql = f"""
-        INSERT INTO games_notice (key, kind, user_id, email, data, status, due_at, attempts,
-                                  last_error, reason, created_at)
-        SELECT 'digest:' || u.id || %(suffix)s, %(kind)s, u.id, '',
-               jsonb_build_object('games', COALESCE(awaiting.games, '[]'::jsonb)),
-               CASE WHEN awaiting.games IS NULL THEN %(skipped)s ELSE %(pending)s END,
-               %(now)s, 0, '',
-               CASE WHEN awaiting.games IS NULL THEN %(nothing)s ELSE '' END, %(created)s
-        FROM {users} u
-        LEFT JOIN LATERAL (
-            SELECT jsonb_agg(g.id ORDER BY g.decision_since, g.id) AS games
-            FROM games_seat s JOIN games_game g ON g.id = s.game_id
-            WHERE s.user_id = u.id AND s.state = ANY(%(live)s) AND s.position = g.to_move
-              AND g.status = %(running)s AND g.turn_limit >= %(serves)s
-        ) awaiting ON true
-        WHERE u.email_digest AND u.is_active AND u.time_zone = ANY(%(zones)s)
-          AND NOT EXISTS (
-              SELECT FROM games_notice n WHERE n.key = 'digest:' || u.id || %(suffix)s
-          )
-        ORDER BY u.id
-        LIMIT %(most)s
-        ON CONFLICT (key) DO NOTHING
-        RETURNING id, status
-    """  # noqa: S608 (the table name is the user model's, quoted; every value is a parameter)
-    params = {
-        "suffix": suffix,
-        "kind": Notice.Kind.DIGEST.value,
-        "skipped": Notice.Status.SKIPPED.value,
-        "pending": Notice.Status.PENDING.value,
-        "nothing": "nothing awaiting",
-        "now": now,
-        "created": timezone.now(),
-        "live": [str(state) for state in LIVE_SEAT],
-        "running": Game.Status.RUNNING.value,
+    key = Concat(Value("digest:"), Cast("pk", CharField()), Value(suffix), output_field=CharField())
+    users = (
+        get_user_model()
+        .objects.filter(email_digest=True, is_active=True, time_zone__in=zones)
+        .annotate(digest_key=key)
+        .filter(~Exists(Notice.objects.filter(key=OuterRef("digest_key"))))
+        .order_by("pk")
+    )
+    ids = list(users.values_list("pk", flat=True)[:most])
+    if not ids:
+        return []
+    awaiting: dict[int, list[int]] = {pk: [] for pk in ids}
+    seats = Seat.objects.filter(
+        user_id__in=ids,
+        state__in=LIVE_SEAT,
+        position=F("game__to_move"),
+        game__status=Game.Status.RUNNING,
         # Games with a shorter time limit send their own "your turn" emails.
-        "serves": DIGEST_SERVES,
-        "zones": zones,
-        "most": most,
-    }
-    with connection.cursor() as cursor:
-        cursor.execute(sql, params)
-        return cursor.fetchall()
+        game__turn_limit__gte=DIGEST_SERVES,
+    ).order_by("game__decision_since", "game_id")
+    for user_id, game_id in seats.values_list("user_id", "game_id"):
+        awaiting[user_id].append(game_id)
+    rows = [
+        Notice(
+            key=f"digest:{pk}{suffix}",
+            kind=Notice.Kind.DIGEST,
+            user_id=pk,
+            data={"games": games},
+            status=Notice.Status.PENDING if games else Notice.Status.SKIPPED,
+            reason="" if games else "nothing awaiting",
+            due_at=now,
+        )
+        for pk, games in awaiting.items()
+    ]
+    Notice.objects.bulk_create(rows, ignore_conflicts=True)
+    written = Notice.objects.filter(key__in=[row.key for row in rows])
+    return list(written.order_by("pk").values_list("pk", "status"))

@@ -22,7 +22,8 @@ def maze_png(view: dict, changed: set[tuple[int, int]] = frozenset()) -> tuple[b
     cells = [(c["x"], c["y"], c["card"], c["turned"]) for c in view["board"]]
     backs = [(g["x"], g["y"]) for g in view["goals"] if g["face_down"]]
     shown = {(x, y) for x, y, _card, _turned in cells}
-    svg = board_svg(cells, goal_backs=backs, highlights=sorted(changed & shown))
+    # Labelled like the game page's maze: the email's text names places "column 3, row 0".
+    svg = board_svg(cells, goal_backs=backs, highlights=sorted(changed & shown), labels=True)
     png = cairosvg.svg2png(bytestring=str(svg).encode())
     width, height = _png_size(png)
     if width > MAZE_MAX_PIXELS:

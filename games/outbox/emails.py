@@ -7,10 +7,12 @@ lines the game page's log shows them. Links lead to the game and carry no login 
 from __future__ import annotations
 
 import email.policy
+from datetime import datetime, timedelta
 from urllib.parse import urlsplit
 
 from django.conf import settings
 from django.core.mail import EmailMultiAlternatives
+from django.core.mail.message import make_msgid
 from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils import formats, timezone, translation
@@ -69,12 +71,14 @@ class NoticeEmail(EmailMultiAlternatives):
         return message
 
 
-def build_email(notice: Notice, address: str) -> EmailMultiAlternatives:
+def build_email(notice: Notice, address: str, together=()) -> EmailMultiAlternatives:
+    """The email of ``notice`` (and of the ``together`` notices of the same kind, game and
+    player that it tells at once: several timeouts released after quiet hours)."""
     user = notice.user
     language = (user.language if user else "") or settings.LANGUAGE_CODE
     zone = user_zone(user) if user else timezone.get_default_timezone()
     with translation.override(language), timezone.override(zone):
-        context = _context(notice)
+        context = _context(notice, list(together))
         context["language"] = translation.get_language()
         what = UNSUBSCRIBE_FOR.get(notice.kind)
         headers = {"Content-Language": context["language"], "Message-ID": message_id(notice)}
@@ -103,11 +107,13 @@ def message_id(notice: Notice) -> str:
     restored from a backup numbers its new rows as the lost ones were.
     """
     host = urlsplit(settings.SITE_URL).hostname or "localhost"
+    if notice.pk is None:  # a preview of an unsaved row: no id to keep
+        return make_msgid(domain=host)
     stamp = int(notice.created_at.timestamp() * 1_000_000)
     return f"<notice.{notice.pk}.{stamp}@{host}>"
 
 
-def _context(notice: Notice) -> dict:
+def _context(notice: Notice, together: list[Notice]) -> dict:
     builders = {
         Notice.Kind.TURN: _turn,
         Notice.Kind.REMINDER: _turn,
@@ -116,10 +122,14 @@ def _context(notice: Notice) -> dict:
         Notice.Kind.INVITATION: _invitation,
         Notice.Kind.MENTION: _mention,
         Notice.Kind.STARTED: _started,
+        Notice.Kind.FINISHED: _finished,
         Notice.Kind.TIMEOUT: _timeout,
         Notice.Kind.ABORTED: _aborted,
         Notice.Kind.BRIEFING: _briefing,
         Notice.Kind.REPLACED: _replaced,
+        Notice.Kind.PAUSED: _clock,
+        Notice.Kind.RESUMED: _clock,
+        Notice.Kind.EXTENDED: _clock,
     }
     context = {
         "greeting": _greeting(notice.user),
@@ -128,7 +138,10 @@ def _context(notice: Notice) -> dict:
         "recaps": [],
         "links": [],
     }
-    context.update(builders[notice.kind](notice))
+    if together:
+        context.update(builders[notice.kind](notice, together))
+    else:
+        context.update(builders[notice.kind](notice))
     return context
 
 
@@ -150,46 +163,81 @@ def _decision_text(state: engine.State) -> str:
     return _("Play a card or pass.")
 
 
+def _since_words(basis: str) -> dict:
+    """What a "your turn" email's changes are counted from, in its three sentences: the log's
+    heading, the maze picture's alt text when something changed and when nothing did. "Since
+    your last move" only to a player who has one (``history.since_basis``)."""
+    return {
+        "move": {
+            "heading": _("What happened since your last move:"),
+            "changed": _("The maze. Since your last move (outlined): %(changes)s"),
+            "same": _("The maze. It has not changed since your last move."),
+        },
+        "visit": {
+            "heading": _("What happened since you last looked at the game:"),
+            "changed": _("The maze. Since you last looked at the game (outlined): %(changes)s"),
+            "same": _("The maze. It has not changed since you last looked at the game."),
+        },
+        "seat": {
+            "heading": _("What happened since this seat's last move:"),
+            "changed": _("The maze. Since this seat's last move (outlined): %(changes)s"),
+            "same": _("The maze. It has not changed since this seat's last move."),
+        },
+        "start": {
+            "heading": _("What happened since the game began:"),
+            "changed": _("The maze. Since the game began (outlined): %(changes)s"),
+            "same": _("The maze as the game began."),
+        },
+    }[basis]
+
+
 def _turn(notice: Notice) -> dict:
     game, seat = notice.game, notice.seat
     seats = list(game.seats.select_related("user"))
     names = {s.engine_name: display_name(s) for s in seats if s.state != Seat.State.REPLACED}
     # What changed since the player last looked at the game or moved (as the page marks it).
     since = history.since_for_email(game, seat, names, renames(game))
+    words = _since_words(history.since_basis(game, seat, since.version))
     moves = game.moves.filter(sequence__gt=since.version).order_by("sequence")
     state = engine.State.from_json(game.snapshot)
-    deadline = {"game": game.name, "deadline": when(game.deadline)}
+    lines = []
+    if notice.data.get("briefing"):  # a newcomer to the seat: the briefing comes first
+        lines += _briefing_lines(game, seat, notice.data["briefing"])
     if notice.kind == Notice.Kind.REMINDER:
         subject = _("Reminder: it is your turn in %(game)s") % {"game": game.name}
-        lines = [
+        # The deadline itself is said once, below ("Decide by ...").
+        lines.append(
             _(
-                "Your time in %(game)s runs out on %(deadline)s (in %(left)s). If it runs out, "
-                "the site makes a safe move for you."
+                "Your time in %(game)s runs out in %(left)s. If it runs out, the site makes a "
+                "safe move for you."
             )
-            % {**deadline, "left": timeuntil(game.deadline, timezone.now())}
-        ]
+            % {"game": game.name, "left": timeuntil(game.deadline, timezone.now())}
+        )
     else:
         subject = _("Your turn in %(game)s") % {"game": game.name}
-        lines = [_("It is your turn in %(game)s.") % {"game": game.name}]
+        if notice.data.get("briefing"):
+            subject = _("You have a seat in %(game)s, and it is your turn") % {"game": game.name}
         if game.version == 0:
-            lines[0:0] = _setup_lines(game, seat)
+            lines += _setup_lines(game, seat)
+        lines.append(_("It is your turn in %(game)s.") % {"game": game.name})
     lines.append(_decision_text(state))
     view = engine.view_for(state, seat.engine_name)
     return {
         "subject": subject,
         "lines": lines,
         "log": [entry.text for entry in since.entries] + history.change_lines(since),
+        "log_heading": words["heading"],
         "recaps": [
             history.recap_lines(view["rounds_done"][n - 1], n, names, ruleset=view["ruleset"])
             for n in since.rounds_ended
             if n <= len(view["rounds_done"])
         ],
         "links": [(_("Open the game"), _game_link(game))],
-        **_play_from_email(notice, state, names, moves),
+        **_play_from_email(notice, state, names, moves, words),
     }
 
 
-def _play_from_email(notice: Notice, state: engine.State, names: dict, moves) -> dict:
+def _play_from_email(notice: Notice, state: engine.State, names: dict, moves, words: dict) -> dict:
     """The maze picture, the deadline and, unless the player turned them off, their role, hand
     and one-tap links: all from the seat's own ``view_for``."""
     game, seat, user = notice.game, notice.seat, notice.user
@@ -198,6 +246,9 @@ def _play_from_email(notice: Notice, state: engine.State, names: dict, moves) ->
     changed, said = set(), []
     for events in moves.values_list("events", flat=True):
         for event in events:
+            if event["kind"] == "round-started":
+                # The picture shows this round's maze: the earlier rounds' changes are not in it.
+                changed, said = set(), []
             maze_event = event["kind"] in ("placed", "goal-revealed") or (
                 event["kind"] == "action" and "at" in event
             )
@@ -208,11 +259,9 @@ def _play_from_email(notice: Notice, state: engine.State, names: dict, moves) ->
     png, width, height = email_art.maze_png(view, changed)
     maze_cid = f"maze-{game.pk}-{game.version}@saboteur"
     if said:
-        alt = _("The maze. Since your last move (outlined): %(changes)s") % {
-            "changes": " ".join(said)
-        }
+        alt = words["changed"] % {"changes": " ".join(said)}
     else:
-        alt = _("The maze. It has not changed since your last move.")
+        alt = words["same"]
     context = {
         "maze": {"cid": maze_cid, "alt": alt, "width": width, "height": height},
         "images": [(maze_cid, png)],
@@ -273,26 +322,50 @@ def _digest(notice: Notice) -> dict:
         )
         % {"count": count},
         "lines": [_("These games are waiting for your decision:")],
-        "links": [(game.name, _game_link(game)) for game in games],
+        "links": [
+            (
+                _("%(game)s, decide by %(when)s") % {"game": game.name, "when": when(game.deadline)}
+                if game.deadline
+                else game.name,
+                _game_link(game),
+            )
+            for game in games
+        ],
     }
 
 
 def _absent(notice: Notice) -> dict:
     absent = Seat.objects.select_related("user").get(pk=notice.data["absent"])
     name = display_name(absent)
+    bot = notice.game.bot_stand_ins
     if notice.data.get("banned"):
-        line = _(
-            "The moderators have removed %(name)s from the site. The site plays safe moves for "
-            "their seat until the moderators hand it to another player."
-        )
+        why = _("The moderators have removed %(name)s from the site.")
+        if bot:
+            what = _(
+                "From now on a bot plays their seat as soon as it is their turn, so nobody "
+                "waits for them, until the moderators hand the seat to another player."
+            )
+        else:
+            what = _(
+                "From now on the site makes a safe move for their seat as soon as it is their "
+                "turn, so nobody waits for them, until the moderators hand the seat to another "
+                "player."
+            )
     else:
-        line = _(
-            "%(name)s let their time run out three times in a row. The site keeps playing "
-            "safe moves for them until they come back."
-        )
+        why = _("%(name)s let their time run out three times in a row.")
+        if bot:
+            what = _(
+                "From now on a bot plays for them as soon as it is their turn, so nobody waits "
+                "for them, until they come back."
+            )
+        else:
+            what = _(
+                "From now on the site makes a safe move for them as soon as it is their turn, "
+                "so nobody waits for them, until they come back."
+            )
     return {
         "subject": _("%(name)s is absent in %(game)s") % {"name": name, "game": notice.game.name},
-        "lines": [line % {"name": name}],
+        "lines": [why % {"name": name}, what],
         "links": [(_("Open the game"), _game_link(notice.game))],
     }
 
@@ -385,38 +458,87 @@ def _started(notice: Notice) -> dict:
     }
 
 
-def _timeout(notice: Notice) -> dict:
+def _finished(notice: Notice) -> dict:
     game = notice.game
-    did = {
-        "pick-gold": _("kept the highest gold card offered to you"),
-        "steal": _("declined your theft"),
-    }.get(notice.data.get("move"), _("passed for you, discarding one card at random"))
-    if game.bot_stand_ins:  # the creator chose that a bot decides instead of the safe move
-        did = _("let a bot make your move")
-    lines = [
-        _("Your time in %(game)s ran out, so the site %(did)s.") % {"game": game.name, "did": did}
-    ]
-    if notice.data.get("absent") and game.bot_stand_ins:
+    return {
+        "subject": _("%(game)s is over") % {"game": game.name},
+        "lines": [
+            _("The game %(game)s is over.") % {"game": game.name},
+            _("See who won, the final standings and every round's recap."),
+        ],
+        "links": [(_("Open the game"), _game_link(game))],
+    }
+
+
+def _timeout(notice: Notice, together: list[Notice] = ()) -> dict:
+    """What the site did for a player whose time ran out, move by move as their own view tells
+    it (the card discarded or placed); several held by quiet hours come as one email."""
+    game = notice.game
+    timeouts = sorted([notice, *together], key=lambda n: n.data.get("sequence", 0))
+    names = {s.engine_name: display_name(s) for s in game.seats.live().select_related("user")}
+    lines = []
+    if len(timeouts) == 1:
+        lines.append(
+            _("Your time in %(game)s ran out, so the site %(did)s.")
+            % {"game": game.name, "did": _did(notice)}
+        )
+        lines += _what_it_did(notice, names)
+    else:
+        lines.append(
+            _("Your time in %(game)s ran out %(count)d times, so the site decided for you:")
+            % {"game": game.name, "count": len(timeouts)}
+        )
+        for each in timeouts:
+            lines.append(
+                " ".join([_("The site %(did)s.") % {"did": _did(each)}, *_what_it_did(each, names)])
+            )
+    if any(n.data.get("absent") for n in timeouts) and game.bot_stand_ins:
         lines.append(
             _(
                 "Your time ran out three times in a row, so the table sees you as absent and a "
-                "bot plays for you. Open the game to take your seat back."
+                "bot plays for you as soon as it is your turn. Open the game to take your seat "
+                "back."
             )
         )
-    elif notice.data.get("absent"):
+    elif any(n.data.get("absent") for n in timeouts):
         lines.append(
             _(
                 "Your time ran out three times in a row, so the table sees you as absent and "
-                "the site keeps making safe moves for you. Make a move to take your seat back."
+                "the site makes a safe move for you as soon as it is your turn. Open the game "
+                "to take your seat back."
             )
         )
     else:
         lines.append(_("Open the game to play your next turn yourself."))
+    subject = _("Your time ran out in %(game)s") % {"game": game.name}
+    return {"subject": subject, "lines": lines, "links": [(_("Open the game"), _game_link(game))]}
+
+
+def _did(notice: Notice) -> str:
+    if notice.game.bot_stand_ins:  # the creator chose that a bot decides instead of the safe move
+        return _("let a bot make your move")
     return {
-        "subject": _("Your time ran out in %(game)s") % {"game": game.name},
-        "lines": lines,
-        "links": [(_("Open the game"), _game_link(game))],
-    }
+        "pick-gold": _("kept the highest gold card offered to you"),
+        "steal": _("declined your theft"),
+    }.get(notice.data.get("move"), _("passed for you, discarding one card at random"))
+
+
+def _what_it_did(notice: Notice, names: dict[str, str]) -> list[str]:
+    """The timeout's move in the player's own words: "You discarded Rockfall.", "Ann placed
+    Cross at column 2, row 0." (their private lines are theirs to read)."""
+    move = notice.game.moves.filter(sequence=notice.data.get("sequence")).first()
+    if move is None or move.seat_id != notice.seat_id:
+        return []
+    me = notice.seat.engine_name
+    lines = []
+    for event in move.events:
+        to = event.get("to")
+        if (to is not None and to != me) or event["kind"] in ("passed", "round-started"):
+            continue  # "passed" says no more than "You discarded ..." does
+        text = describe(event, names, me)
+        if text:
+            lines.append(text)
+    return lines
 
 
 def _aborted(notice: Notice) -> dict:
@@ -431,20 +553,24 @@ def _aborted(notice: Notice) -> dict:
     }
 
 
-def _briefing(notice: Notice) -> dict:
-    game = notice.game
-    lines = [
+def _briefing_lines(game: Game, seat: Seat, old: str) -> list[str]:
+    """What a newcomer to a seat needs to know: whose seat, its place, the rule set and limit."""
+    return [
         _("The moderators gave you a seat in %(game)s: you take over from %(old)s.")
-        % {"game": game.name, "old": notice.data.get("old", "")},
-        *_setup_lines(game, notice.seat)[1:],
+        % {"game": game.name, "old": old},
+        *_setup_lines(game, seat)[1:],
         _(
             "Your role, your hand and what the seat has seen so far are waiting for you on the "
             "game's page."
         ),
     ]
+
+
+def _briefing(notice: Notice) -> dict:
+    game = notice.game
     return {
         "subject": _("You have a seat in %(game)s") % {"game": game.name},
-        "lines": lines,
+        "lines": _briefing_lines(game, notice.seat, notice.data.get("old", "")),
         "links": [(_("Open the game"), _game_link(game))],
     }
 
@@ -462,3 +588,55 @@ def _replaced(notice: Notice) -> dict:
         "lines": lines,
         "links": [],
     }
+
+
+def _clock(notice: Notice) -> dict:
+    """The moderators paused, resumed or extended the game: whose decision it is and until when,
+    in the recipient's time zone."""
+    game, data = notice.game, notice.data
+    mover = game.seats.live().select_related("user").filter(position=data.get("mover")).first()
+    mine = mover is not None and mover.pk == notice.seat_id
+    name = display_name(mover) if mover else "?"
+    deadline = datetime.fromisoformat(data["deadline"]) if data.get("deadline") else None
+    if notice.kind == Notice.Kind.PAUSED:
+        subject = _("%(game)s is paused by the moderators") % {"game": game.name}
+        lines = [
+            _(
+                "The moderators paused %(game)s: the clock is stopped and moves wait until it "
+                "resumes."
+            )
+            % {"game": game.name}  # fmt: skip
+        ]
+        if mine:
+            left = timeuntil(notice.created_at + timedelta(seconds=data.get("left", 0)),
+                             notice.created_at)  # fmt: skip
+            lines.append(_("Your turn keeps the time it had left: %(left)s.") % {"left": left})
+    elif notice.kind == Notice.Kind.RESUMED:
+        subject = _("%(game)s has resumed") % {"game": game.name}
+        lines = [_("The moderators resumed %(game)s.") % {"game": game.name}]
+    else:
+        hours = data.get("hours", 0)
+        subject = _("More time in %(game)s") % {"game": game.name}
+        if mine:
+            line = ngettext(
+                "The moderators gave you %(hours)d more hour in %(game)s.",
+                "The moderators gave you %(hours)d more hours in %(game)s.",
+                hours,
+            )
+        else:
+            line = ngettext(
+                "The moderators gave %(name)s %(hours)d more hour in %(game)s.",
+                "The moderators gave %(name)s %(hours)d more hours in %(game)s.",
+                hours,
+            )
+        lines = [line % {"name": name, "hours": hours, "game": game.name}]
+        if deadline is None:
+            lines.append(_("The game is paused: the clock starts again when it resumes."))
+    if deadline is not None and notice.kind != Notice.Kind.PAUSED:
+        if mine:
+            lines.append(_("It is your turn: decide by %(when)s.") % {"when": when(deadline)})
+        else:
+            lines.append(
+                _("It is %(name)s's turn, until %(when)s.") % {"name": name, "when": when(deadline)}
+            )
+    return {"subject": subject, "lines": lines, "links": [(_("Open the game"), _game_link(game))]}

@@ -11,6 +11,8 @@ from __future__ import annotations
 import re
 from datetime import datetime, timedelta
 
+from django.utils import timezone
+
 from games.models import Game, Notice, Seat
 
 from .quiet import in_quiet_hours, quiet_window
@@ -33,21 +35,33 @@ def decision_key(game: Game) -> str:
     return game.decision_since.isoformat() if game.decision_since else ""
 
 
+def person_deciding(game: Game) -> Seat | None:
+    """The seat whose player decides now and is told so by email: None when the game is not
+    running, is a practice game, or a bot decides (its own seat or a stand-in), or the player
+    is absent or their account inactive (the site decides for them; no reminders to them)."""
+    if game.status != Game.Status.RUNNING or game.to_move is None or game.practice:
+        return None  # a practice game is played on its page, against bots: nobody waits for you
+    seat = game.seats.live().select_related("user").filter(position=game.to_move).first()
+    if seat is None or seat.user is None or seat.bot_plays:
+        return None  # a bot decides for this seat now (its own, or a stand-in for the absent)
+    if seat.state == Seat.State.ABSENT or not seat.user.is_active:
+        return None
+    return seat
+
+
 def notices_for_decision(*, game: Game, now: datetime) -> list[Notice]:
     """Outbox rows for the decision that has just begun (the caller holds the game row lock).
 
     A "your turn" notice now, unless the player opted out, takes the daily digest (for games
     whose time limit a digest can serve) or is on the running game's page right now (seen in
     the lobby does not count); reminders at half and 90 % of the time limit, placed outside the
-    player's quiet hours whenever the time limit allows.
+    player's quiet hours whenever the time limit allows (``reminder_plan``). Nothing for a
+    player who is absent or whose account is inactive (``person_deciding``).
     """
-    if game.status != Game.Status.RUNNING or game.to_move is None or game.practice:
-        return []  # a practice game is played on its page, against bots: nobody waits for you
-    seat = game.seats.live().select_related("user").filter(position=game.to_move).first()
-    if seat is None or seat.user is None or seat.bot_plays:
-        return []  # a bot decides for this seat now (its own, or a stand-in for the absent)
+    seat = person_deciding(game)
+    if seat is None:
+        return []
     user, since = seat.user, decision_key(game)
-    common = {"user": user, "game": game, "seat": seat, "version": game.version}
     rows = []
     seen = seat.last_seen_at
     recently_seen = (
@@ -65,33 +79,40 @@ def notices_for_decision(*, game: Game, now: datetime) -> list[Notice]:
             Notice(
                 key=f"turn:{game.pk}:{seat.pk}:{since}",
                 kind=Notice.Kind.TURN,
+                user=user,
+                game=game,
+                seat=seat,
+                version=game.version,
                 due_at=now,
                 data={"since": since},
-                **common,
             )
         )
     if user.email_reminders:
-        times = reminder_times(game=game, user=user, now=now)
-        for share, due in times:
-            if any(later > share and when == due for later, when in times):
-                continue  # moved to the same moment as a later one: one reminder is enough
-            if turn_email_at is not None and due <= turn_email_at:
-                continue  # the "your turn" email goes out then anyway: no second email at once
-            rows.append(
-                Notice(
-                    key=f"reminder{share}:{game.pk}:{seat.pk}:{since}",
-                    kind=Notice.Kind.REMINDER,
-                    due_at=due,
-                    data={"since": since, "share": share},
-                    **common,
-                )
-            )
+        plan = reminder_plan(game=game, user=user, now=now, turn_email_at=turn_email_at)
+        rows += [_reminder(game, seat, share, due) for share, due in plan.items()]
     Notice.objects.bulk_create(rows, ignore_conflicts=True)
     return rows
 
 
+def _reminder_key(game: Game, seat: Seat, share: int) -> str:
+    return f"reminder{share}:{game.pk}:{seat.pk}:{decision_key(game)}"
+
+
+def _reminder(game: Game, seat: Seat, share: int, due: datetime) -> Notice:
+    return Notice(
+        key=_reminder_key(game, seat, share),
+        kind=Notice.Kind.REMINDER,
+        user=seat.user,
+        game=game,
+        seat=seat,
+        version=game.version,
+        due_at=due,
+        data={"since": decision_key(game), "share": share},
+    )
+
+
 def reminder_times(*, game: Game, user, now: datetime) -> list[tuple[int, datetime]]:
-    """When to remind the player of the current decision: (share, due) pairs.
+    """When each reminder of the current decision falls: (share, due) pairs, before merging.
 
     A reminder is due when (100 - share) % of the time limit is left before the deadline, so an
     extension or a pause moves it with the deadline. One due inside the player's quiet hours
@@ -113,6 +134,46 @@ def reminder_times(*, game: Game, user, now: datetime) -> list[tuple[int, dateti
     return times
 
 
+# Two reminders of one turn come at least this far apart (or as far apart as their shares of a
+# shorter time limit are).
+REMINDER_GAP = timedelta(hours=1)
+
+
+def reminder_plan(
+    *, game: Game, user, now: datetime, turn_email_at=None, sent: dict | None = None
+) -> dict[int, datetime]:
+    """The reminders to send for the current decision: share -> when.
+
+    From ``reminder_times``, in the order of their shares: a reminder that quiet hours moved to
+    (or before, or within ``REMINDER_GAP`` after) the one before it takes that one's place, so
+    that reminders never come out of order nor one hard on the other (one reminder is enough
+    then: the later, which is nearer the deadline). ``sent`` (share -> when it was sent) are
+    kept where they were; a reminder that would come too close after one already sent is
+    dropped. None comes at or before the "your turn" email (``turn_email_at``).
+    """
+    sent = sent or {}
+    kept: list[tuple[int, datetime, bool]] = []  # (share, when, already sent)
+    for share, due in reminder_times(game=game, user=user, now=now):
+        if share in sent:
+            kept.append((share, sent[share], True))
+            continue
+        if turn_email_at is not None and due <= turn_email_at:
+            continue  # the "your turn" email goes out then anyway: no second email at once
+        dropped = False
+        while kept:
+            earlier, when, was_sent = kept[-1]
+            gap = min(REMINDER_GAP, game.turn_limit * (share - earlier) / 100)
+            if due >= when + gap:
+                break
+            if was_sent:
+                dropped = True  # the player was reminded a moment ago
+                break
+            kept.pop()  # this one, nearer the deadline, replaces it
+        if not dropped:
+            kept.append((share, due, False))
+    return {share: when for share, when, was_sent in kept if not was_sent}
+
+
 def turn_ended(*, game: Game, reason: str = TURN_ENDED) -> int:
     """Cancel the unsent "your turn" emails and reminders of decisions that are over."""
     pending = Notice.objects.filter(
@@ -121,26 +182,95 @@ def turn_ended(*, game: Game, reason: str = TURN_ENDED) -> int:
     if game.status == Game.Status.RUNNING and game.decision_since is not None:
         # The current decision: this version and this start (a replaced seat's starts anew).
         pending = pending.exclude(version=game.version, data__since=decision_key(game))
+    # A newcomer's "your turn" email carried their briefing: it still goes, on its own.
+    briefings = [
+        seat_notice(
+            key=f"briefing:{turn.key}",
+            kind=Notice.Kind.BRIEFING,
+            game=game,
+            seat=turn.seat,
+            now=timezone.now(),
+            old=turn.data["briefing"],
+        )
+        for turn in pending.filter(kind=Notice.Kind.TURN, data__has_key="briefing")
+        .exclude(seat__state=Seat.State.REPLACED)
+        .select_related("seat__user")
+    ]
+    Notice.objects.bulk_create(briefings, ignore_conflicts=True)
     return pending.update(status=Notice.Status.SKIPPED, reason=reason)
+
+
+REMINDER_MERGED = "merged into a later reminder"
+
+
+def reminders_placed(*, game: Game, now: datetime) -> None:
+    """Place the current decision's unsent reminders again from its deadline and its player's
+    clock as they are now (``reminder_plan``): each one due is written or moved, one no longer
+    needed is skipped. The caller holds the game row lock."""
+    seat = person_deciding(game)
+    if seat is None:
+        return
+    user = seat.user
+    keys = {share: _reminder_key(game, seat, share) for share in REMINDER_SHARES}
+    rows = {n.key: n for n in Notice.objects.filter(key__in=keys.values())}
+    sent = {
+        share: rows[key].sent_at or rows[key].due_at
+        for share, key in keys.items()
+        if key in rows and rows[key].status == Notice.Status.SENT
+    }
+    turn = Notice.objects.filter(
+        key=f"turn:{game.pk}:{seat.pk}:{decision_key(game)}", status=Notice.Status.PENDING
+    ).exists()
+    turn_email_at = (in_quiet_hours(user, now) or now) if turn else None
+    plan = reminder_plan(game=game, user=user, now=now, turn_email_at=turn_email_at, sent=sent)
+    if not user.email_reminders:
+        plan = {}
+    unsent = Notice.objects.exclude(status=Notice.Status.SENT)
+    missing = []
+    for share, key in keys.items():
+        if share in sent:
+            continue
+        if share in plan:
+            moved = unsent.filter(key=key).update(
+                status=Notice.Status.PENDING, due_at=plan[share], reason=""
+            )
+            if not moved and key not in rows:
+                missing.append(_reminder(game, seat, share, plan[share]))
+        else:
+            unsent.filter(key=key).update(status=Notice.Status.SKIPPED, reason=REMINDER_MERGED)
+    Notice.objects.bulk_create(missing, ignore_conflicts=True)
 
 
 def turn_rescheduled(*, game: Game, now: datetime) -> list[Notice]:
     """Place the current decision's unsent reminders again from its (new) deadline, and release
     its "your turn" email held by a pause; call after a resume or an extension (lock held)."""
-    if game.status != Game.Status.RUNNING or game.to_move is None:
+    seat = person_deciding(game)
+    if seat is None:
         return []
-    seat = game.seats.live().select_related("user").filter(position=game.to_move).first()
-    if seat is None or seat.user is None:
-        return []
-    since = decision_key(game)
+    reminders_placed(game=game, now=now)
+    turn = f"turn:{game.pk}:{seat.pk}:{decision_key(game)}"
     unsent = Notice.objects.exclude(status=Notice.Status.SENT)
-    for share, due in reminder_times(game=game, user=seat.user, now=now):
-        unsent.filter(key=f"reminder{share}:{game.pk}:{seat.pk}:{since}").update(
-            status=Notice.Status.PENDING, due_at=due, reason=""
-        )
-    turn = f"turn:{game.pk}:{seat.pk}:{since}"
     unsent.filter(key=turn).update(status=Notice.Status.PENDING, due_at=now, reason="")
     return list(Notice.objects.filter(key=turn, status=Notice.Status.PENDING))
+
+
+def clock_changed(*, user, games: list[Game], now: datetime) -> list[Notice]:
+    """The player changed their quiet hours or time zone: what quiet hours held is placed again
+    by the new window, and so are the reminders of their decisions under way in ``games``
+    (locked by the caller). Returns the rows due now.
+
+    A held email becomes due now, and sending holds it again if the new window says so
+    (``sending.send``: one place knows how quiet hours hold); a row waiting after a failed
+    attempt keeps its backoff.
+    """
+    held = Notice.objects.filter(
+        user=user, status=Notice.Status.PENDING, due_at__gt=now, last_error=""
+    ).exclude(kind=Notice.Kind.REMINDER)
+    released = list(held.values_list("pk", flat=True))
+    held.filter(pk__in=released).update(due_at=now)
+    for game in games:
+        reminders_placed(game=game, now=now)
+    return list(Notice.objects.filter(pk__in=released))
 
 
 def seat_notice(*, key: str, kind: str, game: Game, seat: Seat, now: datetime, **data) -> Notice:
@@ -180,8 +310,29 @@ def notices_for_start(*, game: Game, now: datetime) -> list[Notice]:
     return rows
 
 
-def notice_timeout(*, game: Game, seat: Seat, move: dict, absent: bool, now: datetime) -> None:
-    """Tell a player whose time ran out what the site did for them and how to come back."""
+def notices_for_end(*, game: Game, now: datetime) -> list[Notice]:
+    """Tell every seated player who is not on the game's page right now that it is over."""
+    if game.practice:
+        return []  # its player is on its page
+    rows = [
+        seat_notice(
+            key=f"finished:{game.pk}:{seat.pk}",
+            kind=Notice.Kind.FINISHED,
+            game=game,
+            seat=seat,
+            now=now,
+        )  # fmt: skip
+        for seat in game.seats.live().select_related("user")
+        if seat.user is not None
+        and not (seat.last_seen_at is not None and now - seat.last_seen_at < ACTIVE_WINDOW)
+    ]
+    Notice.objects.bulk_create(rows, ignore_conflicts=True)
+    return rows
+
+
+def notice_timeout(*, game: Game, seat: Seat, record, absent: bool, now: datetime) -> None:
+    """Tell a player whose time ran out what the site did for them (the move ``record``, as
+    their own view tells it) and how to come back (``absent``: they are absent from now on)."""
     Notice.objects.bulk_create(
         [
             seat_notice(
@@ -190,7 +341,8 @@ def notice_timeout(*, game: Game, seat: Seat, move: dict, absent: bool, now: dat
                 game=game,
                 seat=seat,
                 now=now,
-                move=move.get("move", ""),
+                move=record.payload.get("move", ""),
+                sequence=record.sequence,
                 absent=absent,
             )
         ],

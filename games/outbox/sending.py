@@ -21,12 +21,15 @@ from games import dispatch
 from games.models import Game, Notice, Seat
 from saboteur_site import logs
 
+from . import push
 from .emails import build_email
 from .quiet import in_quiet_hours
 from .schedule import decision_key
 
 log = logging.getLogger(__name__)
 
+
+UNDERWAY = (Game.Status.RUNNING, Game.Status.PAUSED)
 
 # A turn's emails held while the moderators pause the game; resuming places them again.
 PAUSE_HOLD = timedelta(days=1)
@@ -66,6 +69,13 @@ def verified_email(user) -> str | None:
 def _still_relevant(notice: Notice) -> str | None:
     """Why the notice must not be sent any more, or None."""
     game = notice.game
+    if notice.kind == Notice.Kind.PAUSED and game.status != Game.Status.PAUSED:
+        return "the game is not paused any more"
+    if notice.kind in (Notice.Kind.RESUMED, Notice.Kind.EXTENDED):
+        # The deadline it gives (none: extended while paused) must still be the game's.
+        deadline = game.deadline.isoformat() if game.deadline else None
+        if deadline != notice.data.get("deadline") or game.status not in UNDERWAY:
+            return "the deadline has changed since"
     if notice.kind in (Notice.Kind.TURN, Notice.Kind.REMINDER):
         if game.status != Game.Status.RUNNING:
             return "game not running"
@@ -75,7 +85,37 @@ def _still_relevant(notice: Notice) -> str | None:
             return "seat taken over"
         if notice.seat.stand_in:
             return "a bot stands in for the player"
+        if notice.seat.state == Seat.State.ABSENT:
+            return "the player is absent"
     return None
+
+
+# ``_send``'s answer when this very call sent the email (the row's status is then "sent"), so
+# that the sweep counts only what it sent itself.
+SENT_NOW = "sent now"
+
+# Kinds of which several pending rows of one game and player go out as one email (timeouts
+# held by quiet hours: one email, not three alike).
+TOLD_TOGETHER = (Notice.Kind.TIMEOUT,)
+
+
+def _told_together(notice: Notice) -> list[Notice]:
+    """The other pending rows this email tells too, locked (rows another sender holds are left
+    to it, so that two senders never wait on each other)."""
+    if notice.kind not in TOLD_TOGETHER or notice.game_id is None or notice.user_id is None:
+        return []
+    return list(
+        Notice.objects.select_for_update(of=("self",), skip_locked=True)
+        .select_related("game", "seat")
+        .filter(
+            kind=notice.kind,
+            game_id=notice.game_id,
+            user_id=notice.user_id,
+            status=Notice.Status.PENDING,
+        )
+        .exclude(pk=notice.pk)
+        .order_by("pk")
+    )
 
 
 def send(notice_id: int, *, now: datetime | None = None) -> str:
@@ -87,18 +127,25 @@ def send(notice_id: int, *, now: datetime | None = None) -> str:
     at that moment), the row could not be marked sent and would be sent again: the sender keeps
     telling the database until it answers (``_confirm_sent``).
     """
-    now = now or timezone.now()
+    status = _deliver(notice_id, now or timezone.now())
+    return Notice.Status.SENT if status == SENT_NOW else status
+
+
+def _deliver(notice_id: int, now: datetime) -> str:
+    """``send``, answering ``SENT_NOW`` when this very call sent the email."""
     attempt = _Attempt()
     try:
         return _send(notice_id, now, attempt)
     except DatabaseError:
         if not attempt.delivered:
             raise
-    return _confirm_sent(notice_id, now)
+    _confirm_sent(notice_id, now, attempt.together)
+    return SENT_NOW
 
 
 class _Attempt:
     delivered = False
+    together: tuple[int, ...] = ()  # the rows told in the same email
 
 
 def _send(notice_id: int, now: datetime, attempt: _Attempt) -> str:
@@ -126,7 +173,7 @@ def _send(notice_id: int, now: datetime, attempt: _Attempt) -> str:
         if reason is None and notice.user is not None and not notice.user.is_active:
             reason = "inactive account"
         address = notice.email or verified_email(notice.user)
-        if reason is None and address is None:
+        if reason is None and address is None and not push.reaches(notice):
             reason = "no verified address"
         if reason is None and notice.user and not _wanted(notice):
             reason = "opted out"
@@ -146,8 +193,14 @@ def _send(notice_id: int, now: datetime, attempt: _Attempt) -> str:
             notice.status, notice.reason = Notice.Status.SKIPPED, reason
             notice.save(update_fields=["status", "reason"])
             return notice.status
+        # Push first, to each device once; it may make the email wait or unneeded.
+        held = push.before_email(notice, address=address, now=now)
+        if held is not None:
+            return held
+        together = _told_together(notice)
+        attempt.together = tuple(n.pk for n in together)
         try:
-            build_email(notice, address).send()
+            build_email(notice, address, together).send()
         except Exception as error:
             failure = error
         else:
@@ -156,7 +209,8 @@ def _send(notice_id: int, now: datetime, attempt: _Attempt) -> str:
             notice.status, notice.sent_at = Notice.Status.SENT, now
             notice.last_error = ""  # a resend that worked leaves no stale error behind
             notice.save(update_fields=["status", "sent_at", "attempts", "last_error"])
-            return notice.status
+            _told_with(notice.pk, attempt.together)
+            return SENT_NOW
     # Outside the transaction, so that the record of the failure is kept.
     _record_failure(notice, failure, now)
     raise failure
@@ -167,7 +221,14 @@ def _send(notice_id: int, now: datetime, attempt: _Attempt) -> str:
 CONFIRM_PATIENCE = 15 * 60
 
 
-def _confirm_sent(notice_id: int, now: datetime) -> str:
+def _told_with(notice_id: int, together) -> None:
+    """The rows whose news went out in notice ``notice_id``'s email are not sent on their own."""
+    Notice.objects.filter(pk__in=together).update(
+        status=Notice.Status.SKIPPED, reason=f"sent in one email with notice {notice_id}"
+    )
+
+
+def _confirm_sent(notice_id: int, now: datetime, together=()) -> str:
     """Mark a delivered notice sent once the database answers again (it was away when the
     delivery was to be recorded). Retries with a growing pause, up to ``CONFIRM_PATIENCE``.
 
@@ -185,6 +246,7 @@ def _confirm_sent(notice_id: int, now: datetime) -> str:
                 last_error="",
                 reason="",
             )
+            _told_with(notice_id, together)
         except DatabaseError:
             if monotonic() + pause > deadline:
                 log.error("notice %s was delivered but could not be marked sent", notice_id)
@@ -224,6 +286,11 @@ def _wanted(notice: Notice) -> bool:
     }.get(notice.kind, True)
 
 
+def retry_pushes(now: datetime) -> int:
+    """Push again what a push service could not take before (the sweep; each device once)."""
+    return push.retry_due(now, still_relevant=_still_relevant)
+
+
 def due_notice_ids(now: datetime, limit: int = 500) -> list[int]:
     return list(
         Notice.objects.filter(status=Notice.Status.PENDING, due_at__lte=now)
@@ -259,11 +326,11 @@ def send_due(now: datetime, *, until: float, at_least: int = SWEEP_SENDS_AT_LEAS
 
 def send_each(notice_ids: list[int], *, now: datetime | None = None) -> int:
     """Send these rows one by one; a failure is logged (and recorded) and the others go on.
-    Returns how many were sent."""
+    Returns how many this call sent (a row another process sent meanwhile is not counted)."""
     sent = 0
     for notice_id in notice_ids:
         try:
-            if send(notice_id, now=now) == Notice.Status.SENT:
+            if _deliver(notice_id, now or timezone.now()) == SENT_NOW:  # not another process's
                 sent += 1
         except Exception:  # one bad address or SMTP hiccup must not stop the others
             log.exception("sending notice %s failed; the next sweep tries again", notice_id)

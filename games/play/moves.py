@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import secrets
 from dataclasses import dataclass
+from datetime import timedelta
 
 from django.db import transaction
 from django.utils import timezone
@@ -50,13 +51,56 @@ def store(game: Game, state: engine.State, now) -> bool:
             game.deadline = now + game.turn_limit
             began = True
         game.to_move = state.to_move
+        if began and site_decides(game, _seat_to_move(game)):
+            # Nobody waits the time limit for a player who is not there: the sweep makes the
+            # decision for them within a minute (beat's ``enforce_deadlines``).
+            game.deadline = now
     game.save()
     if began or state.finished:
         schedule.turn_ended(game=game)
+    if state.finished:
+        sending.enqueue_after_commit(schedule.notices_for_end(game=game, now=now))
     if began:
         sending.enqueue_after_commit(schedule.notices_for_decision(game=game, now=now))
         bot_turn_after_commit(game)
     return began
+
+
+def _seat_to_move(game: Game) -> Seat | None:
+    return game.seats.live().select_related("user").filter(position=game.to_move).first()
+
+
+def site_decides(game: Game, seat: Seat | None) -> bool:
+    """Whether the site makes this seat's decision at once instead of waiting for its deadline.
+
+    So it does when its player is absent (their time ran out ABSENT_AFTER times in a row, or
+    the moderators banned them) or their account is inactive, no bot plays the seat, and a
+    person at the table is waiting: a table where nobody is left keeps its pace, so that a
+    player who comes back finds the game where it was.
+    """
+    if seat is None or seat.user is None or seat.bot_plays:
+        return False
+    if seat.state != Seat.State.ABSENT and seat.user.is_active:
+        return False
+    waiting = game.seats.live().filter(
+        state=Seat.State.ACTIVE, bot__isnull=True, user__is_active=True
+    )
+    return waiting.exclude(pk=seat.pk).exists()
+
+
+def decide_for_absent_now(game: Game, now) -> bool:
+    """When it is an absent seat's decision (``site_decides``), bring its deadline to ``now``
+    (a paused game: no time left when it resumes). The caller holds the game row lock and
+    saves the game. Returns whether it did."""
+    if game.status not in (Game.Status.RUNNING, Game.Status.PAUSED) or game.to_move is None:
+        return False
+    if not site_decides(game, _seat_to_move(game)):
+        return False
+    if game.status == Game.Status.RUNNING:
+        game.deadline = min(game.deadline or now, now)
+    else:
+        game.paused_remaining = timedelta(0)
+    return True
 
 
 def bot_move(*, game_id: int, version: int) -> Move | None:
@@ -125,15 +169,17 @@ def move_submit(
             raise MoveRefused(_("This game is not running."), code="not-running")
         if expected_version != game.version:
             raise StaleVersion(_("Someone moved first: here is the game as it is now."))
-        record = apply(
-            game, seat, move, idempotency_key=idempotency_key or "", request_digest=request_digest
-        )
         if seat.state == Seat.State.ABSENT or seat.timeouts_in_a_row or seat.stand_in:
-            # Making a move takes an absent player's seat back (from their stand-in bot too).
+            # Making a move takes an absent player's seat back (from their stand-in bot too);
+            # before the move, so that the next decision knows they are at the table. A refused
+            # move rolls it back.
             seat.state = Seat.State.ACTIVE
             seat.timeouts_in_a_row = 0
             seat.stand_in = False
             seat.save(update_fields=["state", "timeouts_in_a_row", "stand_in"])
+        record = apply(
+            game, seat, move, idempotency_key=idempotency_key or "", request_digest=request_digest
+        )
         return MoveResult(record, repeated=False)
 
 
@@ -196,7 +242,8 @@ def turn_timeout(*, game_id: int, now=None) -> Move | None:
         else:
             move = default_move(state, seat.engine_name, secrets.SystemRandom())
         seat.timeouts_in_a_row += 1
-        absent = seat.timeouts_in_a_row >= ABSENT_AFTER and seat.state == Seat.State.ACTIVE
+        was_absent = seat.state == Seat.State.ABSENT
+        absent = seat.timeouts_in_a_row >= ABSENT_AFTER and not was_absent
         if absent:
             seat.state = Seat.State.ABSENT
             seat.stand_in = game.bot_stand_ins
@@ -205,8 +252,8 @@ def turn_timeout(*, game_id: int, now=None) -> Move | None:
         record = apply(game, seat, move, automatic=True)
         if absent:
             schedule.notice_absent(game=game, absent=seat, now=now)
-        if seat.timeouts_in_a_row <= ABSENT_AFTER:  # then no more until they come back
-            schedule.notice_timeout(
-                game=game, seat=seat, move=move, absent=seat.state == Seat.State.ABSENT, now=now
-            )
+        # Told each time until they are absent (then no more until they come back); an
+        # inactive account is told nothing.
+        if seat.user is not None and seat.user.is_active and (absent or not was_absent):
+            schedule.notice_timeout(game=game, seat=seat, record=record, absent=absent, now=now)
         return record

@@ -5,14 +5,15 @@ The token itself (what it binds, how moves are labelled) is the outbox's (``game
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from django.db import transaction
-from django.utils import timezone
+from django.utils import timezone, translation
 from django.utils.translation import gettext as _
 
 from games.models import Game, Seat
 from games.outbox.one_tap import Tap, move_label, read_tap
+from games.read.log import describe
 from games.read.seats import display_name
 
 from .errors import ServiceError, StaleVersion
@@ -22,13 +23,16 @@ from .moves import move_submit
 
 @dataclass
 class TapPage:
-    """What the link's page shows; only the game's name and the move in the seat's own words."""
+    """What the link's page shows; only the game's name and the move in the seat's own words
+    (and, once made, what it showed the seat: the goal a map revealed, the card drawn)."""
 
-    status: str  # ready, done, used, stale, expired, foreign, invalid, refused or off
+    status: str  # ready, done, used, stale, moved, expired, foreign, invalid, refused or off
     game_id: int | None = None
     game_name: str = ""
     label: str = ""
     message: str = ""
+    revealed: list[str] = field(default_factory=list)
+    language: str = ""  # the player's, for a page opened without logging in
 
 
 def _names(game: Game) -> dict[str, str]:
@@ -78,7 +82,12 @@ def _check(token: str, viewer, now, *, lock=False) -> tuple[TapPage, Tap | None,
         or seat.state == Seat.State.REPLACED
         or game.to_move != seat.position
     ):
+        # "Someone moved after this email" is not said to the one who did (on the game's page
+        # or with another link of the email), nor when their time ran out.
+        theirs = game.moves.filter(sequence=tap.version + 1, seat=seat).first()
         page.status = "stale"
+        if theirs is not None:
+            page.status = "expired" if theirs.automatic else "moved"
         return page, None, None
     if game.deadline is not None and now >= game.deadline:
         page.status = "expired"
@@ -87,27 +96,50 @@ def _check(token: str, viewer, now, *, lock=False) -> tuple[TapPage, Tap | None,
     return page, tap, seat
 
 
+def _language(token: str, viewer) -> str:
+    """The language of the link's player, for a page opened without logging in (a logged-in
+    viewer's own language is already active)."""
+    if viewer.is_authenticated:
+        return ""
+    tap = read_tap(token)
+    if isinstance(tap, str):
+        return ""
+    seat = Seat.objects.select_related("user").filter(pk=tap.seat_id, user_id=tap.user_id).first()
+    language = seat.user.language if seat is not None else ""
+    return language if language and translation.check_for_language(language) else ""
+
+
 def tap_page(*, token: str, viewer, now=None) -> TapPage:
     """What opening the link shows; it changes nothing (mail scanners follow links)."""
-    page, _tap, _seat = _check(token, viewer, now or timezone.now())
+    language = _language(token, viewer)
+    with translation.override(language or translation.get_language()):
+        page, _tap, _seat = _check(token, viewer, now or timezone.now())
+    page.language = language
+    return page
+
+
+def tap_submit(*, token: str, viewer, now=None) -> TapPage:
+    """Make the link's move (the button's POST), once, through ``move_submit``, in the player's
+    language when the page was opened without logging in."""
+    language = _language(token, viewer)
+    with translation.override(language or translation.get_language()):
+        page = _submit(token, viewer, now or timezone.now())
+    page.language = language
     return page
 
 
 @transaction.atomic
-def tap_submit(*, token: str, viewer, now=None) -> TapPage:
-    """Make the link's move (the button's POST), once, through ``move_submit``.
-
-    The answer is decided under the game's row lock, in the transaction that makes the move:
+def _submit(token: str, viewer, now) -> TapPage:
+    """The answer is decided under the game's row lock, in the transaction that makes the move:
     taps of one link at once queue on the lock, and each after the first sees the link used
-    and answers "done", never "stale".
-    """
-    page, tap, seat = _check(token, viewer, now or timezone.now(), lock=True)
+    and answers "done", never "stale"."""
+    page, tap, seat = _check(token, viewer, now, lock=True)
     if page.status == "used":
         page.status = "done"  # a second tap gets the first answer
     if page.status != "ready":
         return page
     try:
-        move_submit(
+        result = move_submit(
             game_id=tap.game_id,
             user=seat.user,
             move=tap.move,
@@ -120,4 +152,13 @@ def tap_submit(*, token: str, viewer, now=None) -> TapPage:
         page.status, page.message = "refused", refused.message
     else:
         page.status = "done"
+        page.revealed = _revealed(result.move, seat)
     return page
+
+
+def _revealed(move, seat: Seat) -> list[str]:
+    """What the move showed the seat alone (a map's goal, the cards drawn), in its own words;
+    shown only to the request that made the move."""
+    me, names = seat.engine_name, _names(move.game)
+    lines = [describe(e, names, me) for e in move.events if e.get("to") == me]
+    return [line for line in lines if line]

@@ -1,14 +1,16 @@
-"""Remembering what a player has seen ("since you were here"), and taking a seat back from its
-stand-in bot when its player returns."""
+"""Remembering what a player has seen ("since you were here"), and taking an absent seat back
+(from the site's safe moves or a stand-in bot) when its player returns."""
 
 from __future__ import annotations
 
 from datetime import timedelta
 
 from django.db import transaction
+from django.db.models import Q
 from django.utils import timezone
 
 from games.models import Game, Seat
+from games.outbox import schedule
 
 from .locking import lock_game
 
@@ -25,15 +27,9 @@ def seat_seen(*, game: Game, user, now=None) -> None:
     """
     now = now or timezone.now()
     mine = [s for s in game.seats.all() if user.is_authenticated and s.user_id == user.pk]
-    back = [s for s in mine if s.stand_in and s.state != Seat.State.REPLACED]
+    back = [s for s in mine if s.state == Seat.State.ABSENT or s.stand_in]
     if back:
-        # The player is back: their stand-in bot stops playing for them. A writer of a seat's
-        # state: the game row first (the lock order), and only seats still standing in.
-        with transaction.atomic():
-            lock_game(game.pk)
-            Seat.objects.filter(pk__in=[s.pk for s in back], stand_in=True).exclude(
-                state=Seat.State.REPLACED
-            ).update(stand_in=False, state=Seat.State.ACTIVE, timeouts_in_a_row=0)
+        _take_back(game, back, now)
         for seat in back:
             seat.stand_in, seat.state, seat.timeouts_in_a_row = False, Seat.State.ACTIVE, 0
     for seat in mine:
@@ -50,3 +46,31 @@ def seat_seen(*, game: Game, user, now=None) -> None:
             for name in ("since_version", "since_at", "seen_version"):
                 if name in changes:  # the page being rendered reads these ("since you were here")
                     setattr(seat, name, changes[name])
+
+
+def _take_back(game: Game, seats: list[Seat], now) -> None:
+    """The player is back: the site (or their stand-in bot) stops deciding for them. When it is
+    their decision now, they get the time the turn gives (its deadline had been brought forward,
+    ``moves.decide_for_absent_now``) and its reminders.
+
+    A writer of a seat's state: the game row first (the lock order), and only seats still
+    absent or standing in.
+    """
+    with transaction.atomic():
+        locked = lock_game(game.pk)
+        taken = (
+            Seat.objects.filter(pk__in=[s.pk for s in seats])
+            .filter(Q(state=Seat.State.ABSENT) | Q(stand_in=True))
+            .exclude(state=Seat.State.REPLACED)
+            .update(stand_in=False, state=Seat.State.ACTIVE, timeouts_in_a_row=0)
+        )
+        deciding = locked.status == Game.Status.RUNNING and any(
+            s.position == locked.to_move for s in seats
+        )
+        if not taken or not deciding or locked.decision_since is None:
+            return
+        full = locked.decision_since + locked.turn_limit
+        if locked.deadline is None or locked.deadline < full:
+            locked.deadline = game.deadline = full
+            locked.save(update_fields=["deadline"])
+        schedule.reminders_placed(game=locked, now=now)

@@ -1,21 +1,31 @@
-"""Finding a game a viewer may see, and the cheap question open pages ask while they wait."""
+"""Finding a game a viewer may see, and the cheap questions open pages ask while they wait."""
 
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 from django.db.models import Prefetch, Q
 
 from games.models import Game, Seat
 
 
+def may_see(visibility: str, player_ids, user_id: int | None) -> bool:
+    """The one visibility rule: open games for every logged-in viewer, private ones for their
+    players (replaced players included, since they sat at the table)."""
+    if user_id is None:
+        return False
+    return visibility == Game.Visibility.OPEN or user_id in player_ids
+
+
 def game_for(game_id: int, user) -> Game | None:
-    """The game if ``user`` may see it: open games for everyone, private ones for their players
-    (replaced players included, since they sat at the table). None means "no such game"."""
+    """The game if ``user`` may see it (``may_see``). None means "no such game"."""
     # The seats and their users in one query (a join), not two: this runs on every game request.
     seats = Prefetch("seats", queryset=Seat.objects.select_related("user"))
     game = Game.objects.filter(pk=game_id).prefetch_related(seats).first()
     if game is None or game.visibility == Game.Visibility.OPEN:
         return game
-    if user.is_authenticated and any(s.user_id == user.pk for s in game.seats.all()):
+    user_id = user.pk if user.is_authenticated else None
+    if may_see(game.visibility, {s.user_id for s in game.seats.all()}, user_id):
         return game
     return None
 
@@ -30,3 +40,27 @@ def revision_unchanged(game_id: int, user, revision: int) -> bool:
     if user.is_authenticated:
         visible |= Q(seats__user=user)
     return Game.objects.filter(visible, pk=game_id, revision=revision).exists()
+
+
+def revision_of(game_id: int) -> int | None:
+    return Game.objects.filter(pk=game_id).values_list("revision", flat=True).first()
+
+
+@dataclass(frozen=True)
+class Audience:
+    """Who may see one game now (``may_see``), for the live streams open on it."""
+
+    visibility: str
+    player_ids: frozenset[int]
+
+    def admits(self, user_id: int | None) -> bool:
+        return may_see(self.visibility, self.player_ids, user_id)
+
+
+def audience(game_id: int) -> Audience | None:
+    """Two indexed queries; None when the game is gone."""
+    visibility = Game.objects.filter(pk=game_id).values_list("visibility", flat=True).first()
+    if visibility is None:
+        return None
+    seats = Seat.objects.filter(game_id=game_id, user__isnull=False)
+    return Audience(visibility, frozenset(seats.values_list("user_id", flat=True)))

@@ -134,16 +134,28 @@ ROLE_NAMES = {
 GOAL_BACK_NAME = _("Face-down goal")
 
 
+# The names translated once per language and process (a game page names ~100 cards; each
+# lazy string would ask gettext again).
+_translated: dict[tuple[str | None, int], dict[str, str]] = {}
+
+
+def translated(names: dict) -> dict[str, str]:
+    """``names`` (id -> lazy translation) in the active language, made once per language."""
+    key = (get_language(), id(names))
+    found = _translated.get(key)
+    if found is None:
+        found = _translated[key] = {card: str(name) for card, name in names.items()}
+    return found
+
+
 def card_name(card_id: str) -> str:
     """The card's human name in the active language (the id itself if unknown)."""
-    name = CARD_NAMES.get(card_id)
-    return str(name) if name is not None else card_id
+    return translated(CARD_NAMES).get(card_id, card_id)
 
 
 def role_name(role_id: str) -> str:
     """The role's human name in the active language (the id itself if unknown)."""
-    name = ROLE_NAMES.get(role_id)
-    return str(name) if name is not None else role_id
+    return translated(ROLE_NAMES).get(role_id, role_id)
 
 
 # --- small SVG helpers ------------------------------------------------------------------------
@@ -790,6 +802,7 @@ def board_layout(
     *,
     link: Callable[[int, int], str] | None = None,
     scale: float = 1.0,
+    labels: bool = False,
 ) -> BoardLayout:
     """Draw the maze. ``cells`` are (grid_x, grid_y, card_id, turned) of face-up cards,
     ``goal_backs`` the positions of face-down goals, ``highlights`` positions to outline as legal.
@@ -797,7 +810,9 @@ def board_layout(
     The drawing covers every card plus one empty ring around them. Its viewBox is in grid units
     times 60 x 90, so it starts at negative coordinates when the maze grows west or north.
     If ``link`` is given, each highlighted cell is wrapped in ``<a href="link(x, y)">`` (a
-    same-site URL) so it can be focused and followed without scripts.
+    same-site URL) so it can be focused and followed without scripts. ``labels`` adds the
+    column numbers above and the row numbers left of the maze, as the game page's table and
+    every text ("column 3, row 0") name them (for pictures, which have no table around them).
     """
     cells = list(cells)
     goal_backs = list(goal_backs)
@@ -811,23 +826,24 @@ def board_layout(
     max_y = max(p[1] for p in points) + 1
     columns, rows = max_x - min_x + 1, max_y - min_y + 1
     vx, vy, vw, vh = min_x * CARD_W, min_y * CARD_H, columns * CARD_W, rows * CARD_H
+    band = LABEL_BAND if labels else 0
+    box = (vx - band, vy - band, vw + band, vh + band)
 
     parts = [
         format_html(
             '<svg xmlns="http://www.w3.org/2000/svg" viewBox="{} {} {} {}" width="{}" height="{}" '
             'class="board__svg" role="{}" aria-label="{}">',
-            vx,
-            vy,
-            vw,
-            vh,
-            _n(vw * scale),
-            _n(vh * scale),
+            *box,
+            _n(box[2] * scale),
+            _n(box[3] * scale),
             # A picture, unless it holds links (role="img" would hide them from screen readers).
             "img" if link is None else "group",
             _("Maze"),
         ),
-        _rect(vx, vy, vw, vh, "#241d17"),
+        _rect(*box, "#241d17"),
     ]
+    if labels:
+        parts += _edge_labels(vx, vy, min_x, min_y, columns, rows)
     grid = [f"M{vx + i * CARD_W} {vy} v{vh}" for i in range(columns + 1)]
     grid += [f"M{vx} {vy + j * CARD_H} h{vw}" for j in range(rows + 1)]
     parts.append(_path(" ".join(grid), "none", "#4a3d31", 1, cap="butt", class_="board__grid"))
@@ -871,14 +887,34 @@ def board_layout(
     )
 
 
+LABEL_BAND = 30  # the strip above and left of a labelled maze, in viewBox units
+
+
+def _edge_labels(vx, vy, min_x, min_y, columns, rows) -> list[str]:
+    """Column numbers above the maze and row numbers left of it, centred on their cells."""
+    text = (
+        '<text x="{}" y="{}" font-family="DejaVu Sans, sans-serif" font-size="18" '
+        'fill="#d8c9a8" text-anchor="middle">{}</text>'
+    )
+    middle = LABEL_BAND / 2 + 6  # the baseline that centres an 18-unit digit in the band
+    return [
+        format_html(text, vx + i * CARD_W + CARD_W / 2, vy - LABEL_BAND + middle, min_x + i)
+        for i in range(columns)
+    ] + [
+        format_html(text, vx - LABEL_BAND / 2, vy + j * CARD_H + CARD_H / 2 + 6, min_y + j)
+        for j in range(rows)
+    ]
+
+
 def board_svg(
     cells: Iterable[tuple[int, int, str, bool]],
     *,
     highlights: Iterable[tuple[int, int]] = (),
     goal_backs: Iterable[tuple[int, int]] = (),
+    labels: bool = False,
 ) -> SafeString:
     """The maze as a complete ``<svg>`` (see ``board_layout``)."""
-    return board_layout(cells, goal_backs, highlights).svg
+    return board_layout(cells, goal_backs, highlights, labels=labels).svg
 
 
 _RANK = {card: index for index, card in enumerate(CATALOGUE)}

@@ -303,6 +303,20 @@ def since_for_email(game: Game, seat: Seat, names: dict[str, str], renames=()) -
     return changes_since(moves, version, names, seat.engine_name, renames=renames)
 
 
+def since_basis(game: Game, seat: Seat, version: int) -> str:
+    """What ``version`` (from ``since_for_email``) stands for, so that an email says it rightly:
+    "move" (the player's own last move), "visit" (the game as they last looked at it), "seat"
+    (the last move of the player they took the seat over from) or "start" (nothing yet)."""
+    if version == 0:
+        return "start"
+    own = game.moves.filter(seat=seat, automatic=False, sequence__gte=version)
+    if own.exists():
+        return "move"
+    if seat.seen_version >= version:
+        return "visit"
+    return "seat"
+
+
 def change_lines(since: Since) -> list[str]:
     """The maze's changes as sentences (emails)."""
     lines = []

@@ -1,5 +1,5 @@
-"""Cache invalidation only (no game logic here, DESIGN.md): the open lobbies' version and the
-players' "awaiting your decision" counts.
+"""Cache invalidation only (no game logic here, DESIGN.md): the open lobbies' version, the
+players' "awaiting your decision" counts, and the live message that a game's revision changed.
 
 The lobby page shows the open games waiting for players to everyone alike, so its list is
 rendered once per version and language and kept per process (``templates/games/lobby.html``).
@@ -10,6 +10,10 @@ lobby (started, aborted), a game deleted, a seat taken or given up.
 The header's count of games awaiting a player's decision is kept per player in the shared cache
 (``lists.awaiting_count``); a save of a game that is not in the lobby (a move, a pause, the
 end) drops the counts of everyone seated there, and a seat saved or deleted its player's.
+
+A save that changes a game's revision publishes "game N is at revision V" after the commit
+(``live.publish_after_commit``), and so does a deleted game (its open streams end); a rolled-back
+change publishes nothing.
 
 Ratings and reliability figures in the open games' list: a round that changes the rating of a
 player seated in an open lobby drops the list at once (``ratings_changed``, called by the rating
@@ -30,7 +34,7 @@ from django.dispatch import receiver
 
 from games.models import Game, Seat
 
-from . import lists
+from . import lists, live
 
 
 def _now_and_after_commit(function, *args) -> None:
@@ -46,6 +50,7 @@ def _changed() -> None:
 def _remember_lobby(sender, instance: Game, **kwargs) -> None:
     # __dict__: never load a deferred field just for this.
     instance._was_lobby = instance.__dict__.get("status") == Game.Status.LOBBY
+    instance._live_revision = instance.__dict__.get("revision")
 
 
 @receiver(post_save, sender=Game)
@@ -54,6 +59,7 @@ def _game_saved(sender, instance: Game, created: bool, **kwargs) -> None:
     if created or in_lobby or getattr(instance, "_was_lobby", False):
         _changed()
     instance._was_lobby = in_lobby
+    _publish_revision(instance, created, kwargs.get("update_fields"))
     if not in_lobby and kwargs.get("update_fields") != frozenset({"revision"}):  # not a chat
         players = Seat.objects.filter(game_id=instance.pk, user__isnull=False)
         _now_and_after_commit(
@@ -61,11 +67,26 @@ def _game_saved(sender, instance: Game, created: bool, **kwargs) -> None:
         )
 
 
+def _publish_revision(game: Game, created: bool, update_fields) -> None:
+    revision = game.__dict__.get("revision")
+    if update_fields is not None and "revision" not in update_fields:
+        return  # a changed revision not saved (yet) is published when it is
+    if not created and revision is not None and revision != getattr(game, "_live_revision", None):
+        live.publish_after_commit(game.pk, revision)
+    game._live_revision = revision
+
+
 @receiver(post_delete, sender=Game)
+def _game_deleted(sender, instance: Game, **kwargs) -> None:
+    """Open pages of a deleted lobby: their streams end (nobody may see it any more)."""
+    live.publish_after_commit(instance.pk, (instance.__dict__.get("revision") or 0) + 1)
+    _changed()
+
+
 @receiver(post_save, sender=Seat)
 @receiver(post_delete, sender=Seat)
 def _lobby_maybe_changed(sender, instance, created: bool = True, **kwargs) -> None:
-    """A game deleted, or a seat taken, given up or changed."""
+    """A seat taken, given up or changed."""
     if created:  # the lobby counts seats: not again when only a seat's state changes
         _changed()
     if sender is Seat and instance.user_id is not None:

@@ -3,6 +3,8 @@ rules page's context (issue 13). Pure functions over the catalogue and a seat's 
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from django.utils.translation import get_language, gettext_lazy
 from django.utils.translation import gettext as _
 
@@ -87,6 +89,12 @@ def _tools(card_id: str) -> str:
 
 def card_help(card_id: str) -> str:
     """One or two sentences on what the card does (translated)."""
+    return _card_help(card_id, get_language())
+
+
+@lru_cache(maxsize=512)
+def _card_help(card_id: str, language: str | None) -> str:
+    # Made once per card and language (``language`` is the active one: only the cache's key).
     card = CATALOGUE.get(card_id)
     if card is None:
         return ""
@@ -201,24 +209,28 @@ def _name_cells(rows) -> None:
     """Names for screen readers: each card of the maze and each legal spot says what it is,
     where, and what lies next to it."""
     cells = {(cell.x, cell.y): cell for row in rows for cell in row}
+    # Translated once per page, not once per cell.
+    empty, empty_spot = _("empty"), _("Empty spot")
+    around_text = _("North: %(north)s; east: %(east)s; south: %(south)s; west: %(west)s.")
+    at_text = _("%(card)s at %(where)s.")
 
     def what(x, y):
         cell = cells.get((x, y))
-        return cell.label if cell is not None and cell.label else _("empty")
+        return cell.label if cell is not None and cell.label else empty
 
     for cell in cells.values():
         if not (cell.label or cell.legal):
             continue
         x, y = cell.x, cell.y
-        around = _("North: %(north)s; east: %(east)s; south: %(south)s; west: %(west)s.") % {
+        around = around_text % {
             "north": what(x, y - 1),
             "east": what(x + 1, y),
             "south": what(x, y + 1),
             "west": what(x - 1, y),
         }
-        here = cell.label or _("Empty spot")
+        here = cell.label or empty_spot
         where = position_label(x, y)  # as the maze's edge labels and the log name it
-        cell.name = _("%(card)s at %(where)s.") % {"card": here, "where": where} + " " + around
+        cell.name = at_text % {"card": here, "where": where} + " " + around
 
 
 def mark_drawn(page, moves) -> None:

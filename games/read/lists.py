@@ -34,9 +34,18 @@ AWAITING_SECONDS = 120  # a safety net: ``invalidation`` drops a count as soon a
 def awaiting_count(user) -> int:
     """How many running games wait for this user's decision (on every page: kept in the shared
     cache, dropped whenever one of the user's games or seats changes: ``invalidation``)."""
-    return cache.get_or_set(
-        _awaiting_key(user.pk), lambda: _awaiting(user).count(), AWAITING_SECONDS
-    )
+    return len(_awaiting_games(user))
+
+
+def _awaiting_games(user) -> list[tuple[int, str]]:
+    """(pk, name) of the games waiting for the user's decision, the longest waiting first: one
+    cached list for the count and the next game, so the next game costs no query of its own."""
+
+    def query():
+        ordered = _awaiting(user).order_by("decision_since", "pk")
+        return [tuple(row) for row in ordered.values_list("pk", "name")]
+
+    return cache.get_or_set(_awaiting_key(user.pk), query, AWAITING_SECONDS)
 
 
 def awaiting_changed(user_ids) -> None:
@@ -44,11 +53,26 @@ def awaiting_changed(user_ids) -> None:
 
 
 def _awaiting_key(user_id: int) -> str:
-    return f"awaiting:{user_id}"
+    return f"awaiting-games:{user_id}"
 
 
 def awaiting_games(user) -> list[Game]:
     return list(_awaiting(user).order_by("decision_since"))
+
+
+@dataclass(frozen=True)
+class NextGame:
+    pk: int
+    name: str
+
+
+def next_awaiting(user, *, besides: int | None = None) -> NextGame | None:
+    """The game that has waited longest for this user's decision, other than ``besides`` (the
+    one on screen)."""
+    for pk, name in _awaiting_games(user):
+        if pk != besides:
+            return NextGame(pk, name)
+    return None
 
 
 @dataclass

@@ -5,17 +5,22 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from django.utils.translation import gettext as _
-from django.utils.translation import ngettext
+from django.utils.translation import gettext_lazy, ngettext
 
-from .drawing import card_name, role_name
+from .drawing import card_name, role_name, translated
+
+GOAL_LABELS = {"north": gettext_lazy("north"), "middle": gettext_lazy("middle")}
+GOAL_LABELS["south"] = gettext_lazy("south")
+TOOL_LABELS = {"pickaxe": gettext_lazy("pickaxe"), "lantern": gettext_lazy("lantern")}
+TOOL_LABELS["cart"] = gettext_lazy("cart")
 
 
 def goal_label(goal: str) -> str:
-    return {"north": _("north"), "middle": _("middle"), "south": _("south")}.get(goal, goal)
+    return translated(GOAL_LABELS).get(goal, goal)
 
 
 def tool_label(tool: str) -> str:
-    return {"pickaxe": _("pickaxe"), "lantern": _("lantern"), "cart": _("cart")}.get(tool, tool)
+    return translated(TOOL_LABELS).get(tool, tool)
 
 
 def position_label(x: int, y: int) -> str:

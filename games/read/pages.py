@@ -7,12 +7,12 @@ never see a ``Game`` row, its snapshot or the engine state.
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from functools import cached_property
 
-from django.core.cache import cache
-from django.db.models import prefetch_related_objects
+from django.core.cache import cache, caches
 from django.urls import reverse
 from django.utils.translation import get_language
 from django.utils.translation import gettext as _
@@ -25,11 +25,12 @@ from saboteur_site.text import ascii_int
 from . import history, learn, table_events
 from .drawing import card_name, card_svg, goal_back_svg, hand_order, in_front_svg, role_name
 from .log import Entry, entries_for, goal_label, tool_label
-from .seats import display_name, live_seat, seat_label, seat_names
+from .seats import display_name, live_seat, seat_label, seat_names, seat_number
 
 LOG_LENGTH = 80
 
 CHAT_LENGTH = 50
+CHAT_SECONDS = 600
 
 
 @dataclass
@@ -87,6 +88,7 @@ class GamePage:
     my_turn: bool = False
     to_move_name: str | None = None
     players: list[dict] = field(default_factory=list)
+    my_seat: str = ""  # "seat 2 of 4"
     rows: list[list[Cell]] = field(default_factory=list)
     hand: list[dict] = field(default_factory=list)
     role: str | None = None
@@ -193,6 +195,8 @@ def game_page(
     live = {s.engine_name: s for s in seats if s.state != Seat.State.REPLACED}
     labels = {name: seat_label(s) for name, s in live.items()}
     page.players = _players(view, names, labels, me, live)
+    if me is not None:  # numbered as the emails and the admin number seats
+        page.my_seat = seat_number(int(me), len(view["players"]))
     playing = game.status == Game.Status.RUNNING  # no move buttons while paused or aborted
     legal, playable = [], set()
     if page.my_turn and playing:
@@ -218,7 +222,6 @@ def game_page(
     learn.explain(page, view, legal_cards=playable)
     learn.confirm_step(page, target=target, tool=tool)
     moves = history.move_log(game)
-    prefetch_related_objects([game], "table_events")  # one query for the renames and the lines
     renames = table_events.renames(game)
     round_names = history.round_names(moves, names, renames)
     page.rounds = _rounds(view, round_names, names)
@@ -242,9 +245,7 @@ def game_page(
     page.last_move = _mark_last_change(page.rows, moves)
     learn.mark_drawn(page, moves)
     page.gold_pick = _gold_pick(view, names, me, moves)
-    log = entries_for(moves, names, me, renames) + table_events.table_entries(game)
-    log.sort(key=lambda entry: entry.sequence)  # stable: a table event follows its move
-    page.log = log[-LOG_LENGTH:][::-1]
+    page.log = _log(game, moves, names, me, renames)
     _since(page, view, moves, me_seat, names, round_names)
     page.decision_title = _decision_title(page) if playing else ""
     return page
@@ -285,6 +286,24 @@ def _decision_title(page: GamePage) -> str:
     if any("goal" in choice.fields for choice in page.choices):
         return _("Choose a goal to look at.")
     return _("Choose whom to play %(card)s on.") % card
+
+
+def _log(game: Game, moves, names: dict[str, str], me: str | None, renames) -> list[Entry]:
+    """The newest ``LOG_LENGTH`` lines for the viewer, newest first.
+
+    Kept per process under everything they are made of: the game's revision (its moves and
+    table events), the viewer's seat, the language and the players' names. A player choosing
+    a move asks for the page several times at one revision (a card, its side, a position).
+    """
+    key = f"log:{game.pk}:{game.revision}:{me}:{get_language()}:{sorted(names.items())}"
+    key = f"log:{hashlib.sha256(key.encode()).hexdigest()}"
+
+    def build():
+        log = entries_for(moves, names, me, renames) + table_events.table_entries(game)
+        log.sort(key=lambda entry: entry.sequence)  # stable: a table event follows its move
+        return log[-LOG_LENGTH:][::-1]
+
+    return caches["local"].get_or_set(key, build, history.MOVE_LOG_SECONDS)
 
 
 def _since(page: GamePage, view: dict, moves, me_seat: Seat | None, names, round_names) -> None:
@@ -372,12 +391,19 @@ def _gold_pick(view: dict, names: dict, me: str | None, moves: list) -> dict | N
 def _chat(game: Game, me_seat: Seat | None) -> list[dict]:
     if me_seat is None:
         return []
-    # Only the columns: the authors are the game's seats, already loaded with their players.
-    messages = (
-        ChatMessage.objects.filter(game=game)
-        .order_by("-created_at", "-pk")
-        .values_list("seat_id", "text", "created_at")[:CHAT_LENGTH]
-    )
+
+    def load():
+        # Only the columns: the authors are the game's seats, already loaded with their players.
+        return list(
+            ChatMessage.objects.filter(game=game)
+            .order_by("-created_at", "-pk")
+            .values_list("seat_id", "text", "created_at")[:CHAT_LENGTH]
+        )
+
+    # Kept per process under the game's revision: a line posted or deleted (by a player leaving
+    # a lobby, an account deleted, a moderator) bumps it in the same transaction.
+    key = f"chat:{game.pk}:{game.revision}"
+    messages = caches["local"].get_or_set(key, load, CHAT_SECONDS)
     seats = {seat.pk: seat for seat in game.seats.all()}
     since = me_seat.since_at
     return [
@@ -405,6 +431,8 @@ def _players(
         rows.append(
             {
                 "seat": seat,
+                "number": int(seat) + 1,  # "seat 1 of 4", as the emails and the admin say
+                "seat_label": seat_number(int(seat), len(view["players"])),
                 "name": names.get(seat, _("deleted player")),
                 "label": labels.get(seat, _("deleted player")),
                 # A bot's seat is named short, its badge says "bot".

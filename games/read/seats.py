@@ -25,6 +25,14 @@ def seat_label(seat: Seat) -> str:
     return name
 
 
+def seat_number(position: int | None, count: int) -> str:
+    """A seat as the admin, the game page and the emails number it: "seat 1 of 4" (positions
+    count from 0; ``count`` is the number of seats at the table)."""
+    if position is None:
+        return "-"
+    return _("seat %(number)d of %(count)d") % {"number": position + 1, "count": count}
+
+
 def live_seat(game: Game, user) -> Seat | None:
     if not user.is_authenticated:
         return None

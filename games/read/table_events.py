@@ -5,6 +5,7 @@ Read beside the move log (``games.read.log``); written by ``games.moderation``.
 
 from __future__ import annotations
 
+from django.core.cache import caches
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
@@ -12,28 +13,41 @@ from games.models import Game, TableEvent
 
 from .log import Entry
 
+EVENTS_SECONDS = 600
+
+
+def events_of(game: Game) -> list[TableEvent]:
+    """The game's table events, oldest first.
+
+    Kept per process under the game's revision: every moderation action that writes one bumps
+    the revision in the same transaction, and none is ever changed or deleted (but with its
+    game). Most games have none, and the game page and its parts ask on every view.
+    """
+    prefetched = getattr(game, "_prefetched_objects_cache", {}).get("table_events")
+    if prefetched is not None:
+        return list(prefetched)
+    key = f"table-events:{game.pk}:{game.revision}"
+    return caches["local"].get_or_set(key, lambda: list(game.table_events.all()), EVENTS_SECONDS)
+
 
 def renames(game: Game) -> list[tuple[int, str, str]]:
     """Seat takeovers as (after_version, engine seat name, the earlier player's name)."""
     return [
         (event.after_version, str(event.data["seat"]), event.data["old"])
-        for event in game.table_events.all()
+        for event in events_of(game)
         if event.kind == TableEvent.Kind.REPLACED
     ]
 
 
 def table_entries(game: Game) -> list[Entry]:
     """The moderators' public log lines; ``Entry.sequence`` places each after that many moves."""
-    return [
-        Entry(event.after_version, describe(event), private=False)
-        for event in game.table_events.all()
-    ]
+    return [Entry(event.after_version, describe(event), private=False) for event in events_of(game)]
 
 
 def stop_reason(game: Game) -> str:
     """The moderators' reason for stopping ``game`` ("" when none was given)."""
-    event = game.table_events.filter(kind=TableEvent.Kind.ABORTED).last()
-    return (event.data.get("reason") or "") if event else ""
+    aborted = [e for e in events_of(game) if e.kind == TableEvent.Kind.ABORTED]
+    return (aborted[-1].data.get("reason") or "") if aborted else ""
 
 
 def describe(event: TableEvent) -> str:

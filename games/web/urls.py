@@ -1,6 +1,6 @@
 from django.urls import path, re_path
 
-from . import views
+from . import live, views
 
 urlpatterns = [
     path("", views.home, name="home"),
@@ -11,6 +11,7 @@ urlpatterns = [
     re_path(r"^leaderboards/(?P<ruleset>base|saboteur2)/$", views.leaderboard, name="leaderboard"),
     path("games/<int:pk>/", views.game_detail, name="game"),
     path("games/<int:pk>/poll/", views.game_poll, name="game_poll"),
+    path("games/<int:pk>/live/", live.game_live, name="game_live"),
     path("games/<int:pk>/move/", views.move_create, name="move"),
     path("games/<int:pk>/replay/", views.game_replay, name="game_replay"),
     path("games/<int:pk>/rounds/<int:number>/", views.round_recap, name="round_recap"),

@@ -11,6 +11,7 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
+from django.utils import translation
 from django.utils.functional import SimpleLazyObject
 from django.utils.translation import gettext as _
 from django.views.decorators.cache import never_cache
@@ -24,6 +25,7 @@ from games.play import lobby as lobbies
 from games.read import access, learn, lists, pages, ratings, seats
 from saboteur_site.text import ascii_int
 
+from .after_move import after_move
 from .forms import GameCreateForm, InvitationForm, MoveForm, PracticeForm
 
 LEADERBOARDS = Game.Ruleset.choices
@@ -132,6 +134,7 @@ def _render_game(
     # A fresh idempotency key per rendered page: a double click or a retry sends the same one.
     key = secrets.token_urlsafe(12)
     context = {"page": page, "notice": notice, "error": error, "move_key": key}
+    context["after_move"] = after_move(request.user, page, moved=notice is not None)
     template = template or (PARTIALS[partial] if partial else "games/game.html")
     return render(request, template, context, status=status)
 
@@ -336,7 +339,7 @@ def unsubscribe(request, token):
     return render(request, "notifications/unsubscribe.html", context)
 
 
-TAP_STATUS = {"ready": 200, "done": 200, "used": 200, "stale": 409, "refused": 409}
+TAP_STATUS = {"ready": 200, "done": 200, "used": 200, "stale": 409, "moved": 409, "refused": 409}
 TAP_STATUS |= {"expired": 410, "foreign": 403, "invalid": 400, "off": 403}
 
 
@@ -349,4 +352,12 @@ def tap(request, token):
         page = taps.tap_submit(token=token, viewer=request.user)
     else:
         page = taps.tap_page(token=token, viewer=request.user)
-    return render(request, "games/one_tap.html", {"tap": page}, status=TAP_STATUS[page.status])
+    if not page.language:
+        return render(request, "games/one_tap.html", {"tap": page}, status=TAP_STATUS[page.status])
+    # Opened without logging in: the page speaks the player's language, not the browser's.
+    with translation.override(page.language):
+        response = render(
+            request, "games/one_tap.html", {"tap": page}, status=TAP_STATUS[page.status]
+        )
+    response.headers["Content-Language"] = page.language
+    return response

@@ -450,4 +450,4 @@ def test_timeout_emails_stop_once_the_seat_is_absent(players, traveller):
     timeouts = to(late.user, "time ran out")
     assert len(timeouts) == 3
     assert "three times in a row" in timeouts[-1].body
-    assert "Make a move to take your seat back." in timeouts[-1].body
+    assert "Open the game to take your seat back." in timeouts[-1].body

@@ -18,6 +18,7 @@ from django.urls import reverse
 from games import engine
 from games.models import Game, Move, Notice, Seat
 from games.outbox import links, schedule
+from games.play import moves
 from games.play.errors import MoveRefused
 from games.play.lobby import game_create, game_start, invitation_send, seat_join
 from games.play.moves import move_submit
@@ -442,7 +443,7 @@ def test_a_chat_mention_emails_the_player_named(players, django_capture_on_commi
     "kind",
     [
         "turn", "reminder", "absent", "mention", "digest", "invitation",
-        "started", "timeout", "aborted", "briefing", "replaced",
+        "started", "timeout", "aborted", "briefing", "replaced", "paused", "resumed", "extended",
     ],
 )  # fmt: skip
 def test_no_email_kind_shows_a_secret_of_another_seat(players, kind):
@@ -467,12 +468,21 @@ def test_no_email_kind_shows_a_secret_of_another_seat(players, kind):
         invitation_send(game_id=game.pk, user=seat.user, email="pal@example.com")
         Game.objects.filter(pk=game.pk).update(status=Game.Status.RUNNING)
         notice = Notice.objects.get(kind="invitation")
-    elif kind in ("started", "timeout", "aborted", "briefing", "replaced"):
+    elif kind in ("started", "aborted", "briefing", "replaced", "paused", "resumed", "extended"):
         other = game.seats.exclude(pk=seat.pk).first()
         notice = Notice.objects.create(
             key=f"{kind}-test", kind=kind, user=other.user, game=game, seat=other, due_at=START,
-            data={"move": "pass", "reason": "spam", "old": "Ann", "new": "Bob"},
+            data={
+                "reason": "spam", "old": "Ann", "new": "Bob", "mover": seat.position,
+                "deadline": game.deadline.isoformat(), "hours": 2, "left": 3600,
+            },
         )  # fmt: skip
+    elif kind == "timeout":  # a real one: the email tells the discarded and drawn cards
+        Game.objects.filter(pk=game.pk).update(deadline=START)
+        moves.turn_timeout(game_id=game.pk, now=START + timedelta(minutes=1))
+        notice = Notice.objects.get(kind="timeout")
+        game.refresh_from_db()
+        state = engine.State.from_json(game.snapshot)
     elif kind == "digest":
         notice = Notice.objects.create(
             key="digest-test", kind="digest", user=seat.user, due_at=START,

@@ -314,7 +314,7 @@ def test_replace_seat_hands_the_hand_to_the_newcomer_and_tells_the_table(admin_c
     assert seat.position == position and seat.state == Seat.State.ACTIVE
     [message] = log_for(game)
     old_name = old_seat.user.display_name
-    assert f"Seat {position}: Eve took over from {old_name}." in message
+    assert f"Seat {position + 1} of 3: Eve took over from {old_name}." in message
     assert "Reason: Bob left the site" in message
 
     # The newcomer sees that seat's hand on the normal page, and can move.

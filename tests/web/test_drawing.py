@@ -197,9 +197,12 @@ def test_every_card_and_role_has_a_name():
 
 def test_titles_are_escaped(monkeypatch):
     monkeypatch.setitem(drawing.CARD_NAMES, "cross", "<b>&</b>")
-    drawing._card_svg.cache_clear()  # drawings are cached per card and language
+    # Drawings are cached per card and language, and so are the names translated.
+    drawing._card_svg.cache_clear()
+    drawing._translated.clear()
     markup = drawing.card_svg("cross")
     drawing._card_svg.cache_clear()
+    drawing._translated.clear()
     assert "<b>" not in markup
     assert parse(markup).find(SVG + "title").text == "<b>&</b>"
 

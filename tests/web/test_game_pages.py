@@ -248,10 +248,11 @@ def test_game_page_queries_do_not_grow_with_moves_or_players(players):
     play_random(small, 30, rng)
     play_random(big, 30, rng)
     # The first look at a new version writes it once ("since you were here") and reads the
-    # moves of that version once (history.move_log), then no more; the moves also dropped the
-    # header's cached "awaiting" count, counted again once.
-    assert _page_queries(client, small) == early_small + 3
-    assert _page_queries(client, big) == early_big + 2
+    # moves of that version once (history.move_log) and its chat and table events (kept per
+    # revision), then no more; the moves also dropped the header's cached "awaiting" count,
+    # counted again once.
+    assert _page_queries(client, small) == early_small + 5
+    assert _page_queries(client, big) == early_big + 4
     assert _page_queries(client, small) == early_small
     assert _page_queries(client, big) == early_big
     assert early_small == early_big
@@ -353,7 +354,7 @@ def test_poll_answers_update_the_tab_title_and_the_awaiting_count(players):
     seat, _ = to_move(game)
     client = logged_in(seat.user)
     body = client.get(reverse("game_poll", args=[game.pk]) + "?v=-1", headers=HTMX).content.decode()
-    assert re.search(r"<title>Your turn – Deep mine", body)
+    assert re.search(r"<title>\(1\) Your turn – Deep mine", body)  # the count of games waiting
     assert re.search(r'id="my-games" data-testid="my-games" hx-swap-oob="true"', body)
     other = game.seats.exclude(pk=seat.pk).first()
     body = (

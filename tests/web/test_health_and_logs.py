@@ -45,7 +45,7 @@ def test_health_is_ok_with_database_cache_and_a_worker(client, tmp_path, setting
         wait_for_log(log_path, "ready.")
         status, results = health(client)
     assert status == 200, results
-    assert set(by_check(results)) == {"Database", "Cache", "Ping"}
+    assert set(by_check(results)) == {"Database", "Cache", "Ping", "WebPush"}
     assert set(results.values()) == {"OK"}
 
 

@@ -13,17 +13,23 @@
 3. Templates of game pages and partials get the per-seat view, never a ``Game``, ``Seat``, engine
    ``State`` or the raw snapshot.
 4. Error pages (404, and 405 for GET on POST-only routes) are part of the walk.
+5. Push payloads (games/outbox/push.py) of every notice a seated viewer has about the game, and of
+   their current "your turn", go through the same token and twin checks as the pages
+   (``push:`` pseudo-URLs below).
 """
 
 from __future__ import annotations
 
 import dataclasses
+import json
 import random
 import re
 from dataclasses import dataclass, field
 
 import pytest
+from django.contrib.auth import get_user_model
 from django.contrib.contenttypes.models import ContentType
+from django.core import signing
 from django.core.cache import caches
 from django.test import Client
 from django.test.utils import ContextList
@@ -31,7 +37,8 @@ from django.urls import get_resolver
 
 from games import engine
 from games.engine.cards import GOLD_DIGGER, ROLES
-from games.models import ChatMessage, Game, Invitation, Move, Seat
+from games.models import ChatMessage, Game, Invitation, Move, Notice, Seat
+from games.outbox import one_tap, push
 from games.play.chat import chat_post
 from games.play.lobby import game_create, game_start, seat_join
 from games.play.moves import move_submit
@@ -150,6 +157,8 @@ class Fetched:
 
 
 def fetch(client: Client, url: str, *, hx: bool = False) -> Fetched:
+    if url.startswith("push:"):
+        return fetch_push(url)
     response = client.get(url, headers=HTMX if hx else {})
     if response.streaming:
         body = b"".join(response.streaming_content)
@@ -164,6 +173,32 @@ def fetch(client: Client, url: str, *, hx: bool = False) -> Fetched:
     elif not isinstance(contexts, ContextList):
         contexts = [contexts]
     return Fetched(url, hx, response.status_code, text, contexts)
+
+
+def fetch_push(url: str) -> Fetched:
+    """``push:<user>:<game>``: the push payloads of the user's notices about the game, and of a
+    "your turn" for their seat as it is now. A one-tap link's signature carries the time it was
+    made: it is replaced by what it signs (the move, the version), so twins compare equal."""
+    _scheme, user_pk, game_pk = url.split(":")
+    user = get_user_model().objects.get(pk=user_pk)
+    game = Game.objects.get(pk=game_pk)
+    notices = list(
+        Notice.objects.filter(game=game, user=user, kind__in=push.PUSHED_KINDS)
+        .select_related("user", "game", "seat")
+        .order_by("pk")
+    )
+    seat = game.seats.live().filter(user=user).first()
+    if seat is not None:
+        probe = Notice(kind=Notice.Kind.TURN, user=user, game=game, seat=seat, data={})
+        notices.append(probe)
+    payloads = []
+    for notice in notices:
+        payload = push.payload(notice)
+        for action in payload["actions"]:
+            token = action["url"].rstrip("/").rsplit("/", 1)[-1]
+            action["url"] = signing.loads(token, salt=one_tap.SALT)
+        payloads.append(payload)
+    return Fetched(url, False, 200, json.dumps(payloads, ensure_ascii=False, sort_keys=True))
 
 
 def requests_for(routes: list[Route], viewer: Viewer, state: engine.State, game) -> list:
@@ -186,6 +221,8 @@ def requests_for(routes: list[Route], viewer: Viewer, state: engine.State, game)
     # Replay steps before the latest one (the walker requests the latest): the deal and mid-way.
     for step in sorted({0, state.version // 2}):
         pairs.append((f"{game_url}replay/?step={step}", False, None))
+    if viewer.user is not None and viewer.seat is not None:
+        pairs.append((f"push:{viewer.user.pk}:{game.pk}", False, None))
     pairs.append(("/no-such-page/", False, None))
     pairs.append((f"/games/{game.pk + 10**6}/", False, None))
     pairs.append((f"/games/{game.pk + 10**6}/poll/?v=-1", True, None))

@@ -2,6 +2,7 @@
 site's name and the recipient's language (issue 11, point 1)."""
 
 import io
+import os
 import subprocess
 from pathlib import Path
 
@@ -68,3 +69,33 @@ def test_allauth_emails_speak_in_the_sites_name_and_the_recipients_language():
     assert czech.to == ["ola@example.com"]
     greeting = czech.body.splitlines()[0]
     assert greeting.startswith("Pozdrav") and "testserver" not in greeting
+
+
+def test_make_run_makes_its_vapid_key_once(tmp_path):
+    """scripts/run.sh's own lines, run as they are: a key under .run/ the first time, the same
+    key after, exported for the site and the worker (started after it)."""
+    run = (ROOT / "scripts/run.sh").read_text()
+    start = run.index("# Push notifications: a VAPID key pair")
+    block = run[start : run.index("fi\n", start) + 3]
+    assert run.index(block) < run.index("celery -A saboteur_site worker")
+    assert run.index(block) < run.index("manage.py runserver")
+    script = f'cd {ROOT}; python() {{ {ROOT}/.venv/bin/python "$@"; }}\n'
+    script += block.replace(".run/vapid/private_key", str(tmp_path / "vapid" / "key"))
+    script += '\necho "$VAPID_PRIVATE_KEY"'
+
+    def run_block(key=""):
+        env = {**os.environ, "VAPID_PRIVATE_KEY": key}
+        return subprocess.run(
+            ["bash", "-c", script], capture_output=True, text=True, env=env, timeout=60
+        )
+
+    first, again = run_block(), run_block()
+    assert first.returncode == again.returncode == 0, first.stderr + again.stderr
+    key = first.stdout.split()[-1]
+    assert again.stdout.split()[-1] == key and "is kept" in again.stdout
+    assert (tmp_path / "vapid" / "key").stat().st_mode & 0o777 == 0o600
+    from saboteur_site import vapid
+
+    assert vapid._vapid(key) is not None  # a valid P-256 private key
+    set_before = run_block("from-production")
+    assert set_before.stdout.split()[-1] == "from-production"  # a key already set is kept

@@ -198,7 +198,7 @@ def test_the_games_list_shows_turn_round_deadline_and_absent_seats(admin_client,
     Seat.objects.filter(pk=other.pk).update(state=Seat.State.ABSENT)
     page = admin_client.get(reverse("admin:games_game_changelist")).content.decode()
     row = page[page.index("field-whose_turn") :]
-    assert row.split("</td>")[0].endswith(str(mover.user))
+    assert row.split("</td>")[0].endswith(f"{mover.user} (seat {mover.position + 1} of 3)")
     assert '<td class="field-round_number">1 / 3</td>' in page
     assert f'<td class="field-absent_seats">{other.user}</td>' in page
     assert "field-deadline" in page

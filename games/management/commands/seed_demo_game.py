@@ -7,7 +7,8 @@ from django.core.management.base import BaseCommand, CommandError
 from django.urls import reverse
 
 from games import engine
-from games.models import Game
+from games.models import Game, Notice
+from games.outbox import sending
 from games.outbox.links import site_url
 from games.play.lobby import game_create, game_start, seat_join
 from games.play.moves import move_submit
@@ -38,6 +39,13 @@ class Command(BaseCommand):
         for user in users[1:]:
             seat_join(game_id=game.pk, user=user)
         game = game_start(game_id=game.pk, user=users[0])
+        # The start's emails go out now, before the demo moves below end the first player's
+        # turn: they get their "your turn" email (with the game's start) like everyone else
+        # gets theirs; sent later, it would be skipped as out of date.
+        started = Notice.objects.filter(
+            game=game, kind__in=[Notice.Kind.TURN, Notice.Kind.STARTED], status="pending"
+        )
+        sending.send_each(list(started.values_list("pk", flat=True)))
         rng = random.Random(game.pk)  # noqa: S311 - demo moves, not secrets
         for _ in range(6):
             game.refresh_from_db()

@@ -9,7 +9,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('games', '0002_move_stand_in'),
+        ('games', '0004_push_deliveries'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 

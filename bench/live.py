@@ -1,0 +1,310 @@
+"""Live-channel benchmark (not a test): ``.venv/bin/python bench/live.py``.
+
+Starts uvicorn (the site under ASGI, one process, as production serves the streams; README
+"Running in production") on a free loopback port against the bench database and Redis
+(``bench/harness.py``), then:
+
+1. seeds one open game in mid-round with its four players and enough spectators that
+   ``--pages`` pages (default 200) are open on it, each with its own logged-in session;
+2. opens one server-sent events stream per page (``/games/<pk>/live/``; asyncio clients in a
+   thread of this process) and waits until every stream has told its first revision;
+3. measures the cost of the idle open pages: the server's memory and threads before and after,
+   its CPU (and its PostgreSQL backends') over ``--idle`` seconds of nothing but heartbeats, and
+   the database connections it holds;
+4. makes ``--moves`` moves through ``move_submit`` in this process, as gunicorn or a Celery
+   worker would (the publish goes through Redis to the server), and records for every move and
+   every stream the delay from the move's commit to the stream's receipt of its revision;
+5. with ``--fetch``, every page then also asks for its part as the browser does (the poll URL,
+   from a gunicorn of 2 gthread workers x 4 threads), and the delay from commit to the part's
+   arrival is printed as well: the whole "the move appears on the page".
+
+Goal: p95 of commit -> receipt at most 1 s with 200 open pages (issue #25, point 6).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import random
+import statistics
+import sys
+import threading
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from bench import harness  # noqa: E402
+
+GOAL_P95 = 1.0
+
+
+def seed(pages: int):
+    from django.contrib.auth import get_user_model
+
+    from games import engine
+    from games.play import lobby as play_lobby
+    from games.play import moves as play_moves
+
+    players = [harness.make_user(name) for name in ("ann", "bob", "cid", "dan")]
+    game = play_lobby.game_create(
+        creator=players[0], name="Watched", ruleset="base", max_seats=4, rounds=3
+    )
+    for user in players[1:]:
+        play_lobby.seat_join(game_id=game.pk, user=user)
+    game = play_lobby.game_start(game_id=game.pk, user=players[0])
+    rng = random.Random(11)  # noqa: S311 - a benchmark's reproducible choices
+    for _ in range(20):
+        play_one(game, rng, play_moves, engine)
+    users = get_user_model()
+    spectators = [
+        users.objects.create_user(
+            username=f"watcher{i}", email=f"watcher{i}@bench.invalid", display_name=f"W{i}"
+        )
+        for i in range(max(0, pages - len(players)))
+    ]
+    viewers = (players + spectators)[:pages]
+    sessions = [harness.session_cookie(user) for user in viewers]
+    return game, sessions
+
+
+def play_one(game, rng, play_moves, engine, stamp=None):
+    """One legal move by whoever decides; ``stamp`` is called at the commit (before the
+    publish, which is another on-commit callback registered later)."""
+    from django.db import transaction
+
+    game.refresh_from_db()
+    state = engine.State.from_json(game.snapshot)
+    legal = engine.legal_moves(state, str(state.to_move))
+    move = rng.choice(legal)
+    user = game.seats.get(position=state.to_move).user
+    with transaction.atomic():
+        if stamp is not None:
+            transaction.on_commit(stamp)
+        play_moves.move_submit(game_id=game.pk, user=user, move=move, expected_version=game.version)
+    game.refresh_from_db()
+    return game.revision
+
+
+class Page:
+    """One open page: its stream, and (with ``fetch``) its part asked for after each event."""
+
+    def __init__(self, index: int, session: str):
+        self.index, self.session = index, session
+        self.received: dict[int, float] = {}  # revision -> when its event arrived
+        self.fetched: dict[int, float] = {}  # revision -> when its part arrived
+        self.first = asyncio.Event()
+        self.error: str | None = None
+        self.fetches: list = []
+
+
+async def follow(page: Page, port: int, game_id: int, fetch_port: int | None):
+    try:
+        reader, writer = await asyncio.open_connection("127.0.0.1", port)
+        writer.write(
+            f"GET /games/{game_id}/live/ HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+            f"Cookie: sessionid={page.session}\r\nAccept: text/event-stream\r\n\r\n".encode()
+        )
+        head = await reader.readuntil(b"\r\n\r\n")
+        if b" 200 " not in head.split(b"\r\n", 1)[0]:
+            page.error = head.split(b"\r\n", 1)[0].decode()
+            page.first.set()
+            return
+        buffer = b""
+        while True:
+            size = int((await reader.readuntil(b"\r\n")).strip(), 16)  # chunked encoding
+            if size == 0:
+                return
+            buffer += await reader.readexactly(size + 2)
+            buffer = buffer[:-2] if buffer.endswith(b"\r\n") else buffer
+            while b"\n\n" in buffer:
+                message, buffer = buffer.split(b"\n\n", 1)
+                if b"event: revision" in message:
+                    data = message.split(b"data: ", 1)[1]
+                    revision = int(data.rsplit(b":", 1)[1].rstrip(b"}"))
+                    page.received[revision] = time.monotonic()
+                    page.first.set()
+                    if fetch_port is not None and len(page.received) > 1:
+                        fetch = asyncio.get_running_loop().create_task(
+                            fetch_part(page, fetch_port, game_id, revision)
+                        )
+                        page.fetches.append(fetch)
+    except Exception as error:  # noqa: BLE001 - reported as the page's error
+        page.error = repr(error)
+        page.first.set()
+
+
+async def fetch_part(page: Page, port: int, game_id: int, revision: int):
+    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    try:
+        writer.write(
+            f"GET /games/{game_id}/poll/?v={revision - 1} HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+            f"Cookie: sessionid={page.session}\r\nHX-Request: true\r\nConnection: close\r\n\r\n"
+            .encode()
+        )  # fmt: skip
+        await reader.read()
+        page.fetched[revision] = time.monotonic()
+    finally:
+        writer.close()
+
+
+def percentile(values, q):
+    values = sorted(values)
+    return values[min(len(values) - 1, int(q * len(values)))] if values else float("nan")
+
+
+class Loop:
+    """An asyncio loop in a thread of its own, for the page clients."""
+
+    def __init__(self):
+        self.loop = asyncio.new_event_loop()
+        threading.Thread(target=self.loop.run_forever, daemon=True).start()
+        self.tasks = []  # asyncio keeps only weak references to tasks: these are the strong ones
+
+    def start(self, coroutine) -> None:
+        self.loop.call_soon_threadsafe(lambda: self.tasks.append(self.loop.create_task(coroutine)))
+
+    def run(self, coroutine, timeout=None):
+        return asyncio.run_coroutine_threadsafe(coroutine, self.loop).result(timeout)
+
+    def stop(self) -> None:
+        for task in self.tasks:
+            self.loop.call_soon_threadsafe(task.cancel)
+        self.loop.call_soon_threadsafe(self.loop.stop)
+
+
+def open_pages(loop: Loop, server, game_id: int, sessions, idle: float, fetch_port=None):
+    """Open one stream per session, wait until each told its revision, then measure the idle
+    pages for ``idle`` seconds: (pages, figures), or (None, None) after printing why not."""
+    pages = [Page(i, session) for i, session in enumerate(sessions)]
+    time.sleep(1)
+    rss_before, threads_before = server.status("VmRSS"), server.status("Threads")
+    opened = time.monotonic()
+    for page in pages:
+        loop.start(follow(page, server.port, game_id, fetch_port))
+
+    async def all_first():
+        await asyncio.gather(*(p.first.wait() for p in pages))
+
+    try:
+        loop.run(all_first(), timeout=120)
+    except TimeoutError:
+        told = sum(1 for p in pages if p.received)
+        print(f"after 120 s only {told} of {len(pages)} streams had told their revision")
+        return None, None
+    errors = [p.error for p in pages if p.error]
+    if errors:
+        print(f"streams refused: {len(errors)}, e.g. {errors[0]}")
+        return None, None
+    print(f"{len(pages)} streams open in {time.monotonic() - opened:.1f} s")
+    time.sleep(2)
+    before = server.cpu()
+    time.sleep(idle)
+    figures = {
+        "pages": len(pages),
+        "seconds": idle,
+        "cpu": harness.cpu_used(before, server.cpu()),
+        "rss": (rss_before, server.status("VmRSS")),
+        "threads": (threads_before, server.status("Threads")),
+        "database connections": len(server.database_backends()),
+    }
+    return pages, figures
+
+
+def print_idle(figures) -> None:
+    count, (rss_before, rss_after) = figures["pages"], figures["rss"]
+    print("idle open pages (heartbeat every 25 s, session check every 60 s):")
+    print(
+        f"  memory: {(rss_after - rss_before) / count:.1f} kB per page "
+        f"({rss_before / 1024:.0f} -> {rss_after / 1024:.0f} MB)"
+    )
+    print(f"  threads: {figures['threads'][0]} -> {figures['threads'][1]}")
+    cpu = figures["cpu"] * 1000 / count / figures["seconds"] * 60
+    print(
+        f"  CPU: {cpu:.2f} ms per page per minute (server and its database backends, "
+        f"{figures['seconds']:g} s idle)"
+    )
+    print(
+        f"  connections: 1 TCP connection per page; the server holds "
+        f"{figures['database connections']} database connection(s) and 1 Redis connection"
+    )
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--pages", type=int, default=200, help="open pages (streams)")
+    parser.add_argument("--moves", type=int, default=20)
+    parser.add_argument("--pause", type=float, default=1.0, help="seconds between moves")
+    parser.add_argument("--idle", type=float, default=30.0, help="seconds of idle measurement")
+    parser.add_argument("--fetch", action="store_true", help="pages also fetch their part")
+    args = parser.parse_args()
+
+    harness.setup_django()
+    from games import engine
+    from games.play import moves as play_moves
+
+    game, sessions = seed(args.pages)
+    print(
+        f"{args.pages} pages on one game; uvicorn, 1 process; load average before: "
+        f"{os.getloadavg()[0]:.1f}"
+    )
+    gunicorn = harness.gunicorn(threads=4) if args.fetch else None
+    fetch_server = gunicorn.__enter__() if gunicorn else None
+    loop = Loop()
+    try:
+        with harness.uvicorn(extra_env={"DATABASE_POOL": "1"}) as server:  # as in production
+            fetch_port = fetch_server.port if fetch_server else None
+            pages, idle = open_pages(loop, server, game.pk, sessions, args.idle, fetch_port)
+            if pages is None:
+                return 1
+            rng = random.Random(5)  # noqa: S311
+            commits: dict[int, float] = {}
+            for _ in range(args.moves):
+                stamp = {}
+
+                def stamped(stamp=stamp):
+                    stamp["at"] = time.monotonic()
+
+                revision = play_one(game, rng, play_moves, engine, stamp=stamped)
+                commits[revision] = stamp["at"]
+                time.sleep(args.pause)
+                if game.status != "running":
+                    break
+            time.sleep(3)
+    finally:
+        if gunicorn:
+            gunicorn.__exit__(None, None, None)
+        loop.stop()
+
+    delays, fetch_delays, missing = [], [], 0
+    for revision, committed in commits.items():
+        for page in pages:
+            if revision in page.received:
+                delays.append(page.received[revision] - committed)
+            else:
+                missing += 1
+            if revision in page.fetched:
+                fetch_delays.append(page.fetched[revision] - committed)
+    print(f"load average after: {os.getloadavg()[0]:.1f}")
+    print(f"moves: {len(commits)}; deliveries: {len(delays)}; missing: {missing}")
+    print(
+        f"commit -> event received: p50 {statistics.median(delays) * 1000:.0f} ms, "
+        f"p95 {percentile(delays, 0.95) * 1000:.0f} ms, max {max(delays) * 1000:.0f} ms "
+        f"(goal p95 <= {GOAL_P95 * 1000:.0f} ms: "
+        + ("met" if percentile(delays, 0.95) <= GOAL_P95 and not missing else "MISSED")
+        + ")"
+    )
+    if fetch_delays:
+        print(
+            f"commit -> part fetched (every page asks the poll view): p50 "
+            f"{statistics.median(fetch_delays) * 1000:.0f} ms, p95 "
+            f"{percentile(fetch_delays, 0.95) * 1000:.0f} ms, max {max(fetch_delays) * 1000:.0f}"
+            f" ms over {len(fetch_delays)} fetches"
+        )
+    print_idle(idle)
+    return 0 if not missing else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,37 @@
+"""A player's clock changed (their quiet hours or time zone): their held emails and the
+reminders of their turns are placed again by it.
+
+The one door from ``accounts`` into the play side (``accounts.services.profile_update`` calls
+it; the contract in ``pyproject.toml`` allows that import alone).
+"""
+
+from __future__ import annotations
+
+from django.db import transaction
+from django.db.models import F
+from django.utils import timezone
+
+from games.models import Game
+from games.outbox import schedule, sending
+from games.read.seats import LIVE_SEAT
+
+from .locking import lock_game
+
+
+def player_clock_changed(*, user, now=None) -> None:
+    """Place the player's held emails and their running turns' reminders again by their new
+    quiet hours and time zone (call after saving them). The games whose decision is theirs are
+    locked first, in order (the lock order), while their reminders move."""
+    now = now or timezone.now()
+    deciding = Game.objects.filter(
+        status=Game.Status.RUNNING,
+        seats__user=user,
+        seats__state__in=LIVE_SEAT,
+        seats__position=F("to_move"),
+    )
+    with transaction.atomic():
+        games = [lock_game(pk) for pk in deciding.order_by("pk").values_list("pk", flat=True)]
+        # Still theirs under the lock (someone may have moved meanwhile).
+        games = [game for game in games if game.status == Game.Status.RUNNING]
+        due = schedule.clock_changed(user=user, games=games, now=now)
+        sending.enqueue_after_commit(due)

@@ -1,0 +1,111 @@
+"""The game page's reads kept per revision (games/read/pages.py, table_events.py): fewer queries
+on a page seen again, and nothing stale after any change the page shows.
+
+docs/web-performance.md has the figures (bench/web.py)."""
+
+import random
+
+import pytest
+from django.contrib.admin.sites import site
+from django.db import connection
+from django.test import Client
+from django.test.utils import CaptureQueriesContext
+from django.urls import reverse
+
+from games.models import ChatMessage, Game
+from games.moderation import tables
+from games.play.chat import chat_post
+from games.read.drawing import card_name
+
+from .test_game_pages import logged_in, play_random, start_game
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def players(make_user):
+    return [make_user(name) for name in ("ann", "bob", "cid", "dan")]
+
+
+def page(client, game) -> str:
+    response = client.get(reverse("game", args=[game.pk]))
+    assert response.status_code == 200
+    return response.content.decode()
+
+
+def test_a_page_seen_again_reads_only_the_session_user_game_and_seats(players):
+    game = start_game(players)
+    chat_post(game_id=game.pk, user=players[1], text="Dig east!")
+    play_random(game, 6, random.Random(2))
+    client = logged_in(players[1])
+    page(client, game)
+    with CaptureQueriesContext(connection) as queries:
+        page(client, game)
+    tables_read = [
+        q["sql"].split(" FROM ", 1)[1].split()[0] for q in queries if " FROM " in q["sql"]
+    ]
+    assert '"games_chatmessage"' not in tables_read and '"games_tableevent"' not in tables_read
+    assert '"games_move"' not in tables_read
+    # The session, the user, the game and its seats; the visit's mark is a write.
+    assert len(tables_read) == 4, tables_read
+
+
+def test_chat_lines_come_and_go_with_the_revision(players, root):
+    game = start_game(players)
+    bob = logged_in(players[1])
+    assert "Dig east!" not in page(bob, game)
+    chat_post(game_id=game.pk, user=players[2], text="Dig east!")
+    assert "Dig east!" in page(bob, game)
+    message = ChatMessage.objects.get(text="Dig east!")
+    admin = Client()
+    admin.force_login(root)
+    before = Game.objects.get(pk=game.pk).revision
+    response = admin.post(
+        reverse("admin:games_chatmessage_delete", args=[message.pk]), {"post": "yes"}
+    )
+    assert response.status_code == 302
+    assert not ChatMessage.objects.filter(pk=message.pk).exists()
+    assert Game.objects.get(pk=game.pk).revision == before + 1  # open pages learn of it
+    assert "Dig east!" not in page(bob, game)
+
+
+def test_deleting_chat_lines_in_bulk_bumps_each_game_once(players):
+    first, second = start_game(players), start_game(players)
+    for game in (first, second):
+        chat_post(game_id=game.pk, user=players[0], text="Rude")
+    revisions = {g.pk: Game.objects.get(pk=g.pk).revision for g in (first, second)}
+    admin = site._registry[ChatMessage]
+    admin.delete_queryset(None, ChatMessage.objects.filter(text="Rude"))
+    assert not ChatMessage.objects.exists()
+    assert {g.pk: g.revision for g in Game.objects.all()} == {
+        pk: revision + 1 for pk, revision in revisions.items()
+    }
+    assert tables.chat_delete(message_ids=[]) == 0
+
+
+def test_table_events_and_names_in_the_log_are_never_stale(players):
+    game = start_game(players)
+    play_random(game, 4, random.Random(4))  # every player has a line in the log
+    bob = logged_in(players[1])
+    page(bob, game)
+    tables.game_pause(game_id=game.pk)
+    assert "The moderators paused the game" in page(bob, game)
+    player = players[2]
+    old = player.display_name
+    assert old in page(bob, game)
+    player.display_name = "Zed"
+    player.save()
+    content = page(bob, game)
+    assert "Zed" in content and old not in content
+
+
+def test_card_names_follow_the_language():
+    from django.utils import translation
+
+    with translation.override("en"):
+        english = card_name("cross")
+    with translation.override("cs"):
+        czech = card_name("cross")
+    with translation.override("en"):
+        assert card_name("cross") == english
+    assert english != czech
