@@ -119,7 +119,14 @@ def player(request, key: str):
     return render(
         request,
         "accounts/player.html",
-        {"player": user, "stats": stats.player_stats(user), "is_me": user.pk == request.user.pk},
+        {
+            "player": user,
+            "stats": stats.player_stats(user),
+            "ratings": stats.player_ratings(user),
+            "reliability": stats.reliability(user),
+            "reliability_days": stats.RELIABILITY_DAYS,
+            "is_me": user.pk == request.user.pk,
+        },
     )
 
 

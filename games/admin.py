@@ -382,6 +382,7 @@ class GameAdmin(ZonedTimes, NoSecretLookups, admin.ModelAdmin):
         "max_seats",
         "visibility",
         "turn_limit",
+        "min_reliability",
         "creator",
         "status",
         "version",

@@ -13,8 +13,9 @@ from celery import current_app
 SEND_NOTICE = "games.tasks.send_notice"
 SEND_NOTICES = "games.tasks.send_notices"
 BOT_PLAY = "games.tasks.bot_play"
+RATINGS_REBUILD = "games.tasks.ratings_rebuild"
 
-TASKS = (SEND_NOTICE, SEND_NOTICES, BOT_PLAY)
+TASKS = (SEND_NOTICE, SEND_NOTICES, BOT_PLAY, RATINGS_REBUILD)
 
 
 def start(name: str, *args, **options) -> None:

@@ -9,7 +9,7 @@ import smtplib
 from celery import shared_task
 
 from .outbox import sending
-from .play import moves
+from .play import moves, ratings
 from .play import sweep as play_sweep
 
 
@@ -43,6 +43,12 @@ def bot_play(game_id: int, version: int) -> int | None:
     """A bot's move, a few seconds after its decision began (idempotent: the version must match)."""
     record = moves.bot_move(game_id=game_id, version=version)
     return record.sequence if record else None
+
+
+@shared_task(acks_late=True)
+def ratings_rebuild() -> int:
+    """Every rating again from the stored moves (after an abort took a game's rounds away)."""
+    return ratings.ratings_rebuild().rounds
 
 
 @shared_task(acks_late=True)

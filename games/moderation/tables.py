@@ -12,6 +12,7 @@ from django.utils.translation import gettext as _
 
 from games.models import ChatMessage, Game, Notice, Seat, TableEvent
 from games.outbox import schedule, sending
+from games.play import ratings
 from games.play.bot_turns import bot_turn_after_commit
 from games.play.errors import ServiceError
 from games.play.locking import lock_game, touch
@@ -148,6 +149,7 @@ def game_abort(*, game_id: int, reason: str = "", now=None) -> Game:
         game.finished_at = now
         _event(game, TableEvent.Kind.ABORTED, reason=reason)
         game.save()
+        ratings.game_aborted(game)  # an aborted game is not rated: its rounds are taken back
         schedule.turn_ended(game=game, reason="game aborted")
         notices = schedule.notices_for_game_event(
             game=game, kind=Notice.Kind.ABORTED, now=now, data={"reason": reason}

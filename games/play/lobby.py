@@ -16,6 +16,7 @@ from games import engine
 from games.engine.cards import PLAYERS, VARIANTS
 from games.models import MAX_TURN_LIMIT, MIN_TURN_LIMIT, Game, Invitation, Notice, Seat
 from games.outbox import schedule, sending
+from games.read import stats
 from saboteur_site.text import has_line_breaks
 
 from .errors import ServiceError
@@ -49,9 +50,11 @@ def game_create(
     turn_limit=None,
     rounds: int = 3,
     bot_stand_ins: bool = False,
+    min_reliability: int | None = None,
 ) -> Game:
     """Create a game in its lobby with the creator seated (``bot_stand_ins``: a bot plays for
-    absent players instead of the safe default move)."""
+    absent players instead of the safe default move; ``min_reliability``: the reliability, in
+    percent, a player needs to join, None for anyone)."""
     if ruleset not in PLAYERS:
         raise ServiceError(_("Unknown rule set."))
     low, high = PLAYERS[ruleset]
@@ -77,6 +80,10 @@ def game_create(
         raise ServiceError(_("The time per turn must be between one hour and seven days."))
     if type(rounds) is not int or rounds not in GAME_ROUNDS:
         raise ServiceError(_("A game is 1, 2 or 3 rounds."))
+    if min_reliability is not None and (
+        type(min_reliability) is not int or not 1 <= min_reliability <= 100
+    ):
+        raise ServiceError(_("The minimum reliability is a percentage from 1 to 100."))
     with transaction.atomic():
         game = Game.objects.create(
             name=name.strip() or _("Saboteur game"),
@@ -87,6 +94,7 @@ def game_create(
             rounds=rounds,
             creator=creator,
             bot_stand_ins=bot_stand_ins,
+            min_reliability=min_reliability,
             **({"turn_limit": turn_limit} if turn_limit is not None else {}),
         )
         Seat.objects.create(game=game, user=creator)
@@ -140,6 +148,18 @@ def seat_join(*, game_id: int, user) -> Seat:
             return existing
         if game.seats.count() >= game.max_seats:
             raise ServiceError(_("This game is full."))
+        if game.min_reliability is not None:
+            mine = stats.reliability(user).percent
+            # Nothing known yet (no game in the last 90 days) is no reason to keep a player out.
+            if mine is not None and mine < game.min_reliability:
+                raise ServiceError(
+                    _(
+                        "This game's creator asks for a reliability of at least %(minimum)d %%; "
+                        "yours is %(yours)d %% (your player page shows how it is counted)."
+                    )
+                    % {"minimum": game.min_reliability, "yours": mine},
+                    code="unreliable",
+                )
         touch(game)
         return Seat.objects.create(game=game, user=user)
 

@@ -20,6 +20,7 @@ from games import engine
 from games.models import Game, Move, Seat
 from games.outbox import schedule, sending
 
+from . import ratings
 from .bot_turns import bot_decision, bot_turn_after_commit
 from .errors import IdempotencyConflict, MoveRefused, StaleVersion, reason_message
 from .locking import lock_game, player_seat
@@ -195,10 +196,17 @@ def apply(game: Game, seat: Seat, move: dict, **extra) -> Move:
         new_state, events = engine.apply(state, seat.engine_name, move)
     except engine.IllegalMove as refusal:
         raise MoveRefused(reason_message(refusal.code), code=refusal.code) from None
+    # A round's result complete (its roles public): rated now, in this transaction, after the
+    # rating writers' lock is taken, before the move gets its id (the order of the updates).
+    rated = []
+    if len(new_state.rounds_done) > len(state.rounds_done):
+        rated = ratings.completed_rounds(game, seat, move, stand_in=extra.get("stand_in", False))
+        ratings.before_round_end(game)
     record = Move.objects.create(
         game=game, sequence=new_state.version, seat=seat, payload=move, events=events, **extra
     )
     store(game, new_state, timezone.now())
+    ratings.round_completed(game=game, move=record, matches=rated)
     return record
 
 

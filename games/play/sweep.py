@@ -15,6 +15,7 @@ from django.utils import timezone
 from games.models import Game
 from games.outbox import digests, sending
 
+from . import ratings
 from .bot_turns import bot_games_due
 from .moves import bot_move, turn_timeout
 
@@ -46,6 +47,8 @@ def sweep() -> dict:
     sent = part("sending", sending.send_due, now, until=started + sending.SWEEP_SENDS_FOR)
     report.update(sent or {})
     report["pushed again"] = part("pushes", sending.retry_pushes, now) or 0
+    # Should the ratings rebuild an abort asked for have been lost, ask again.
+    part("ratings", ratings.withdraw_aborted)
     if failed:
         report["failed"] = failed
     return report

@@ -15,6 +15,11 @@ A save that changes a game's revision publishes "game N is at revision V" after 
 (``live.publish_after_commit``), and so does a deleted game (its open streams end); a rolled-back
 change publishes nothing.
 
+Ratings and reliability figures in the open games' list: a round that changes the rating of a
+player seated in an open lobby drops the list at once (``ratings_changed``, called by the rating
+writer); reliability moves with every turn, so the list shows it as it was when rendered (at most
+the markup's cache time, ``templates/games/lobby.html``).
+
 Signals catch every path (the play side, moderation, the admin) without each having to remember.
 Each change acts at once (for this transaction's next reads, and for tests, whose transactions
 never commit) and again after the commit, since another process may have cached what was there
@@ -86,3 +91,12 @@ def _lobby_maybe_changed(sender, instance, created: bool = True, **kwargs) -> No
         _changed()
     if sender is Seat and instance.user_id is not None:
         _now_and_after_commit(lists.awaiting_changed, [instance.user_id])
+
+
+def ratings_changed(user_ids) -> None:
+    """Ratings of these players changed (None: of anyone): the open games' list shows them."""
+    if user_ids is not None:
+        seated = Seat.objects.filter(user_id__in=list(user_ids), game__status=Game.Status.LOBBY)
+        if not seated.exists():
+            return
+    _changed()

@@ -14,7 +14,8 @@ from django.utils.translation import get_language
 
 from games.models import Game, Move, Seat
 
-from .seats import LIVE_SEAT
+from . import ratings, stats
+from .seats import LIVE_SEAT, user_name
 
 
 def _awaiting(user):
@@ -92,6 +93,17 @@ class GameRow:
     rounds: int | None = None
     deadline: datetime | None = None
     last_move_at: datetime | None = None
+    # Open games: who sits there (rating and reliability), and the creator's minimum.
+    players: list[LobbyPlayer] | None = None
+    min_reliability: int | None = None
+
+
+@dataclass(frozen=True)
+class LobbyPlayer:
+    name: str
+    url: str
+    rating: ratings.Figure | None  # in the game's rule set
+    reliability: int | None  # percent; None: no record yet
 
 
 # Not get_FOO_display(): it hashes every (lazily translated) choice on each call, which made a
@@ -218,14 +230,19 @@ def open_lobbies_changed() -> None:
 
 
 def open_lobbies() -> list[GameRow]:
-    """The open games waiting for players, newest first: the same list for everyone."""
+    """The open games waiting for players, newest first, with their players' ratings and
+    reliability: the same list for everyone. A fixed number of queries whatever the number of
+    games (the page keeps the markup per version: ``invalidation``)."""
     # Only the columns a row shows: no model instances (the lobby is a hot page).
-    games = (
+    games = list(
         Game.objects.filter(status=Game.Status.LOBBY, visibility=Game.Visibility.OPEN)
         .order_by("-created_at")
-        .values_list("pk", "name", "ruleset", "status", "max_seats", "decision_since")
+        .values_list(
+            "pk", "name", "ruleset", "status", "max_seats", "decision_since", "min_reliability"
+        )
         .annotate(seats_taken=Count("seats"))[:50]
     )
+    seated = _lobby_players([game[0] for game in games], {game[0]: game[2] for game in games})
     return [
         GameRow(
             pk=pk,
@@ -236,6 +253,36 @@ def open_lobbies() -> list[GameRow]:
             seats_taken=seats_taken,
             max_seats=max_seats,
             decision_since=since,
+            players=seated.get(pk, []),
+            min_reliability=minimum,
         )
-        for pk, name, ruleset, status, max_seats, since, seats_taken in games
+        for pk, name, ruleset, status, max_seats, since, minimum, seats_taken in games
     ]
+
+
+def _lobby_players(game_ids: list[int], rulesets: dict[int, str]) -> dict[int, list[LobbyPlayer]]:
+    """Each game's players with their rating in its rule set and their reliability."""
+    if not game_ids:
+        return {}
+    seats = list(
+        Seat.objects.filter(game_id__in=game_ids)
+        .select_related("user")
+        .only("game_id", "bot", "user__display_name", "user__is_active", "user__id")
+        .order_by("joined_at", "pk")
+    )
+    users = {seat.user_id for seat in seats if seat.user_id is not None}
+    figures = ratings.overall_figures(users)
+    reliable = stats.reliability_percents(users)
+    players: dict[int, list[LobbyPlayer]] = {}
+    for seat in seats:
+        if seat.user_id is None:
+            continue
+        players.setdefault(seat.game_id, []).append(
+            LobbyPlayer(
+                name=user_name(seat.user),
+                url=stats.player_url(seat.user),
+                rating=figures.get((seat.user_id, rulesets[seat.game_id])),
+                reliability=reliable.get(seat.user_id),
+            )
+        )
+    return players

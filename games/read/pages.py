@@ -82,6 +82,7 @@ class GamePage:
     lobby_names: list[str]
     max_seats: int
     min_seats: int = 2
+    min_reliability: int | None = None  # the creator's minimum to join, in percent
     view: dict | None = None
     me: str | None = None
     my_turn: bool = False
@@ -174,6 +175,7 @@ def game_page(
         lobby_names=[display_name(s) for s in seats],
         max_seats=game.max_seats,
         min_seats=PLAYERS[game.ruleset][0],
+        min_reliability=game.min_reliability,
         ruleset=game.ruleset,
     )
     if me_seat is not None:

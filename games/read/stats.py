@@ -11,14 +11,19 @@ import statistics
 from dataclasses import dataclass
 from datetime import timedelta
 
-from django.contrib.auth import get_user_model
-from django.db.models import F
-from django.urls import reverse
+from django.core.cache import cache
+from django.db.models import Count, F, OuterRef, Q, Subquery
+from django.db.models.functions import Coalesce
+from django.utils import timezone
 
 from games.models import Game, Move, Seat
-from saboteur_site.text import ascii_int
 
 from . import durations
+from .players import player_by_key, player_url
+from .ratings import player_ratings
+
+# What the player page (accounts) reads of games, besides the statistics below.
+__all__ = ["player_by_key", "player_ratings", "player_stats", "player_url"]
 
 
 @dataclass(frozen=True)
@@ -47,25 +52,6 @@ class PlayerStats:
     def reliability_percent(self) -> int | None:
         share = self.reliability
         return None if share is None else round(share * 100)
-
-
-def player_by_key(key: str):
-    """The user shown at /players/<key>/: a display name (any case), else a numeric id (ASCII
-    digits only: "²" or "①" are names, never ids)."""
-    users = get_user_model().objects.filter(is_active=True)
-    user = users.filter(display_name__iexact=key).first()
-    pk = ascii_int(key)
-    if user is None and pk is not None:
-        user = users.filter(pk=pk).first()
-    return user
-
-
-def player_url(user) -> str:
-    """The player page's address: by display name when that is unambiguous, else by id."""
-    name = user.display_name
-    if not name or name.isdigit() or "/" in name or name != name.strip():
-        return reverse("player", args=[str(user.pk)])
-    return reverse("player", args=[name])
 
 
 def player_stats(user) -> PlayerStats:
@@ -142,3 +128,152 @@ def player_stats(user) -> PlayerStats:
 def _key(*path: str) -> F:
     """A key of the snapshot, read by the database (the rest of the snapshot stays there)."""
     return F("__".join(("snapshot", *path)))
+
+
+# -- Reliability ---------------------------------------------------------------------------------
+
+RELIABILITY_DAYS = 90
+
+# Seats a player left behind: taken over by someone else, or absent (three timeouts in a row)
+# when the game ended or now.
+DROPPED = (Seat.State.REPLACED, Seat.State.ABSENT)
+
+
+@dataclass(frozen=True)
+class Reliability:
+    """How a player kept their games over the last ``RELIABILITY_DAYS`` (rated or not; never
+    practice): all of it public (who moved, when, and whether the site moved for them)."""
+
+    turns: int  # moves of their seats
+    ran_out: int  # ... made by the site: their time ran out (or a bot stood in for them)
+    games: int  # games they sat in, running or ended in the window
+    dropped: int  # ... of which they abandoned (absent at the end, or now) or were replaced
+    median_response: timedelta | None  # from the move before to their own move, in time
+    vacation_days: int | None  # None: not tracked (vacations do not exist yet)
+
+    @property
+    def ran_out_percent(self) -> int | None:
+        return round(100 * self.ran_out / self.turns) if self.turns else None
+
+    @property
+    def percent(self) -> int | None:
+        """The reliability figure (0..100): ``reliability_percent`` of the counts."""
+        return reliability_percent(self.turns, self.ran_out, self.games, self.dropped)
+
+    @property
+    def median_response_words(self) -> str:
+        if self.median_response is None:
+            return ""
+        return durations.response_time(self.median_response)
+
+
+def reliability_percent(turns: int, ran_out: int, games: int, dropped: int) -> int | None:
+    """The share of turns played in time times the share of games kept, in percent; None for
+    a player without a turn or a game in the window (nothing known yet: anyone may join)."""
+    if not turns and not games:
+        return None
+    in_time = (turns - ran_out) / turns if turns else 1.0
+    kept = (games - dropped) / games if games else 1.0
+    return round(100 * in_time * kept)
+
+
+def vacation_days_used(user, since) -> int | None:
+    """Days of vacation the player took since ``since``. The hook for vacations (not built yet):
+    return their count here once they exist; the player page shows the line when not None."""
+    return None
+
+
+def _window(now=None):
+    return (now or timezone.now()) - timedelta(days=RELIABILITY_DAYS)
+
+
+def _window_seats(since):
+    return Seat.objects.filter(
+        game__practice=False, game__started_at__isnull=False, user__isnull=False
+    ).filter(Q(game__finished_at__isnull=True) | Q(game__finished_at__gte=since))
+
+
+def _window_moves(since):
+    return Move.objects.filter(game__practice=False, created_at__gte=since)
+
+
+def reliability(user, now=None) -> Reliability:
+    """The player's reliability over the last 90 days (two queries)."""
+    since = _window(now)
+    games = (
+        _window_seats(since)
+        .filter(user=user)
+        .aggregate(
+            games=Count("game", distinct=True),
+            dropped=Count("game", distinct=True, filter=Q(state__in=DROPPED)),
+        )
+    )
+    before = Subquery(
+        Move.objects.filter(game=OuterRef("game"), sequence=OuterRef("sequence") - 1).values(
+            "created_at"
+        )[:1]
+    )
+    rows = (
+        _window_moves(since)
+        .filter(seat__user=user)
+        .annotate(before=Coalesce(before, F("game__started_at")))
+        .values_list("automatic", "created_at", "before")
+    )
+    turns = ran_out = 0
+    waits = []
+    for automatic, created_at, previous in rows:
+        turns += 1
+        if automatic:
+            ran_out += 1
+        elif previous is not None:
+            waits.append((created_at - previous).total_seconds())
+    return Reliability(
+        turns=turns,
+        ran_out=ran_out,
+        games=games["games"],
+        dropped=games["dropped"],
+        median_response=timedelta(seconds=statistics.median(waits)) if waits else None,
+        vacation_days=vacation_days_used(user, since),
+    )
+
+
+RELIABILITY_CACHE_SECONDS = 600
+
+
+def reliability_percents(user_ids) -> dict[int, int | None]:
+    """Each player's reliability figure, for lists (the lobby): kept in the shared cache for
+    ``RELIABILITY_CACHE_SECONDS``, the missing ones counted in two queries for all of them."""
+    ids = sorted(set(user_ids))
+    keys = {pk: f"reliability:{pk}" for pk in ids}
+    found = cache.get_many(list(keys.values()))
+    known = {pk: found[key][0] for pk, key in keys.items() if key in found}
+    missing = [pk for pk in ids if pk not in known]
+    if missing:
+        since = _window()
+        counts = {pk: [0, 0, 0, 0] for pk in missing}
+        seats = (
+            _window_seats(since)
+            .filter(user_id__in=missing)
+            .values("user_id")
+            .annotate(
+                games=Count("game", distinct=True),
+                dropped=Count("game", distinct=True, filter=Q(state__in=DROPPED)),
+            )
+        )
+        for row in seats:
+            counts[row["user_id"]][2:] = [row["games"], row["dropped"]]
+        moves = (
+            _window_moves(since)
+            .filter(seat__user_id__in=missing)
+            .values("seat__user_id")
+            .annotate(turns=Count("pk"), ran_out=Count("pk", filter=Q(automatic=True)))
+        )
+        for row in moves:
+            counts[row["seat__user_id"]][:2] = [row["turns"], row["ran_out"]]
+        fresh = {pk: reliability_percent(*numbers) for pk, numbers in counts.items()}
+        # Wrapped in a tuple: None (no record) is a value worth keeping too.
+        cache.set_many(
+            {keys[pk]: (value,) for pk, value in fresh.items()}, RELIABILITY_CACHE_SECONDS
+        )
+        known.update(fresh)
+    return known

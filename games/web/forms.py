@@ -7,6 +7,8 @@ import json
 from datetime import timedelta
 
 from django import forms
+from django.utils.functional import lazy
+from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 from games.engine.cards import PLAYERS
@@ -95,6 +97,13 @@ TURN_LIMITS = [
 ]
 
 
+def _reliability_at_least(percent: int):
+    """ "Reliability of 90 % or more", in the language of the request that renders it."""
+    return lazy(
+        lambda: gettext("Reliability of %(percent)d %% or more") % {"percent": percent}, str
+    )()
+
+
 class GameCreateForm(forms.Form):
     name = forms.CharField(label=_("Name"), max_length=80)
 
@@ -137,6 +146,18 @@ class GameCreateForm(forms.Form):
         choices=[(str(int(d.total_seconds())), label) for d, label in TURN_LIMITS],
         coerce=lambda seconds: timedelta(seconds=int(seconds)),
         initial=str(int(timedelta(days=2).total_seconds())),
+    )
+    min_reliability = forms.TypedChoiceField(
+        label=_("Who may join, by reliability"),
+        choices=[("", _("Anyone"))]
+        + [(str(percent), _reliability_at_least(percent)) for percent in (50, 75, 90, 95)],
+        coerce=int,
+        empty_value=None,
+        required=False,
+        help_text=_(
+            "Reliability: the share of turns played before the deadline in the last 90 days, "
+            "times the share of games not abandoned. Players new to the site may always join."
+        ),
     )
     bot_stand_ins = forms.BooleanField(
         label=_("A bot plays for absent players"),

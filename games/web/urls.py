@@ -1,4 +1,4 @@
-from django.urls import path
+from django.urls import path, re_path
 
 from . import live, views
 
@@ -8,6 +8,7 @@ urlpatterns = [
     path("games/", views.lobby, name="lobby"),
     path("games/new/", views.game_create, name="game_create"),
     path("games/practice/", views.practice_create, name="practice_create"),
+    re_path(r"^leaderboards/(?P<ruleset>base|saboteur2)/$", views.leaderboard, name="leaderboard"),
     path("games/<int:pk>/", views.game_detail, name="game"),
     path("games/<int:pk>/poll/", views.game_poll, name="game_poll"),
     path("games/<int:pk>/live/", live.game_live, name="game_live"),

@@ -18,14 +18,17 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
+from games.models import Game
 from games.outbox import links
 from games.play import chat, errors, moves, taps, visits
 from games.play import lobby as lobbies
-from games.read import access, learn, lists, pages, seats
+from games.read import access, learn, lists, pages, ratings, seats
 from saboteur_site.text import ascii_int
 
 from .after_move import after_move
 from .forms import GameCreateForm, InvitationForm, MoveForm, PracticeForm
+
+LEADERBOARDS = Game.Ruleset.choices
 
 # The parts of the game page a client may ask for (django-template-partials names).
 PARTIALS = {"play": "games/play_response.html", "chat": "games/game.html#chat"}
@@ -65,8 +68,16 @@ def _lobby(request, *, form=None, practice_form=None, status=200):
         "practice_form": practice_form or SimpleLazyObject(PracticeForm),
         "form_refused": form is not None,
         "practice_refused": practice_form is not None,
+        "rulesets": LEADERBOARDS,
     }
     return render(request, "games/lobby.html", context, status=status)
+
+
+@require_safe
+@login_required
+def leaderboard(request, ruleset):
+    """The best rated players of a rule set (enough rated rounds to be past provisional)."""
+    return render(request, "games/leaderboard.html", {"board": ratings.leaderboard(ruleset)})
 
 
 @require_POST

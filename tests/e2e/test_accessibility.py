@@ -1,5 +1,5 @@
 """axe-core in the browser (issue 13): no serious or critical violation on the home, lobby,
-game (base and Saboteur 2), profile and rules pages.
+game (base and Saboteur 2), profile, player, leaderboard and rules pages.
 
 axe is vendored from its npm package (tests/e2e/vendor/axe-core) and injected by Playwright's
 ``evaluate``, which the site's CSP does not apply to; the site never serves it.
@@ -8,6 +8,10 @@ axe is vendored from its npm package (tests/e2e/vendor/axe-core) and injected by
 from pathlib import Path
 
 import pytest
+from django.utils import timezone
+
+from games.models import Rating
+from games.play.lobby import game_create, seat_join
 
 from .deals import BASE_DEAL, SABOTEUR2_DEAL
 
@@ -36,6 +40,16 @@ def test_no_serious_violation_on_the_main_pages(
     ann, bob, cid = (make_player(n) for n in ("ann", "bob", "cid"))
     base = rigged_game([ann, bob, cid], ruleset="base", deal=BASE_DEAL, name="Base")
     expansion = rigged_game([ann, bob, cid], ruleset="saboteur2", deal=SABOTEUR2_DEAL, name="S2")
+    # Ratings to show (issue 28): on the player page, the leaderboard and an open table.
+    for user, mu, rounds in ((ann, 30.0, 12), (bob, 27.0, 4)):
+        for kind in ("all", "digger"):
+            Rating.objects.create(
+                user=user, ruleset="base", kind=kind, mu=mu, sigma=3.0, score=mu - 9.0,
+                rounds=rounds, last_round_at=timezone.now(),
+            )  # fmt: skip
+    table = game_create(creator=bob, name="Open table", ruleset="base", max_seats=4,
+                        min_reliability=75)  # fmt: skip
+    seat_join(game_id=table.pk, user=ann)
     anonymous = new_page()
     anonymous.goto(f"{live_server.url}/")
     problems = {"home": violations(anonymous)}
@@ -46,6 +60,8 @@ def test_no_serious_violation_on_the_main_pages(
         ("dashboard", "/"),
         ("lobby", "/games/"),
         ("profile", "/accounts/profile/"),
+        ("player", "/players/Ann/"),
+        ("leaderboard", "/leaderboards/base/"),
         ("game base", f"/games/{base.pk}/"),
         ("game base, card chosen", f"/games/{base.pk}/?card=t-new"),
         ("game saboteur2", f"/games/{expansion.pk}/"),

@@ -653,3 +653,71 @@ def test_list_pages_get_rows_not_game_objects(players):
     fetched = [fetch(client, "/"), fetch(client, "/games/")]
     assert all(f.status == 200 for f in fetched)
     assert_templates_see_only_views(fetched, running.snapshot)
+
+
+# -- Ratings and hidden roles (issue 28) ------------------------------------------------------
+
+RATING_MARKS = re.compile(
+    r'<span class="rating" data-testid="rating">[^<]*</span>(?: <span class="small">\([^)]*\)'
+    r"</span>)?|unrated|data-testid=\"rated-rounds\">\d+<|data-testid=\"no-ratings\""
+)
+
+
+def ratings_shown(client, urls) -> list[tuple[str, list[str]]]:
+    """Every rating figure the pages show, in order (the rest of a page, like reliability,
+    moves with every turn and is public)."""
+    shown = []
+    for url in urls:
+        response = client.get(url)
+        assert response.status_code == 200, url
+        shown.append((url, RATING_MARKS.findall(response.content.decode())))
+    return shown
+
+
+def test_ratings_shown_during_a_running_game_change_only_when_a_round_ends(players, outsider):
+    """A rating that moved mid-round would tell who plays which role (a saboteur's rating as a
+    saboteur, say). Through rated rounds, the player pages, the leaderboard and the lobby (where
+    the players also sit at an open table) show the same figures after every move of a round, to
+    anyone, and change only with the move that completes it; a twin game whose other seats hold
+    other roles shows the same figures mid-round."""
+    rng = random.Random(28)
+    table = game_create(creator=players[0], name="Next mine", ruleset="base", max_seats=5)
+    seat_join(game_id=table.pk, user=players[1])
+    client = Client()
+    client.force_login(outsider)
+    seated = Client()
+    seated.force_login(players[2])
+    urls = [f"/players/{user.display_name}/" for user in players[:4]]
+    urls += ["/leaderboards/base/", "/games/"]
+
+    def everything():
+        caches["local"].clear()  # the lobby's markup: only its version may keep it
+        return ratings_shown(client, urls), ratings_shown(seated, urls[:4])
+
+    changed_at = []
+    for _attempt in range(4):  # until a round teaches something (seats and deals are random)
+        game = start_game(players, count=4, rounds=2, rng=rng)
+        before = everything()
+        while True:
+            state = state_of(game)
+            if state.finished:
+                break
+            done = len(state.rounds_done)
+            if done == 1 and state.decision == engine.TURN and state.version % 7 == 0:
+                # Mid-round 2: the other seats' roles rotated, the pages show the same figures.
+                for me in (None, 2):
+                    twin = state.clone()
+                    if edit_roles(twin, me, rng):
+                        put_snapshot(game, twin)
+                        assert everything() == before, "the figures depend on hidden roles"
+                        put_snapshot(game, state)
+            state = advance(game, rng)
+            now = everything()
+            if now != before:
+                assert len(state.rounds_done) == done + 1, f"ratings moved inside round {done + 1}"
+                changed_at.append(done + 1)
+            before = now
+        assert changed_at == sorted(game.rated_rounds.values_list("number", flat=True))
+        if changed_at:
+            break
+    assert changed_at
