@@ -9,10 +9,13 @@ import secrets
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
+from django.core.cache import caches
 from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
+from django.template.loader import render_to_string
 from django.utils import translation
 from django.utils.functional import SimpleLazyObject
+from django.utils.safestring import mark_safe
 from django.utils.translation import gettext as _
 from django.views.decorators.cache import never_cache
 from django.views.decorators.csrf import csrf_exempt
@@ -31,6 +34,12 @@ from .forms import GameCreateForm, InvitationForm, MoveForm, PracticeForm
 LEADERBOARDS = Game.Ruleset.choices
 
 # The parts of the game page a client may ask for (django-template-partials names).
+# The parts of the play area that are the same for everyone who watches without a seat.
+WATCHED_PARTS = {
+    "title": "games/game.html#title",
+    "play": "games/game.html#play",
+    "after": "games/_after_move_oob.html",
+}
 PARTIALS = {"play": "games/play_response.html", "chat": "games/game.html#chat"}
 CHAT_SENT = "games/chat_sent.html"  # the play area with the chat (its box kept: hx-preserve)
 
@@ -161,7 +170,33 @@ def game_poll(request, pk):
         revision = -1
     if access.revision_unchanged(pk, request.user, revision):
         return HttpResponse(status=204)
-    return _render_game(request, _visible_game(request, pk), partial="play")
+    game = _visible_game(request, pk)
+    if seats.live_seat(game, request.user) is None and game.creator_id != request.user.pk:
+        return _watcher_part(request, game)
+    return _render_game(request, game, partial="play")
+
+
+WATCHED_PART_SECONDS = 60  # its clocks ("time left") stay fresh to the minute
+
+
+def _watcher_part(request, game):
+    """The play area for someone who watches without a seat: the public view, the same for every
+    watcher at a revision, so it is rendered once per revision and language and kept per process
+    (a move watched by many open pages costs one render); only the header's counts are theirs."""
+    key = f"watched-part:{game.pk}:{game.revision}:{translation.get_language()}"
+    shared = caches["local"].get(key)
+    if shared is None:
+        page = pages.game_page(game, request.user)
+        context = {"page": page, "after_move": after_move(request.user, page, moved=False)}
+        shared = {
+            name: render_to_string(template, context, request=request)
+            for name, template in WATCHED_PARTS.items()
+        }
+        # A part holding a form's token is the viewer's own: never shared (none does today).
+        if not any("csrfmiddlewaretoken" in html for html in shared.values()):
+            caches["local"].set(key, shared, WATCHED_PART_SECONDS)
+    parts = {name: mark_safe(html) for name, html in shared.items()}  # noqa: S308 - our templates
+    return render(request, PARTIALS["play"], {"watched": parts})
 
 
 @require_safe

@@ -4,17 +4,21 @@ on a page seen again, and nothing stale after any change the page shows.
 docs/web-performance.md has the figures (bench/web.py)."""
 
 import random
+import re
 
 import pytest
 from django.contrib.admin.sites import site
+from django.core.cache import caches
 from django.db import connection
 from django.test import Client
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
+from games import engine
 from games.models import ChatMessage, Game
 from games.moderation import tables
 from games.play.chat import chat_post
+from games.read import pages
 from games.read.drawing import card_name
 
 from .test_game_pages import logged_in, play_random, start_game
@@ -109,3 +113,60 @@ def test_card_names_follow_the_language():
     with translation.override("en"):
         assert card_name("cross") == english
     assert english != czech
+
+
+# -- Watchers: one render of the play area per revision ------------------------------------------
+
+
+def poll(client, game, revision: int) -> str:
+    response = client.get(reverse("game_poll", args=[game.pk]), {"v": revision})
+    assert response.status_code == 200
+    return response.content.decode()
+
+
+def without_own_counts(html: str) -> str:
+    """The answer without the viewer's own bits: the header's count and the title's."""
+    html = re.sub(r'<a href="/" id="my-games".*?</a>', "", html, flags=re.S)
+    return re.sub(r"<title>\(\d+\) ", "<title>", html)
+
+
+def test_everyone_watching_without_a_seat_gets_the_part_rendered_once_per_revision(
+    players, make_user, monkeypatch
+):
+    game = start_game(players[:3], count=3)
+    play_random(game, 5, random.Random(4))
+    dan, eve = logged_in(players[3]), logged_in(make_user("eve"))
+    # Eve has a game of her own waiting for her: her header differs from Dan's.
+    start_game([make_user("fay"), players[3]][::-1] + [make_user("gus")], count=3)
+    alone = {}
+    for name, client in (("dan", dan), ("eve", eve)):
+        caches["local"].clear()
+        alone[name] = poll(client, game, game.revision - 1)
+    # What each would have been given on their own is the same, but for their own counts...
+    assert without_own_counts(alone["dan"]) == without_own_counts(alone["eve"])
+    assert "csrfmiddlewaretoken" not in alone["dan"]
+    caches["local"].clear()
+    built = []
+    build = pages.game_page
+    monkeypatch.setattr(pages, "game_page", lambda *a, **k: built.append(1) or build(*a, **k))
+    poll(dan, game, game.revision - 1)
+    shared = poll(eve, game, game.revision - 1)
+    # ... and the second watcher gets it without the game page being built again.
+    assert shared == alone["eve"]
+    assert len(built) == 1
+    # A move: the next poll shows the new revision.
+    play_random(game, 1, random.Random(5))
+    after = poll(eve, game, game.revision - 1)
+    assert f"v={game.revision}" in after and after != shared
+
+
+def test_a_seated_player_never_gets_the_watchers_part(players):
+    game = start_game(players[:3], count=3)
+    outsider = logged_in(players[3])
+    watched = poll(outsider, game, game.revision - 1)  # cached for watchers
+    seat = game.seats.get(user=players[1])
+    state = engine.State.from_json(Game.objects.get(pk=game.pk).snapshot)
+    hand = engine.view_for(state, seat.engine_name)["me"]["hand"]
+    mine = poll(logged_in(players[1]), game, game.revision - 1)
+    assert mine != watched
+    assert all(card_name(card) in mine for card in hand)
