@@ -33,6 +33,7 @@ from .models import ChatMessage, Game, Move, Notice, Seat, TableEvent
 from .moderation import tables
 from .outbox.sending import verified_email
 from .play.errors import ServiceError
+from .read.clock import clock_text, rules_lines
 from .read.seats import seat_number
 from .read.table_events import describe
 
@@ -304,7 +305,9 @@ class SeatInline(ZonedTimes, admin.TabularInline):
     """Who sits where; never a role."""
 
     model = Seat
-    fields = ("seat", "user", "state", "joined_at", "last_seen_at", "timeouts_in_a_row")
+    fields = (
+        "seat", "user", "state", "joined_at", "last_seen_at", "timeouts_in_a_row", "bank_left",
+    )  # fmt: skip
     readonly_fields = fields
 
     @admin.display(description=_("seat"))
@@ -366,6 +369,7 @@ class GameAdmin(ZonedTimes, NoSecretLookups, admin.ModelAdmin):
         "whose_turn",
         "round_number",
         "deadline",
+        "time_left",
         "absent_seats",
         "version",
         "created_at",
@@ -382,6 +386,7 @@ class GameAdmin(ZonedTimes, NoSecretLookups, admin.ModelAdmin):
         "max_seats",
         "visibility",
         "turn_limit",
+        "clock_rules",
         "creator",
         "status",
         "version",
@@ -389,6 +394,7 @@ class GameAdmin(ZonedTimes, NoSecretLookups, admin.ModelAdmin):
         "whose_turn",
         "decision_since",
         "deadline",
+        "time_left",
         "paused_remaining",
         "paused_at",
         "created_at",
@@ -461,6 +467,15 @@ class GameAdmin(ZonedTimes, NoSecretLookups, admin.ModelAdmin):
     @admin.display(description=_("seats"), ordering="seat_count")
     def players(self, game):
         return game.seat_count
+
+    @admin.display(description=_("time left"))
+    def time_left(self, game):
+        """The running decision's clock as the page, the dashboard and the emails say it."""
+        return clock_text(game) or "-"
+
+    @admin.display(description=_("clock"))
+    def clock_rules(self, game):
+        return " ".join(rules_lines(game))
 
     def get_search_results(self, request, queryset, search_term):
         results, may_have_duplicates = super().get_search_results(request, queryset, search_term)

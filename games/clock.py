@@ -14,6 +14,7 @@ arithmetic, wrong across a change of daylight saving time).
 
 from __future__ import annotations
 
+import functools
 import heapq
 import zoneinfo
 from collections.abc import Iterator
@@ -36,6 +37,12 @@ def zone(name: str) -> zoneinfo.ZoneInfo:
         return zoneinfo.ZoneInfo(name or "UTC")
     except (zoneinfo.ZoneInfoNotFoundError, ValueError):
         return zoneinfo.ZoneInfo("UTC")
+
+
+@functools.cache
+def zone_names() -> tuple[str, ...]:
+    """The IANA time zones this machine knows, sorted."""
+    return tuple(sorted(zoneinfo.available_timezones()))
 
 
 def utc(at: datetime) -> datetime:

@@ -19,6 +19,7 @@ from games.models import Game, Move, Seat
 from saboteur_site.text import ascii_int
 
 from . import durations
+from .vacations import vacation_days_used
 
 
 @dataclass(frozen=True)
@@ -30,6 +31,9 @@ class PlayerStats:
     moves: int  # every move of the player's seats
     moves_in_time: int  # ... made by the player, not by the site at the deadline
     median_response: timedelta | None  # from the move before to the player's own move
+    vacation_days: float = (
+        0.0  # days on vacation in the last 90 days (vacations.RELIABILITY_WINDOW)
+    )
 
     @property
     def reliability(self) -> float | None:
@@ -136,6 +140,7 @@ def player_stats(user) -> PlayerStats:
         moves=total,
         moves_in_time=in_time,
         median_response=timedelta(seconds=statistics.median(waits)) if waits else None,
+        vacation_days=vacation_days_used(user.pk),
     )
 
 
