@@ -483,8 +483,8 @@ def test_the_clock_reads_the_same_on_the_page_the_dashboard_emails_and_the_admin
     seat = mover(game)
     traveller.move_to(datetime(2026, 11, 7, 12, 0, tzinfo=UTC))  # Saturday
     text = clocks.clock_text(game)
-    assert (
-        said(text) == "Time left: 2 hours, then 1 day from the time bank (clock stopped for the weekend)"
+    assert said(text) == (
+        "Time left: 2 hours, then 1 day from the time bank (clock stopped for the weekend)"
     )
     client = Client()
     client.force_login(seat.user)
