@@ -52,8 +52,8 @@ class ProfileForm(forms.Form):
         required=False,
         max_length=20,
         help_text=_(
-            "Up to three, for example 8, 4, 1. Empty: reminders at half and at 90 % of the "
-            "time per turn. Quiet hours still apply."
+            "Up to three, for example 8, 4, 1. Empty: the usual reminders, when half and nine "
+            "tenths of the time per turn have passed. Quiet hours still apply."
         ),
         widget=forms.TextInput(attrs={"inputmode": "numeric", "placeholder": "8, 4, 1"}),
     )
