@@ -29,7 +29,7 @@ from django.utils.translation import gettext_lazy as _
 from saboteur_site.text import ascii_int
 
 from . import engine
-from .models import ChatMessage, Game, Move, Notice, Seat, TableEvent
+from .models import ChatMessage, Game, Move, Notice, Seat, TableEvent, Vacation
 from .moderation import tables
 from .outbox.sending import verified_email
 from .play.errors import ServiceError
@@ -695,6 +695,28 @@ class ChatMessageAdmin(ZonedTimes, admin.ModelAdmin):
     @admin.display(description=_("author"))
     def author(self, message):
         return message.seat.user or gettext("deleted player")
+
+
+# -- Vacations: what players declared (read only; players declare and end them) ----------------
+
+
+@admin.register(Vacation)
+class VacationAdmin(ZonedTimes, admin.ModelAdmin):
+    list_display = ("user", "starts_at", "ends_at", "ended_at", "stage")
+    list_select_related = ("user",)
+    list_filter = ("stage",)
+    search_fields = ("user__display_name",)
+    fields = ("user", "starts_at", "ends_at", "ended_at", "stage", "created_at")
+    readonly_fields = fields
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False
 
 
 # -- The email outbox ---------------------------------------------------------------------------
