@@ -113,12 +113,14 @@ def _reminder(game: Game, seat: Seat, mark: str, due: datetime) -> Notice:
     )
 
 
-def player_reminders(game: Game, user) -> list[clock.Reminder]:
-    """The reminders the player asked for (their profile): the site's schedule, or N hours
+def player_reminders(game: Game, user, span: timedelta | None = None) -> list[clock.Reminder]:
+    """The reminders the player asked for (their profile): the site's schedule (shares of the
+    time per turn, or of ``span``, the decision's own length under a daily deadline), or N hours
     before the deadline; none when they turned reminders off."""
     if not user.email_reminders:
         return []
-    return clock.reminders(game.turn_limit, clock.parse_hours(user.reminder_hours))
+    limit = span if game.daily_at is not None and span else game.turn_limit
+    return clock.reminders(limit, clock.parse_hours(user.reminder_hours))
 
 
 def reminder_times(*, game: Game, user, now: datetime, seat: Seat | None = None):
@@ -134,7 +136,10 @@ def reminder_times(*, game: Game, user, now: datetime, seat: Seat | None = None)
     breaks = clocks.breaks_of(game, seat, now)
     deadline = game.deadline or clocks.decision_deadline(game, seat, game.decision_since).final
     times = []
-    for reminder in player_reminders(game, user):
+    span = None
+    if game.daily_at is not None and game.decision_since is not None:
+        span = clock.time_left(game.decision_since, deadline, breaks)
+    for reminder in player_reminders(game, user, span):
         due = clock.reminder_due(now, deadline, reminder.left, breaks)
         window = quiet_window(user, due)
         if window is not None:

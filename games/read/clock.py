@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
+from django.db.models import Exists, OuterRef, Subquery
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
@@ -124,36 +125,58 @@ def clock_of(game: Game, seat: Seat | None = None, now: datetime | None = None) 
     )
 
 
+def clock_annotations(deciding) -> dict:
+    """Annotations of a list's games query (``deciding``: the deciding seat as a subquery) that
+    let ``clocks_of`` build their clocks without a query of its own, unless a deciding player
+    has a vacation ahead."""
+    now = timezone.now()
+    ahead = vacations.not_called_off().filter(user_id=OuterRef("user_id"), ends_at__gt=now)
+    return {
+        "clock_bank": Subquery(deciding.values("bank_left")[:1]),
+        "clock_user": Subquery(deciding.filter(bot__isnull=True).values("user_id")[:1]),
+        "clock_away": Exists(
+            Seat.objects.filter(game=OuterRef("pk"), position=OuterRef("to_move"))
+            .exclude(state=Seat.State.REPLACED)
+            .filter(Exists(ahead))
+        ),
+    }
+
+
 def clocks_of(games, now: datetime | None = None) -> dict[int, Clock]:
-    """The clocks of many games in three queries (the lists): their deciding seats, and the
-    vacations of those players."""
+    """The clocks of many games: from ``clock_annotations`` when the query had them (one more
+    query only when a deciding player has a vacation ahead), else in two queries."""
     now = now or timezone.now()
     running = [g for g in games if g.status == Game.Status.RUNNING and g.deadline is not None]
     if not running:
         return {}
-    seats = {
-        (s.game_id, s.position): s
-        for s in Seat.objects.live().filter(
-            game_id__in=[g.pk for g in running], position__isnull=False
-        )
-    }
-    users = {s.user_id for s in seats.values() if s.user_id is not None}
+    if all(hasattr(g, "clock_bank") for g in running):
+        deciding = {g.pk: (g.clock_user, g.clock_bank or ZERO) for g in running}
+        away = {g.clock_user for g in running if g.clock_away and g.vacations_pause}
+    else:
+        seats = {
+            (s.game_id, s.position): s
+            for s in Seat.objects.live().filter(
+                game_id__in=[g.pk for g in running], position__isnull=False
+            )
+        }
+        deciding = {}
+        for g in running:
+            seat = seats.get((g.pk, g.to_move))
+            user = seat.user_id if seat is not None and seat.bot is None else None
+            deciding[g.pk] = (user, seat.bank_left if seat is not None else ZERO)
+        away = {user for user, _bank in deciding.values() if user is not None}
     spans: dict[int, list] = {}
-    for v in vacations.not_called_off().filter(user_id__in=users, ends_at__gt=now):
-        if v.end > now:
-            spans.setdefault(v.user_id, []).append((v.starts_at, v.end))
+    if away:
+        for v in vacations.not_called_off().filter(user_id__in=away, ends_at__gt=now):
+            if v.end > now:
+                spans.setdefault(v.user_id, []).append((v.starts_at, v.end))
     clocks = {}
     for game in running:
-        seat = seats.get((game.pk, game.to_move))
-        own = []
-        if seat is not None and seat.user_id and seat.bot is None and game.vacations_pause:
-            own = spans.get(seat.user_id, [])
+        user, bank = deciding[game.pk]
+        own = spans.get(user, []) if user is not None and game.vacations_pause else []
         breaks = clock.breaks_for(rules_of(game), own)
         clocks[game.pk] = Clock(
-            deadline=game.deadline,
-            bank=seat.bank_left if seat is not None else ZERO,
-            breaks=breaks,
-            vacation_spans=breaks.spans,
+            deadline=game.deadline, bank=bank, breaks=breaks, vacation_spans=breaks.spans
         )
     return clocks
 

@@ -14,7 +14,7 @@ from django.utils.translation import get_language
 
 from games.models import Game, Move, Seat
 
-from .clock import Clock, clocks_of
+from .clock import Clock, clock_annotations, clocks_of
 from .seats import LIVE_SEAT
 
 
@@ -100,13 +100,15 @@ def _row(game: Game, seats_taken: int | None = None, clocks: dict | None = None)
 
 
 def _with_progress(games):
-    """Whose decision (display name), the round and the last move's time, in the same query."""
+    """Whose decision (display name), the round and the last move's time, and what the clock
+    needs (``clocks_of``: the deciding seat's bank, whether its player has a vacation ahead), in
+    the same query."""
+    deciding = Seat.objects.filter(game=OuterRef("pk"), position=OuterRef("to_move")).exclude(
+        state=Seat.State.REPLACED
+    )
     return games.annotate(
-        to_move_name=Subquery(
-            Seat.objects.filter(game=OuterRef("pk"), position=OuterRef("to_move"))
-            .exclude(state=Seat.State.REPLACED)
-            .values("user__display_name")[:1]
-        ),
+        to_move_name=Subquery(deciding.values("user__display_name")[:1]),
+        **clock_annotations(deciding),
         current_round=KT("snapshot__round"),
         last_move_at=Subquery(
             Move.objects.filter(game=OuterRef("pk")).order_by("-sequence").values("created_at")[:1]

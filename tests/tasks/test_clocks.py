@@ -180,6 +180,18 @@ def test_a_daily_deadline_in_the_games_zone(players, traveller, django_capture_o
     assert sweep_at(traveller, datetime(2026, 11, 3, 19, 0, tzinfo=UTC))["timeouts"] == 1
 
 
+def test_a_daily_deadlines_reminders_share_the_decisions_own_length(
+    players, traveller, django_capture_on_commit_callbacks
+):
+    game = start(players, django_capture_on_commit_callbacks, daily_at=time(20, 0))
+    assert game.deadline == datetime(2026, 11, 2, 20, 0, tzinfo=UTC)  # 10 hours from 10:00
+    due = sorted(Notice.objects.filter(kind="reminder").values_list("due_at", flat=True))
+    assert due == [
+        datetime(2026, 11, 2, 15, 0, tzinfo=UTC),
+        datetime(2026, 11, 2, 19, 0, tzinfo=UTC),
+    ]
+
+
 def test_the_creation_form_sets_the_clock(players):
     client = Client()
     client.force_login(players[0])
@@ -317,6 +329,14 @@ def test_a_vacation_stops_the_clock_and_the_emails_and_the_table_is_told(
     traveller.move_to(START + 2 * DAY)
     assert clocks.time_left(game, timezone.now()) == 22 * HOUR
     assert "(clock stopped: the player is on vacation)" in clocks.clock_text(game)
+    for user in players:  # the dashboards and the games to watch say so too
+        client = Client()
+        client.force_login(user)
+        assert "(clock stopped: the player is on vacation)" in client.get("/").content.decode()
+    watcher = Client()
+    watcher.force_login(create_player("dan", password="x"))
+    lobby = watcher.get(reverse("lobby")).content.decode()
+    assert "(clock stopped: the player is on vacation)" in lobby
     assert sweep_at(traveller, START + DAY + HOUR)["timeouts"] == 0
     assert to(away) == []  # their emails stop
     # A day before the end they are told.
