@@ -3,6 +3,7 @@ days used (a public reliability figure). Written by ``games.play.vacations``."""
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
@@ -63,17 +64,29 @@ def _days(duration: timedelta) -> float:
     return max(duration, timedelta(0)) / DAY
 
 
-def days_taken(user_id: int, now: datetime | None = None) -> float:
+# A vacation ended within this long of its start (declared by mistake) costs no day.
+GRACE = timedelta(hours=1)
+
+
+def _days_counted(vacation: Vacation) -> int:
+    """The days a vacation costs: each day begun counts, once past the grace hour."""
+    length = vacation.end - vacation.starts_at
+    if length <= GRACE:
+        return 0
+    return math.ceil(_days(length) - 1e-9)
+
+
+def days_taken(user_id: int, now: datetime | None = None) -> int:
     """Vacation days counted against the balance: those of vacations begun in the last 365 days
     or still to come, each as long as planned, or as taken when its player came back early."""
     now = now or timezone.now()
     rows = not_called_off().filter(user_id=user_id, starts_at__gt=now - YEAR)
-    return sum(_days(v.end - v.starts_at) for v in rows)
+    return sum(_days_counted(v) for v in rows)
 
 
 def balance(user_id: int, now: datetime | None = None) -> int:
     """Whole vacation days the player may still declare."""
-    return max(int(allowance() - days_taken(user_id, now) + 1e-9), 0)
+    return max(allowance() - days_taken(user_id, now), 0)
 
 
 def vacation_days_used(user_id: int, now: datetime | None = None, window=RELIABILITY_WINDOW):

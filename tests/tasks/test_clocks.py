@@ -522,3 +522,16 @@ def test_the_clock_reads_the_same_on_the_page_the_dashboard_emails_and_the_admin
     sweep()
     [turn] = to(seat.user, "Your turn")
     assert text in turn.body
+
+
+def test_each_day_begun_counts_against_the_balance_after_a_grace_hour(players, traveller):
+    ann = players[0]
+    vacations.vacation_declare(user=ann, days=3)
+    traveller.move_to(START + 50 * timedelta(minutes=1))
+    vacations.vacation_end(user=ann)  # declared by mistake: no day spent
+    assert balance(ann.pk) == 14
+    traveller.move_to(START + HOUR)
+    vacations.vacation_declare(user=ann, days=3)
+    traveller.move_to(START + HOUR + DAY + 2 * HOUR)
+    vacations.vacation_end(user=ann)  # a second day begun
+    assert balance(ann.pk) == 12
