@@ -336,16 +336,17 @@ def _digest(notice: Notice) -> dict:
         )
         % {"count": count},
         "lines": [_("These games are waiting for your decision:")],
-        "links": [
-            (
-                _("%(game)s, decide by %(when)s") % {"game": game.name, "when": when(game.deadline)}
-                if game.deadline
-                else game.name,
-                _game_link(game),
-            )
-            for game in games
-        ],
+        "links": [(_digest_label(game), _game_link(game)) for game in games],
     }
+
+
+def _digest_label(game: Game) -> str:
+    """ "Game, decide by ... · Time left: ..., then ... from the time bank" (the one clock)."""
+    if not game.deadline:
+        return game.name
+    label = _("%(game)s, decide by %(when)s") % {"game": game.name, "when": when(game.deadline)}
+    left = clocks.clock_text(game)
+    return f"{label} · {left}" if left else label
 
 
 def _absent(notice: Notice) -> dict:

@@ -535,3 +535,15 @@ def test_each_day_begun_counts_against_the_balance_after_a_grace_hour(players, t
     traveller.move_to(START + HOUR + DAY + 2 * HOUR)
     vacations.vacation_end(user=ann)  # a second day begun
     assert balance(ann.pk) == 12
+
+
+def test_the_daily_digest_shows_the_clock_with_the_bank(
+    players, traveller, django_capture_on_commit_callbacks
+):
+    for user in players:
+        user.email_digest = True
+        user.save()
+    game = start(players, django_capture_on_commit_callbacks, turn_limit=DAY, bank=DAY)
+    sweep()
+    [digest] = to(mover(game).user, "It is your turn in 1 game")
+    assert "Time left: 1 day, then 1 day from the time bank" in said(digest.body)
