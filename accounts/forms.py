@@ -4,7 +4,7 @@ from django.utils.translation import gettext_lazy as _
 
 from .languages import native_choices
 from .names import DISPLAY_NAME_MAX_LENGTH, display_name_error, normalize_display_name
-from .services import PROFILE_FIELDS, time_zones
+from .services import PROFILE_FIELDS, reminder_hours_cleaned, time_zones
 
 
 class SignupForm(AllauthSignupForm):
@@ -46,6 +46,16 @@ class ProfileForm(forms.Form):
     email_turns = forms.BooleanField(label=_("Email me when it is my turn"), required=False)
     email_reminders = forms.BooleanField(
         label=_("Remind me before my time runs out"), required=False
+    )
+    reminder_hours = forms.CharField(
+        label=_("Reminders: hours before the deadline"),
+        required=False,
+        max_length=20,
+        help_text=_(
+            "Up to three, for example 8, 4, 1. Empty: the usual reminders, when half and nine "
+            "tenths of the time per turn have passed. Quiet hours still apply."
+        ),
+        widget=forms.TextInput(attrs={"inputmode": "numeric", "placeholder": "8, 4, 1"}),
     )
     email_digest = forms.BooleanField(
         label=_("One daily summary instead of an email per game"), required=False
@@ -100,6 +110,12 @@ class ProfileForm(forms.Form):
         if error:
             raise forms.ValidationError(error)
         return name
+
+    def clean_reminder_hours(self) -> str:
+        try:
+            return reminder_hours_cleaned(self.cleaned_data["reminder_hours"])
+        except ValueError as error:
+            raise forms.ValidationError(str(error)) from None
 
     def clean(self):
         cleaned = super().clean()

@@ -50,6 +50,9 @@ class User(AbstractUser):
     time_zone = models.CharField(_("time zone"), max_length=64, default="UTC")
     email_turns = models.BooleanField(_("email me when it is my turn"), default=True)
     email_reminders = models.BooleanField(_("remind me before my time runs out"), default=True)
+    # "N hours before the deadline" (up to three, "8,4,1"); empty: the site's schedule.
+    reminder_hours = models.CharField(_("reminders, hours before the deadline"), max_length=20,
+                                      blank=True, default="")  # fmt: skip
     email_digest = models.BooleanField(
         _("one daily summary instead of an email per game"), default=False
     )

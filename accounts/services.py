@@ -28,6 +28,7 @@ PROFILE_FIELDS = (
     "time_zone",
     "email_turns",
     "email_reminders",
+    "reminder_hours",
     "email_digest",
     "email_mentions",
     "email_absent",
@@ -40,7 +41,31 @@ PROFILE_FIELDS = (
 
 
 # A player's clock: changing one of these places their held emails and reminders again.
-CLOCK_FIELDS = ("time_zone", "quiet_from", "quiet_until")
+CLOCK_FIELDS = ("time_zone", "quiet_from", "quiet_until", "email_reminders", "reminder_hours")
+
+MAX_REMINDERS = 3  # "N hours before the deadline", up to three
+
+MAX_REMINDER_HOURS = 7 * 24  # the longest time per turn
+
+
+def reminder_hours_cleaned(text) -> str:
+    """ "8, 4, 1" as stored ("8,4,1": the largest first), "" for the site's schedule; raises
+    ``ValueError`` with a message to show."""
+    parts = [part.strip() for part in str(text or "").replace(";", ",").split(",")]
+    parts = [part for part in parts if part]
+    if not parts:
+        return ""
+    if not all(part.isascii() and part.isdigit() for part in parts):
+        raise ValueError(_("Give whole hours, separated by commas (for example 8, 4, 1)."))
+    hours = sorted({int(part) for part in parts}, reverse=True)
+    if len(hours) > MAX_REMINDERS:
+        raise ValueError(_("Up to three reminders."))
+    if not all(1 <= n <= MAX_REMINDER_HOURS for n in hours):
+        raise ValueError(
+            _("Each reminder comes 1 to %(max)d hours before the deadline.")
+            % {"max": MAX_REMINDER_HOURS}
+        )
+    return ",".join(str(n) for n in hours)
 
 
 class AccountError(Exception):
@@ -76,6 +101,11 @@ def _validate_profile(user, values: dict) -> dict:
         values["language"] = values["language"] or ""
         if values["language"] and values["language"] not in language_codes():
             errors["language"] = _("Please choose one of the listed languages.")
+    if "reminder_hours" in values:
+        try:
+            values["reminder_hours"] = reminder_hours_cleaned(values["reminder_hours"])
+        except ValueError as error:
+            errors["reminder_hours"] = str(error)
     if "time_zone" in values and values["time_zone"] not in time_zones():
         errors["time_zone"] = _("Please choose a time zone from the list.")
     quiet_from = values.get("quiet_from", user.quiet_from)

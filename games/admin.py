@@ -29,10 +29,11 @@ from django.utils.translation import gettext_lazy as _
 from saboteur_site.text import ascii_int
 
 from . import engine
-from .models import ChatMessage, Game, Move, Notice, Seat, TableEvent
+from .models import ChatMessage, Game, Move, Notice, Seat, TableEvent, Vacation
 from .moderation import tables
 from .outbox.sending import verified_email
 from .play.errors import ServiceError
+from .read.clock import clock_text, rules_lines
 from .read.seats import seat_number
 from .read.table_events import describe
 
@@ -304,7 +305,9 @@ class SeatInline(ZonedTimes, admin.TabularInline):
     """Who sits where; never a role."""
 
     model = Seat
-    fields = ("seat", "user", "state", "joined_at", "last_seen_at", "timeouts_in_a_row")
+    fields = (
+        "seat", "user", "state", "joined_at", "last_seen_at", "timeouts_in_a_row", "bank_left",
+    )  # fmt: skip
     readonly_fields = fields
 
     @admin.display(description=_("seat"))
@@ -366,6 +369,7 @@ class GameAdmin(ZonedTimes, NoSecretLookups, admin.ModelAdmin):
         "whose_turn",
         "round_number",
         "deadline",
+        "time_left",
         "absent_seats",
         "version",
         "created_at",
@@ -383,6 +387,7 @@ class GameAdmin(ZonedTimes, NoSecretLookups, admin.ModelAdmin):
         "visibility",
         "turn_limit",
         "min_reliability",
+        "clock_rules",
         "creator",
         "status",
         "version",
@@ -390,6 +395,7 @@ class GameAdmin(ZonedTimes, NoSecretLookups, admin.ModelAdmin):
         "whose_turn",
         "decision_since",
         "deadline",
+        "time_left",
         "paused_remaining",
         "paused_at",
         "created_at",
@@ -462,6 +468,15 @@ class GameAdmin(ZonedTimes, NoSecretLookups, admin.ModelAdmin):
     @admin.display(description=_("seats"), ordering="seat_count")
     def players(self, game):
         return game.seat_count
+
+    @admin.display(description=_("time left"))
+    def time_left(self, game):
+        """The running decision's clock as the page, the dashboard and the emails say it."""
+        return clock_text(game) or "-"
+
+    @admin.display(description=_("clock"))
+    def clock_rules(self, game):
+        return " ".join(rules_lines(game))
 
     def get_search_results(self, request, queryset, search_term):
         results, may_have_duplicates = super().get_search_results(request, queryset, search_term)
@@ -689,6 +704,28 @@ class ChatMessageAdmin(ZonedTimes, admin.ModelAdmin):
 
     def delete_queryset(self, request, queryset):
         tables.chat_delete(message_ids=list(queryset.values_list("pk", flat=True)))
+
+
+# -- Vacations: what players declared (read only; players declare and end them) ----------------
+
+
+@admin.register(Vacation)
+class VacationAdmin(ZonedTimes, admin.ModelAdmin):
+    list_display = ("user", "starts_at", "ends_at", "ended_at", "stage")
+    list_select_related = ("user",)
+    list_filter = ("stage",)
+    search_fields = ("user__display_name",)
+    fields = ("user", "starts_at", "ends_at", "ended_at", "stage", "created_at")
+    readonly_fields = fields
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False
 
 
 # -- The email outbox ---------------------------------------------------------------------------

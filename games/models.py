@@ -19,6 +19,7 @@ from games.engine.cards import BASE, SABOTEUR2
 
 MIN_TURN_LIMIT = timedelta(hours=1)
 MAX_TURN_LIMIT = timedelta(days=7)
+MAX_BANK = timedelta(days=7)
 
 
 def new_invite_token() -> str:
@@ -94,6 +95,18 @@ class Game(models.Model):
         blank=True,
         validators=[MinValueValidator(1), MaxValueValidator(100)],
     )
+    # The clock (games.clock, issue 26), chosen at creation: the time zone of its weekends and
+    # daily deadline, weekends off, one fixed time of day as every decision's deadline, each
+    # seat's time bank, and whether a player's vacation stops their clock.
+    clock_zone = models.CharField(_("time zone of the clock"), max_length=64, default="UTC")
+    weekends_off = models.BooleanField(_("clocks stop at weekends"), default=False)
+    daily_at = models.TimeField(_("daily deadline"), null=True, blank=True)
+    bank = models.DurationField(
+        _("time bank per player"),
+        default=timedelta(0),
+        validators=[MinValueValidator(timedelta(0)), MaxValueValidator(MAX_BANK)],
+    )
+    vacations_pause = models.BooleanField(_("vacations stop the clock"), default=True)
 
     class Meta:
         verbose_name = _("game")
@@ -137,8 +150,11 @@ class Seat(models.Model):
     timeouts_in_a_row = models.PositiveSmallIntegerField(default=0)
     # A bot's seat (no user): its number, for its name "Bot 1", "Bot 2", ...
     bot = models.PositiveSmallIntegerField(null=True, blank=True)
-    # A bot plays this absent player's seat until the player moves again.
+    # A bot plays this absent player's seat until the player moves again (or, the seat still
+    # active, while its player is on vacation in a game that chose stand-ins).
     stand_in = models.BooleanField(default=False)
+    # What is left of the seat's time bank (``Game.bank`` at the start).
+    bank_left = models.DurationField(default=timedelta(0))
 
     objects = SeatQuerySet.as_manager()
 
@@ -246,6 +262,8 @@ class TableEvent(models.Model):
         EXTENDED = "extended", _("Deadline extended")
         ABORTED = "aborted", _("Game aborted")
         REPLACED = "replaced", _("Seat taken over")
+        VACATION = "vacation", _("Vacation declared")
+        RETURNED = "returned", _("Back from vacation")
 
     game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="table_events")
     kind = models.CharField(max_length=10, choices=Kind)
@@ -301,6 +319,8 @@ class Notice(models.Model):
         PAUSED = "paused", _("Game paused")
         RESUMED = "resumed", _("Game resumed")
         EXTENDED = "extended", _("Deadline extended")
+        VACATION = "vacation", _("A player's vacation")
+        VACATION_ENDING = "vacation-end", _("Your vacation ends tomorrow")
 
     class Status(models.TextChoices):
         PENDING = "pending", _("Pending")
@@ -440,3 +460,43 @@ class RatedRound(models.Model):
 
     def __str__(self) -> str:
         return f"{self.game} round {self.number}"
+
+
+class Vacation(models.Model):
+    """A player's vacation (issue 26): from ``starts_at`` to ``ends_at`` (planned), or to
+    ``ended_at`` when they came back early. Written by ``games.play.vacations`` only.
+
+    ``stage`` is how far the sweep has carried it out: stand-in bots take over when it begins
+    and leave when it ends (games that chose stand-ins over stopping the clock).
+    """
+
+    class Stage(models.TextChoices):
+        PLANNED = "planned", _("Planned")
+        UNDERWAY = "underway", _("Under way")
+        OVER = "over", _("Over")
+
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="vacations",
+        verbose_name=_("player"),
+    )  # fmt: skip
+    starts_at = models.DateTimeField(_("starts"))
+    ends_at = models.DateTimeField(_("planned end"))
+    ended_at = models.DateTimeField(_("came back"), null=True, blank=True)
+    stage = models.CharField(max_length=8, choices=Stage, default=Stage.PLANNED, db_index=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        verbose_name = _("vacation")
+        verbose_name_plural = _("vacations")
+        ordering = ["-starts_at"]
+        indexes = [models.Index(fields=["user", "starts_at"], name="games_vacation_user")]
+
+    def __str__(self) -> str:
+        return f"{self.user} {self.starts_at:%Y-%m-%d}"
+
+    @property
+    def end(self):
+        """When it ends (or ended): the planned end, or the early return."""
+        if self.ended_at is not None and self.ended_at < self.ends_at:
+            return max(self.ended_at, self.starts_at)
+        return self.ends_at

@@ -362,6 +362,9 @@ CELERY_TASK_PUBLISH_RETRY = False
 CELERY_BROKER_CONNECTION_TIMEOUT = 2
 # Seconds a bot waits after its turn begins before a worker plays its move (games/tasks.py).
 BOT_MOVE_DELAY = env_int("BOT_MOVE_DELAY", 3)
+
+# Vacation days a player may declare in any 365 days (games.read.vacations, issue 26).
+VACATION_DAYS_PER_YEAR = env_int("VACATION_DAYS_PER_YEAR", 14)
 # The queue tasks are sent to (workers consume it; tests give each run a queue of its own).
 CELERY_TASK_DEFAULT_QUEUE = env_str("CELERY_QUEUE", "celery")
 

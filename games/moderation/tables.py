@@ -10,12 +10,14 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
+from games import clock
 from games.models import ChatMessage, Game, Notice, Seat, TableEvent
 from games.outbox import schedule, sending
 from games.play import ratings
 from games.play.bot_turns import bot_turn_after_commit
 from games.play.errors import ServiceError
 from games.play.locking import lock_game, touch
+from games.read import clock as clocks
 from games.read.seats import user_name
 
 MAX_EXTENSION_HOURS = 24 * 14
@@ -49,14 +51,15 @@ def chat_delete(*, message_ids) -> int:
 
 
 def game_pause(*, game_id: int, now=None) -> Game:
-    """Stop the clock: the time left is kept, the deadline cleared (the sweep ignores it)."""
+    """Stop the clock: the (counted) time left is kept, the deadline cleared (the sweep ignores
+    it)."""
     now = now or timezone.now()
     with transaction.atomic():
         game = lock_game(game_id)
         if game.status != Game.Status.RUNNING:
             raise ServiceError(_("Only a running game can be paused."))
         if game.deadline is not None:
-            game.paused_remaining = max(game.deadline - now, timedelta(0))
+            game.paused_remaining = clocks.time_left(game, now)
         else:
             game.paused_remaining = game.turn_limit
         game.status = Game.Status.PAUSED
@@ -88,7 +91,8 @@ def game_resume(*, game_id: int, now=None) -> Game:
             raise ServiceError(_("Only a paused game can be resumed."))
         remaining = game.paused_remaining if game.paused_remaining is not None else game.turn_limit
         if game.to_move is not None:
-            game.deadline = now + remaining
+            seat = clocks.deciding_seat(game)
+            game.deadline = clock.resumed(now, remaining, clocks.breaks_of(game, seat, now))
         game.status = Game.Status.RUNNING
         game.paused_remaining = game.paused_at = None
         _event(game, TableEvent.Kind.RESUMED)
@@ -111,7 +115,8 @@ def game_extend(*, game_id: int, hours: int, now=None) -> Game:
     with transaction.atomic():
         game = lock_game(game_id)
         if game.status == Game.Status.RUNNING and game.to_move is not None:
-            game.deadline = max(game.deadline or now, now) + extra
+            breaks = clocks.breaks_of(game, clocks.deciding_seat(game), now)
+            game.deadline = clock.extended(now, game.deadline, extra, breaks)
         elif game.status == Game.Status.PAUSED:
             game.paused_remaining = (game.paused_remaining or timedelta(0)) + extra
         else:
@@ -194,7 +199,10 @@ def seat_replace(*, game_id: int, position: int, new_user, reason: str = "", now
         bot = None
         if new_user is None:
             bot = max((s.bot or 0 for s in game.seats.all()), default=0) + 1
-        seat = Seat.objects.create(game=game, user=new_user, position=position, bot=bot)
+        # The seat keeps what is left of its time bank.
+        seat = Seat.objects.create(
+            game=game, user=new_user, position=position, bot=bot, bank_left=old.bank_left
+        )
         _event(
             game,
             TableEvent.Kind.REPLACED,
@@ -205,10 +213,11 @@ def seat_replace(*, game_id: int, position: int, new_user, reason: str = "", now
         began = game.to_move == position
         if began:
             game.decision_since = now
+            fresh = clocks.decision_deadline(game, seat, now)
             if game.status == Game.Status.RUNNING:
-                game.deadline = now + game.turn_limit
+                game.deadline = fresh.final
             else:
-                game.paused_remaining = game.turn_limit
+                game.paused_remaining = game.turn_limit + seat.bank_left
         game.save()
         schedule.turn_ended(game=game)
         told = []

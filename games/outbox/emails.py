@@ -23,6 +23,7 @@ from django.utils.translation import ngettext
 
 from games import engine
 from games.models import ChatMessage, Game, Notice, Seat
+from games.read import clock as clocks
 from games.read import history
 from games.read.drawing import card_name, hand_order, role_name
 from games.read.log import describe, knowledge_lines
@@ -130,6 +131,8 @@ def _context(notice: Notice, together: list[Notice]) -> dict:
         Notice.Kind.PAUSED: _clock,
         Notice.Kind.RESUMED: _clock,
         Notice.Kind.EXTENDED: _clock,
+        Notice.Kind.VACATION: _vacation,
+        Notice.Kind.VACATION_ENDING: _vacation_ending,
     }
     context = {
         "greeting": _greeting(notice.user),
@@ -211,7 +214,7 @@ def _turn(notice: Notice) -> dict:
                 "Your time in %(game)s runs out in %(left)s. If it runs out, the site makes a "
                 "safe move for you."
             )
-            % {"game": game.name, "left": timeuntil(game.deadline, timezone.now())}
+            % {"game": game.name, "left": _left_words(game)}
         )
     else:
         subject = _("Your turn in %(game)s") % {"game": game.name}
@@ -284,12 +287,24 @@ def _play_from_email(notice: Notice, state: engine.State, names: dict, moves, wo
 
 
 def _deadline_text(game: Game, user) -> str | None:
+    """ "Decide by ... (zone). Time left: ..." (the clock as the page says it, bank and all)."""
     if game.deadline is None:
         return None
     zone = user_zone(user) if user else None
     local = game.deadline.astimezone(zone) if zone else game.deadline
     when = formats.date_format(local, "DATETIME_FORMAT")
-    return _("Decide by %(when)s (%(zone)s).") % {"when": when, "zone": str(zone or "UTC")}
+    text = _("Decide by %(when)s (%(zone)s).") % {"when": when, "zone": str(zone or "UTC")}
+    left = clocks.clock_text(game)
+    return f"{text} {left}" if left else text
+
+
+def _left_words(game: Game) -> str:
+    """The counted time left of the running decision in words (weekends and vacations do not
+    count), as the reminder says it."""
+    left = clocks.time_left(game, timezone.now())
+    if left is None:
+        return "-"
+    return timeuntil(timezone.now() + left, timezone.now())
 
 
 def _tap_groups(notice: Notice, state: engine.State, names: dict) -> list[tuple[str, list]]:
@@ -322,16 +337,17 @@ def _digest(notice: Notice) -> dict:
         )
         % {"count": count},
         "lines": [_("These games are waiting for your decision:")],
-        "links": [
-            (
-                _("%(game)s, decide by %(when)s") % {"game": game.name, "when": when(game.deadline)}
-                if game.deadline
-                else game.name,
-                _game_link(game),
-            )
-            for game in games
-        ],
+        "links": [(_digest_label(game), _game_link(game)) for game in games],
     }
+
+
+def _digest_label(game: Game) -> str:
+    """ "Game, decide by ... · Time left: ..., then ... from the time bank" (the one clock)."""
+    if not game.deadline:
+        return game.name
+    label = _("%(game)s, decide by %(when)s") % {"game": game.name, "when": when(game.deadline)}
+    left = clocks.clock_text(game)
+    return f"{label} · {left}" if left else label
 
 
 def _absent(notice: Notice) -> dict:
@@ -439,6 +455,7 @@ def _setup_lines(game: Game, seat: Seat) -> list[str]:
             "seats": seats,
             "limit": duration(game.turn_limit),
         },
+        *clocks.rules_lines(game),
     ]
 
 
@@ -640,3 +657,45 @@ def _clock(notice: Notice) -> dict:
                 _("It is %(name)s's turn, until %(when)s.") % {"name": name, "when": when(deadline)}
             )
     return {"subject": subject, "lines": lines, "links": [(_("Open the game"), _game_link(game))]}
+
+
+def _vacation(notice: Notice) -> dict:
+    """A player at the table declared a vacation, or came back from it early (or called it off):
+    when, and what it means for this game's clock."""
+    game, data = notice.game, notice.data
+    name = data.get("name", "?")
+    starts = datetime.fromisoformat(data["starts"])
+    ends = datetime.fromisoformat(data["ends"])
+    if data.get("event") == "returned":
+        subject = _("%(name)s is back from vacation") % {"name": name}
+        lines = [
+            _("%(name)s is back from vacation early, in %(game)s too.")
+            % {"name": name, "game": game.name}
+        ]
+    elif data.get("event") == "called-off":
+        subject = _("%(name)s called off their vacation") % {"name": name}
+        lines = [_("%(name)s called off the vacation planned from %(starts)s.")
+                 % {"name": name, "starts": when(starts)}]  # fmt: skip
+    else:
+        subject = _("%(name)s will be on vacation") % {"name": name}
+        lines = [
+            _("%(name)s is on vacation from %(starts)s until %(ends)s.")
+            % {"name": name, "starts": when(starts), "ends": when(ends)},
+            clocks.vacation_effect(game),
+        ]
+    return {"subject": subject, "lines": lines, "links": [(_("Open the game"), _game_link(game))]}
+
+
+def _vacation_ending(notice: Notice) -> dict:
+    ends = datetime.fromisoformat(notice.data["ends"])
+    return {
+        "subject": _("Your vacation ends tomorrow"),
+        "lines": [
+            _(
+                "Your vacation ends at %(ends)s. From then on your clocks run again and we email "
+                "you when it is your turn."
+            )
+            % {"ends": when(ends)},
+        ],  # fmt: skip
+        "links": [(_("Your games"), site_url(reverse("home")))],
+    }

@@ -1,9 +1,13 @@
-"""A player's clock: their time zone and quiet hours (emails that can wait are held in them)."""
+"""A player's clock: their time zone and quiet hours (emails that can wait are held in them),
+and their vacations (their emails stop: held until they are back, a digest skipped)."""
 
 from __future__ import annotations
 
 import zoneinfo
 from datetime import datetime, timedelta
+
+from games.models import Notice
+from games.read import vacations
 
 
 def user_zone(user) -> zoneinfo.ZoneInfo:
@@ -40,3 +44,22 @@ def in_quiet_hours(user, now: datetime) -> datetime | None:
     """When the user's quiet hours end, if ``now`` is inside them; else None."""
     window = quiet_window(user, now)
     return window[1] if window else None
+
+
+# What a player on vacation still gets: word of their own vacation's end.
+VACATION_SENDS = (Notice.Kind.VACATION_ENDING,)
+
+VACATION_SKIPS = (Notice.Kind.DIGEST,)  # a day's list is stale by the time they are back
+
+
+def vacation_hold(notice: Notice, now: datetime) -> tuple[datetime | None, str]:
+    """While the player is on vacation their emails stop: (when to hold it until, "") or, for
+    a digest, (None, why it is skipped); (None, "") when it may go now."""
+    if notice.user_id is None or notice.kind in VACATION_SENDS:
+        return None, ""
+    away = vacations.current(notice.user_id, now)
+    if away is None:
+        return None, ""
+    if notice.kind in VACATION_SKIPS:
+        return None, "on vacation"
+    return away.end, ""

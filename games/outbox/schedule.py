@@ -13,13 +13,15 @@ from datetime import datetime, timedelta
 
 from django.utils import timezone
 
+from games import clock
 from games.models import Game, Notice, Seat
+from games.read import clock as clocks
 
 from .quiet import in_quiet_hours, quiet_window
 
 ACTIVE_WINDOW = timedelta(minutes=5)  # a player seen this recently needs no "your turn" email
 
-REMINDER_SHARES = (50, 90)  # per cent of the turn's time limit
+REMINDER_SHARES = clock.REMINDER_SHARES  # per cent of the turn's time limit (the default)
 
 # A daily digest cannot serve a shorter time limit: such games send their "your turn" emails.
 DIGEST_SERVES = timedelta(days=1)
@@ -88,41 +90,57 @@ def notices_for_decision(*, game: Game, now: datetime) -> list[Notice]:
             )
         )
     if user.email_reminders:
-        plan = reminder_plan(game=game, user=user, now=now, turn_email_at=turn_email_at)
-        rows += [_reminder(game, seat, share, due) for share, due in plan.items()]
+        plan = reminder_plan(game=game, user=user, now=now, turn_email_at=turn_email_at, seat=seat)
+        rows += [_reminder(game, seat, mark, due) for mark, due in plan.items()]
     Notice.objects.bulk_create(rows, ignore_conflicts=True)
     return rows
 
 
-def _reminder_key(game: Game, seat: Seat, share: int) -> str:
-    return f"reminder{share}:{game.pk}:{seat.pk}:{decision_key(game)}"
+def _reminder_key(game: Game, seat: Seat, mark: str) -> str:
+    return f"reminder{mark}:{game.pk}:{seat.pk}:{decision_key(game)}"
 
 
-def _reminder(game: Game, seat: Seat, share: int, due: datetime) -> Notice:
+def _reminder(game: Game, seat: Seat, mark: str, due: datetime) -> Notice:
     return Notice(
-        key=_reminder_key(game, seat, share),
+        key=_reminder_key(game, seat, mark),
         kind=Notice.Kind.REMINDER,
         user=seat.user,
         game=game,
         seat=seat,
         version=game.version,
         due_at=due,
-        data={"since": decision_key(game), "share": share},
+        data={"since": decision_key(game), "mark": mark},
     )
 
 
-def reminder_times(*, game: Game, user, now: datetime) -> list[tuple[int, datetime]]:
-    """When each reminder of the current decision falls: (share, due) pairs, before merging.
+def player_reminders(game: Game, user, span: timedelta | None = None) -> list[clock.Reminder]:
+    """The reminders the player asked for (their profile): the site's schedule (shares of the
+    time per turn, or of ``span``, the decision's own length under a daily deadline), or N hours
+    before the deadline; none when they turned reminders off."""
+    if not user.email_reminders:
+        return []
+    limit = span if game.daily_at is not None and span else game.turn_limit
+    return clock.reminders(limit, clock.parse_hours(user.reminder_hours))
 
-    A reminder is due when (100 - share) % of the time limit is left before the deadline, so an
-    extension or a pause moves it with the deadline. One due inside the player's quiet hours
-    moves to their end when that is before the deadline, else to half an hour before they
-    begin.
+
+def reminder_times(*, game: Game, user, now: datetime, seat: Seat | None = None):
+    """When each reminder of the current decision falls: (reminder, due) pairs, before merging.
+
+    A reminder is due when its share of the time limit (or its hours) is left before the
+    deadline, counted by the game's clock (``games.clock``: weekends and vacations do not
+    count), so an extension or a pause moves it with the deadline. One due inside the player's
+    quiet hours moves to their end when that is before the deadline, else to half an hour
+    before they begin.
     """
-    deadline = game.deadline or (game.decision_since + game.turn_limit)
+    seat = seat if seat is not None else clocks.deciding_seat(game)
+    breaks = clocks.breaks_of(game, seat, now)
+    deadline = game.deadline or clocks.decision_deadline(game, seat, game.decision_since).final
     times = []
-    for share in REMINDER_SHARES:
-        due = max(deadline - game.turn_limit * (100 - share) / 100, now)
+    span = None
+    if game.daily_at is not None and game.decision_since is not None:
+        span = clock.time_left(game.decision_since, deadline, breaks)
+    for reminder in player_reminders(game, user, span):
+        due = clock.reminder_due(now, deadline, reminder.left, breaks)
         window = quiet_window(user, due)
         if window is not None:
             quiet_start, quiet_end = window
@@ -130,39 +148,39 @@ def reminder_times(*, game: Game, user, now: datetime) -> list[tuple[int, dateti
                 due = quiet_end
             elif quiet_start > now:
                 due = max(quiet_start - QUIET_MARGIN, now)
-        times.append((share, due))
+        times.append((reminder, due))
     return times
 
 
-# Two reminders of one turn come at least this far apart (or as far apart as their shares of a
-# shorter time limit are).
+# Two reminders of one turn come at least this far apart (or as far apart as the time left at
+# each is).
 REMINDER_GAP = timedelta(hours=1)
 
 
 def reminder_plan(
-    *, game: Game, user, now: datetime, turn_email_at=None, sent: dict | None = None
-) -> dict[int, datetime]:
-    """The reminders to send for the current decision: share -> when.
+    *, game: Game, user, now: datetime, turn_email_at=None, sent: dict | None = None, seat=None
+) -> dict[str, datetime]:
+    """The reminders to send for the current decision: mark -> when.
 
-    From ``reminder_times``, in the order of their shares: a reminder that quiet hours moved to
-    (or before, or within ``REMINDER_GAP`` after) the one before it takes that one's place, so
-    that reminders never come out of order nor one hard on the other (one reminder is enough
-    then: the later, which is nearer the deadline). ``sent`` (share -> when it was sent) are
-    kept where they were; a reminder that would come too close after one already sent is
-    dropped. None comes at or before the "your turn" email (``turn_email_at``).
+    From ``reminder_times``, earliest first: a reminder that quiet hours moved to (or before,
+    or within ``REMINDER_GAP`` after) the one before it takes that one's place, so that
+    reminders never come out of order nor one hard on the other (one reminder is enough then:
+    the later, which is nearer the deadline). ``sent`` (mark -> when it was sent) are kept
+    where they were; a reminder that would come too close after one already sent is dropped.
+    None comes at or before the "your turn" email (``turn_email_at``).
     """
     sent = sent or {}
-    kept: list[tuple[int, datetime, bool]] = []  # (share, when, already sent)
-    for share, due in reminder_times(game=game, user=user, now=now):
-        if share in sent:
-            kept.append((share, sent[share], True))
+    kept: list[tuple[clock.Reminder, datetime, bool]] = []  # (reminder, when, already sent)
+    for reminder, due in reminder_times(game=game, user=user, now=now, seat=seat):
+        if reminder.mark in sent:
+            kept.append((reminder, sent[reminder.mark], True))
             continue
         if turn_email_at is not None and due <= turn_email_at:
             continue  # the "your turn" email goes out then anyway: no second email at once
         dropped = False
         while kept:
             earlier, when, was_sent = kept[-1]
-            gap = min(REMINDER_GAP, game.turn_limit * (share - earlier) / 100)
+            gap = min(REMINDER_GAP, earlier.left - reminder.left)
             if due >= when + gap:
                 break
             if was_sent:
@@ -170,8 +188,8 @@ def reminder_plan(
                 break
             kept.pop()  # this one, nearer the deadline, replaces it
         if not dropped:
-            kept.append((share, due, False))
-    return {share: when for share, when, was_sent in kept if not was_sent}
+            kept.append((reminder, due, False))
+    return {reminder.mark: when for reminder, when, was_sent in kept if not was_sent}
 
 
 def turn_ended(*, game: Game, reason: str = TURN_ENDED) -> int:
@@ -211,31 +229,40 @@ def reminders_placed(*, game: Game, now: datetime) -> None:
     if seat is None:
         return
     user = seat.user
-    keys = {share: _reminder_key(game, seat, share) for share in REMINDER_SHARES}
-    rows = {n.key: n for n in Notice.objects.filter(key__in=keys.values())}
+    # The reminders the player asks for now, and any of this decision written before (under
+    # other settings): one no longer asked for is skipped.
+    marks = [reminder.mark for reminder in player_reminders(game, user)]
+    earlier = Notice.objects.filter(
+        game=game, seat=seat, kind=Notice.Kind.REMINDER, data__since=decision_key(game)
+    )
+    rows = {n.key: n for n in earlier}
+    keys = {mark: _reminder_key(game, seat, mark) for mark in marks}
+    keys.update(
+        {n.data.get("mark", n.key): n.key for n in rows.values() if n.key not in keys.values()}
+    )
     sent = {
-        share: rows[key].sent_at or rows[key].due_at
-        for share, key in keys.items()
+        mark: rows[key].sent_at or rows[key].due_at
+        for mark, key in keys.items()
         if key in rows and rows[key].status == Notice.Status.SENT
     }
     turn = Notice.objects.filter(
         key=f"turn:{game.pk}:{seat.pk}:{decision_key(game)}", status=Notice.Status.PENDING
     ).exists()
     turn_email_at = (in_quiet_hours(user, now) or now) if turn else None
-    plan = reminder_plan(game=game, user=user, now=now, turn_email_at=turn_email_at, sent=sent)
-    if not user.email_reminders:
-        plan = {}
+    plan = reminder_plan(
+        game=game, user=user, now=now, turn_email_at=turn_email_at, sent=sent, seat=seat
+    )
     unsent = Notice.objects.exclude(status=Notice.Status.SENT)
     missing = []
-    for share, key in keys.items():
-        if share in sent:
+    for mark, key in keys.items():
+        if mark in sent:
             continue
-        if share in plan:
+        if mark in plan:
             moved = unsent.filter(key=key).update(
-                status=Notice.Status.PENDING, due_at=plan[share], reason=""
+                status=Notice.Status.PENDING, due_at=plan[mark], reason=""
             )
             if not moved and key not in rows:
-                missing.append(_reminder(game, seat, share, plan[share]))
+                missing.append(_reminder(game, seat, mark, plan[mark]))
         else:
             unsent.filter(key=key).update(status=Notice.Status.SKIPPED, reason=REMINDER_MERGED)
     Notice.objects.bulk_create(missing, ignore_conflicts=True)
@@ -411,6 +438,25 @@ def notice_absent(*, game: Game, absent: Seat, now: datetime, banned: bool = Fal
         )
         for seat in game.seats.select_related("user").exclude(pk=absent.pk)
         if seat.user is not None and seat.state != Seat.State.REPLACED
+    ]
+    Notice.objects.bulk_create(rows, ignore_conflicts=True)
+    return rows
+
+
+def notices_for_vacation(*, game: Game, away: Seat, key: str, now: datetime, data: dict):
+    """Tell the other players at the table about ``away``'s vacation (``data``: its name, start,
+    planned end and what happened: declared, returned, called off)."""
+    rows = [
+        seat_notice(
+            key=f"vacation:{key}:{seat.pk}",
+            kind=Notice.Kind.VACATION,
+            game=game,
+            seat=seat,
+            now=now,
+            **data,
+        )
+        for seat in game.seats.live().select_related("user").exclude(pk=away.pk)
+        if seat.user is not None
     ]
     Notice.objects.bulk_create(rows, ignore_conflicts=True)
     return rows

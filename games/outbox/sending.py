@@ -23,7 +23,7 @@ from saboteur_site import logs
 
 from . import push
 from .emails import build_email
-from .quiet import in_quiet_hours
+from .quiet import in_quiet_hours, vacation_hold
 from .schedule import decision_key
 
 log = logging.getLogger(__name__)
@@ -177,6 +177,13 @@ def _send(notice_id: int, now: datetime, attempt: _Attempt) -> str:
             reason = "no verified address"
         if reason is None and notice.user and not _wanted(notice):
             reason = "opted out"
+        if reason is None and notice.user:
+            back, away = vacation_hold(notice, now)
+            if back is not None:  # the player is on vacation: it waits until they are back
+                notice.due_at = back
+                notice.save(update_fields=["due_at"])
+                return notice.status
+            reason = away or None
         if reason is None and notice.user:
             quiet_end = in_quiet_hours(notice.user, now)
             if quiet_end is not None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import secrets
+from datetime import time as dt_time
 from datetime import timedelta
 
 from django.contrib.auth import get_user_model
@@ -13,8 +14,17 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy, ngettext
 
 from games import engine
+from games.clock import zone_names
 from games.engine.cards import PLAYERS, VARIANTS
-from games.models import MAX_TURN_LIMIT, MIN_TURN_LIMIT, Game, Invitation, Notice, Seat
+from games.models import (
+    MAX_BANK,
+    MAX_TURN_LIMIT,
+    MIN_TURN_LIMIT,
+    Game,
+    Invitation,
+    Notice,
+    Seat,
+)
 from games.outbox import schedule, sending
 from games.read import stats
 from saboteur_site.text import has_line_breaks
@@ -51,10 +61,21 @@ def game_create(
     rounds: int = 3,
     bot_stand_ins: bool = False,
     min_reliability: int | None = None,
+    clock_zone: str = "",
+    weekends_off: bool = False,
+    daily_at=None,
+    bank=None,
+    vacations_pause: bool = True,
 ) -> Game:
     """Create a game in its lobby with the creator seated (``bot_stand_ins``: a bot plays for
     absent players instead of the safe default move; ``min_reliability``: the reliability, in
-    percent, a player needs to join, None for anyone)."""
+    percent, a player needs to join, None for anyone).
+
+    The clock (``games.clock``): ``clock_zone`` (the creator's time zone when empty) is where
+    ``weekends_off`` stops the clocks on Saturdays and Sundays and where ``daily_at``, a time of
+    day, ends every decision instead of the time per turn; ``bank`` is each seat's time bank;
+    ``vacations_pause``: a player's vacation stops their clock (else a stand-in bot plays for
+    them when ``bot_stand_ins``, or their clock runs)."""
     if ruleset not in PLAYERS:
         raise ServiceError(_("Unknown rule set."))
     low, high = PLAYERS[ruleset]
@@ -84,6 +105,14 @@ def game_create(
         type(min_reliability) is not int or not 1 <= min_reliability <= 100
     ):
         raise ServiceError(_("The minimum reliability is a percentage from 1 to 100."))
+    clock_zone = clock_zone or creator.time_zone or "UTC"
+    if clock_zone not in zone_names():
+        raise ServiceError(_("Please choose a time zone from the list."))
+    bank = bank if bank is not None else timedelta(0)
+    if not isinstance(bank, timedelta) or not timedelta(0) <= bank <= MAX_BANK:
+        raise ServiceError(_("A time bank is between none and seven days."))
+    if daily_at is not None and not isinstance(daily_at, dt_time):
+        raise ServiceError(_("A daily deadline is a time of day."))
     with transaction.atomic():
         game = Game.objects.create(
             name=name.strip() or _("Saboteur game"),
@@ -95,6 +124,11 @@ def game_create(
             creator=creator,
             bot_stand_ins=bot_stand_ins,
             min_reliability=min_reliability,
+            clock_zone=clock_zone,
+            weekends_off=bool(weekends_off),
+            daily_at=daily_at.replace(second=0, microsecond=0) if daily_at else None,
+            bank=bank,
+            vacations_pause=bool(vacations_pause),
             **({"turn_limit": turn_limit} if turn_limit is not None else {}),
         )
         Seat.objects.create(game=game, user=creator)
@@ -197,7 +231,8 @@ def game_start(*, game_id: int, user) -> Game:
         secrets.SystemRandom().shuffle(seats)
         for position, seat in enumerate(seats):
             seat.position = position
-            seat.save(update_fields=["position"])
+            seat.bank_left = game.bank  # each seat's time bank, spent past the turn's limit
+            seat.save(update_fields=["position", "bank_left"])
         state = engine.new_game(
             ruleset=game.ruleset,
             seats=[seat.engine_name for seat in seats],

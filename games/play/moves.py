@@ -16,9 +16,10 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from games import engine
+from games import clock, engine
 from games.models import Game, Move, Seat
 from games.outbox import schedule, sending
+from games.read import clock as clocks
 
 from . import ratings
 from .bot_turns import bot_decision, bot_turn_after_commit
@@ -45,16 +46,18 @@ def store(game: Game, state: engine.State, now) -> bool:
         game.to_move = game.decision_since = game.deadline = None
     else:
         # Every accepted move starts a new decision, even when the same seat decides again
-        # (a gold pick after their own turn, or everyone else's hand is empty): new deadline.
-        if state.version != previous_version or game.decision_since is None:
-            game.decision_since = now
-            game.deadline = now + game.turn_limit
-            began = True
+        # (a gold pick after their own turn, or everyone else's hand is empty): new deadline,
+        # from the one clock (its weekends, daily deadline, the seat's bank and vacations).
         game.to_move = state.to_move
-        if began and site_decides(game, _seat_to_move(game)):
-            # Nobody waits the time limit for a player who is not there: the sweep makes the
-            # decision for them within a minute (beat's ``enforce_deadlines``).
-            game.deadline = now
+        if state.version != previous_version or game.decision_since is None:
+            seat = _seat_to_move(game)
+            game.decision_since = now
+            game.deadline = clocks.decision_deadline(game, seat, now).final
+            began = True
+            if site_decides(game, seat):
+                # Nobody waits the time limit for a player who is not there: the sweep makes
+                # the decision for them within a minute (beat's ``enforce_deadlines``).
+                game.deadline = now
     game.save()
     if began or state.finished:
         schedule.turn_ended(game=game)
@@ -189,8 +192,11 @@ def _same_request(earlier: Move, move: dict, request_digest: str) -> bool:
     return earlier.payload == json.loads(json.dumps(move))
 
 
-def apply(game: Game, seat: Seat, move: dict, **extra) -> Move:
-    """Ask the engine, append the move and store the new state (the game row is locked)."""
+def apply(game: Game, seat: Seat, move: dict, *, spend_bank: bool = True, **extra) -> Move:
+    """Ask the engine, append the move and store the new state (the game row is locked).
+
+    The seat's time bank pays for the time its decision ran past the turn's own limit
+    (``spend_bank``: not when the site decided at once for an absent player)."""
     state = engine.State.from_json(game.snapshot)
     try:
         new_state, events = engine.apply(state, seat.engine_name, move)
@@ -205,9 +211,23 @@ def apply(game: Game, seat: Seat, move: dict, **extra) -> Move:
     record = Move.objects.create(
         game=game, sequence=new_state.version, seat=seat, payload=move, events=events, **extra
     )
-    store(game, new_state, timezone.now())
+    now = timezone.now()
+    if spend_bank:
+        _spend_bank(game, seat, now)
+    store(game, new_state, now)
     ratings.round_completed(game=game, move=record, matches=rated)
     return record
+
+
+def _spend_bank(game: Game, seat: Seat, now) -> None:
+    """What is left of the seat's bank after its decision ends now (the clock's rule)."""
+    if seat.bank_left <= timedelta(0) or game.deadline is None or game.to_move != seat.position:
+        return
+    breaks = clocks.breaks_of(game, seat, now)
+    left = clock.bank_after(seat.bank_left, now, game.deadline, breaks)
+    if left != seat.bank_left:
+        seat.bank_left = left
+        seat.save(update_fields=["bank_left"])
 
 
 def default_move(state: engine.State, seat_name: str, rng: secrets.SystemRandom) -> dict:
@@ -248,8 +268,10 @@ def turn_timeout(*, game_id: int, now=None) -> Move | None:
             seat.state = Seat.State.ABSENT
             seat.stand_in = game.bot_stand_ins
         seat.save(update_fields=["timeouts_in_a_row", "state", "stand_in"])
-        # Saved first: a stand-in's next decision (a bot's) is scheduled by ``_apply``.
-        record = apply(game, seat, move, automatic=True)
+        # Saved first: a stand-in's next decision (a bot's) is scheduled by ``_apply``. A
+        # decision the site made at once for the absent or inactive costs no bank.
+        deciding_at_once = was_absent or seat.user is None or not seat.user.is_active
+        record = apply(game, seat, move, automatic=True, spend_bank=not deciding_at_once)
         if absent:
             schedule.notice_absent(game=game, absent=seat, now=now)
         # Told each time until they are absent (then no more until they come back); an

@@ -1,5 +1,6 @@
-"""The minute sweep that beat starts: enforce deadlines, play overdue bots' moves, write the
-day's digests and send whatever the outbox holds that is due.
+"""The minute sweep that beat starts: carry out vacations that began or ended, enforce
+deadlines, play overdue bots' moves, write the day's digests and send whatever the outbox holds
+that is due.
 
 Each part runs on its own: one that fails is logged and the others still run (a digest that
 cannot be written must not keep a reminder or a deadline waiting).
@@ -18,6 +19,7 @@ from games.outbox import digests, sending
 from . import ratings
 from .bot_turns import bot_games_due
 from .moves import bot_move, turn_timeout
+from .vacations import vacations_due
 
 log = logging.getLogger(__name__)
 
@@ -41,6 +43,7 @@ def sweep() -> dict:
             failed.append(name)
             return None
 
+    part("vacations", vacations_due, now)
     report["timeouts"] = part("deadlines", enforce_deadlines, now) or 0
     part("bots", play_overdue_bots, now)
     part("digests", digests.digests_due, now)

@@ -11,6 +11,8 @@ from django.utils import timezone
 
 from games.models import Game, Seat
 from games.outbox import schedule
+from games.read.clock import decision_deadline
+from games.read.vacations import current
 
 from .locking import lock_game
 
@@ -28,6 +30,10 @@ def seat_seen(*, game: Game, user, now=None) -> None:
     now = now or timezone.now()
     mine = [s for s in game.seats.all() if user.is_authenticated and s.user_id == user.pk]
     back = [s for s in mine if s.state == Seat.State.ABSENT or s.stand_in]
+    if back and any(s.state == Seat.State.ACTIVE for s in back) and current(user.pk, now):
+        # A bot stands in while the player is on vacation: a look at the game is no return
+        # (coming back is "I am back" on the vacation page, or a move).
+        back = [s for s in back if s.state == Seat.State.ABSENT]
     if back:
         _take_back(game, back, now)
         for seat in back:
@@ -69,7 +75,8 @@ def _take_back(game: Game, seats: list[Seat], now) -> None:
         )
         if not taken or not deciding or locked.decision_since is None:
             return
-        full = locked.decision_since + locked.turn_limit
+        seat = next(s for s in seats if s.position == locked.to_move)
+        full = decision_deadline(locked, seat, locked.decision_since).final
         if locked.deadline is None or locked.deadline < full:
             locked.deadline = game.deadline = full
             locked.save(update_fields=["deadline"])

@@ -15,6 +15,7 @@ from django.utils.translation import get_language
 from games.models import Game, Move, Seat
 
 from . import ratings, stats
+from .clock import Clock, clock_annotations, clocks_of
 from .seats import LIVE_SEAT, user_name
 
 
@@ -93,6 +94,7 @@ class GameRow:
     rounds: int | None = None
     deadline: datetime | None = None
     last_move_at: datetime | None = None
+    clock: Clock | None = None  # the running decision's clock (games.read.clock)
     # Open games: who sits there (rating and reliability), and the creator's minimum.
     players: list[LobbyPlayer] | None = None
     min_reliability: int | None = None
@@ -113,7 +115,7 @@ _RULESET_LABELS = dict(Game.Ruleset.choices)
 _STATUS_LABELS = dict(Game.Status.choices)
 
 
-def _row(game: Game, seats_taken: int | None = None) -> GameRow:
+def _row(game: Game, seats_taken: int | None = None, clocks: dict | None = None) -> GameRow:
     round_ = getattr(game, "current_round", None)
     return GameRow(
         pk=game.pk,
@@ -129,17 +131,20 @@ def _row(game: Game, seats_taken: int | None = None) -> GameRow:
         rounds=game.rounds,
         deadline=game.deadline,
         last_move_at=getattr(game, "last_move_at", None),
+        clock=(clocks or {}).get(game.pk),
     )
 
 
 def _with_progress(games):
-    """Whose decision (display name), the round and the last move's time, in the same query."""
+    """Whose decision (display name), the round and the last move's time, and what the clock
+    needs (``clocks_of``: the deciding seat's bank, whether its player has a vacation ahead), in
+    the same query."""
+    deciding = Seat.objects.filter(game=OuterRef("pk"), position=OuterRef("to_move")).exclude(
+        state=Seat.State.REPLACED
+    )
     return games.annotate(
-        to_move_name=Subquery(
-            Seat.objects.filter(game=OuterRef("pk"), position=OuterRef("to_move"))
-            .exclude(state=Seat.State.REPLACED)
-            .values("user__display_name")[:1]
-        ),
+        to_move_name=Subquery(deciding.values("user__display_name")[:1]),
+        **clock_annotations(deciding),
         current_round=KT("snapshot__round"),
         last_move_at=Subquery(
             Move.objects.filter(game=OuterRef("pk")).order_by("-sequence").values("created_at")[:1]
@@ -168,9 +173,10 @@ def dashboard_for(user) -> Dashboard:
     running = list(_with_progress(mine.filter(status__in=underway)).order_by("decision_since"))
     over = [Game.Status.FINISHED, Game.Status.ABORTED]
     finished = mine.filter(status__in=over).order_by("-finished_at")[:30]
+    clocks = clocks_of(running)
     return Dashboard(
-        awaiting=[_row(g) for g in running if _awaits(g)],
-        running=[_row(g) for g in running if not _awaits(g)],
+        awaiting=[_row(g, clocks=clocks) for g in running if _awaits(g)],
+        running=[_row(g, clocks=clocks) for g in running if not _awaits(g)],
         lobby=[_row(g) for g in mine.filter(status=Game.Status.LOBBY)],
         finished=[_row(g) for g in finished],
     )
@@ -206,7 +212,8 @@ def _watchable() -> list[tuple[GameRow, frozenset[int]]]:
     players: dict[int, set[int]] = {game.pk: set() for game in games}
     for game_id, user_id in Seat.objects.filter(game__in=games).values_list("game", "user"):
         players[game_id].add(user_id)
-    return [(_row(game, game.seats_taken), frozenset(players[game.pk])) for game in games]
+    clocks = clocks_of(games)
+    return [(_row(game, game.seats_taken, clocks), frozenset(players[game.pk])) for game in games]
 
 
 OPEN_LOBBIES_VERSION = "open-lobbies-version"

@@ -23,6 +23,7 @@ from games.models import ChatMessage, Game, Seat
 from saboteur_site.text import ascii_int
 
 from . import history, learn, table_events
+from .clock import Clock, clock_of, rules_lines
 from .drawing import card_name, card_svg, goal_back_svg, hand_order, in_front_svg, role_name
 from .log import Entry, entries_for, goal_label, tool_label
 from .seats import display_name, live_seat, seat_label, seat_names, seat_number
@@ -129,6 +130,9 @@ class GamePage:
     decision_title: str = ""
     round_end: dict | None = None
     last_move: int = 0
+    # The running decision's clock (games.read.clock): "time left" as every view says it.
+    clock: Clock | None = None
+    clock_rules: list[str] = field(default_factory=list)  # the game's clock in words
 
     # Reversed once here, not in each of the template's loops (the hand, the choices).
     @cached_property
@@ -181,6 +185,7 @@ def game_page(
     if me_seat is not None:
         page.invite_path = game.invite_token
     page.chat = _chat(game, me_seat)
+    page.clock_rules = rules_lines(game)
     if game.status == Game.Status.ABORTED:
         page.stopped_reason = table_events.stop_reason(game)
     if game.snapshot is None:
@@ -195,6 +200,7 @@ def game_page(
     live = {s.engine_name: s for s in seats if s.state != Seat.State.REPLACED}
     labels = {name: seat_label(s) for name, s in live.items()}
     page.players = _players(view, names, labels, me, live)
+    page.clock = clock_of(game, seat=live.get(view["to_move"]) if view["to_move"] else None)
     if me is not None:  # numbered as the emails and the admin number seats
         page.my_seat = seat_number(int(me), len(view["players"]))
     playing = game.status == Game.Status.RUNNING  # no move buttons while paused or aborted

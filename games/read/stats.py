@@ -24,6 +24,7 @@ from .ratings import player_ratings
 
 # What the player page (accounts) reads of games, besides the statistics below.
 __all__ = ["player_by_key", "player_ratings", "player_stats", "player_url"]
+from .vacations import vacation_days_used
 
 
 @dataclass(frozen=True)
@@ -149,7 +150,7 @@ class Reliability:
     games: int  # games they sat in, running or ended in the window
     dropped: int  # ... of which they abandoned (absent at the end, or now) or were replaced
     median_response: timedelta | None  # from the move before to their own move, in time
-    vacation_days: int | None  # None: not tracked (vacations do not exist yet)
+    vacation_days: float  # days on vacation in the window (games.read.vacations)
 
     @property
     def ran_out_percent(self) -> int | None:
@@ -175,12 +176,6 @@ def reliability_percent(turns: int, ran_out: int, games: int, dropped: int) -> i
     in_time = (turns - ran_out) / turns if turns else 1.0
     kept = (games - dropped) / games if games else 1.0
     return round(100 * in_time * kept)
-
-
-def vacation_days_used(user, since) -> int | None:
-    """Days of vacation the player took since ``since``. The hook for vacations (not built yet):
-    return their count here once they exist; the player page shows the line when not None."""
-    return None
 
 
 def _window(now=None):
@@ -233,7 +228,7 @@ def reliability(user, now=None) -> Reliability:
         games=games["games"],
         dropped=games["dropped"],
         median_response=timedelta(seconds=statistics.median(waits)) if waits else None,
-        vacation_days=vacation_days_used(user, since),
+        vacation_days=vacation_days_used(user.pk, now, window=timedelta(days=RELIABILITY_DAYS)),
     )
 
 

@@ -5,7 +5,10 @@ Read beside the move log (``games.read.log``); written by ``games.moderation``.
 
 from __future__ import annotations
 
+from datetime import datetime
+
 from django.core.cache import caches
+from django.utils import formats, timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
@@ -68,4 +71,21 @@ def describe(event: TableEvent) -> str:
         if data.get("reason"):
             return _("The moderators stopped the game: %(reason)s") % {"reason": data["reason"]}
         return _("The moderators stopped the game.")
+    if event.kind == TableEvent.Kind.VACATION:
+        return _("%(name)s is on vacation from %(starts)s until %(ends)s.") % {
+            "name": data["name"],
+            "starts": _day(data["starts"]),
+            "ends": _day(data["ends"]),
+        }
+    if event.kind == TableEvent.Kind.RETURNED:
+        if data.get("event") == "called-off":
+            return _("%(name)s called off their vacation.") % {"name": data["name"]}
+        return _("%(name)s is back from vacation.") % {"name": data["name"]}
     return str(event.get_kind_display())
+
+
+def _day(moment: str) -> str:
+    """A vacation's start or end in the viewer's time zone (the page's, the email's)."""
+    return formats.date_format(
+        timezone.localtime(datetime.fromisoformat(moment)), "DATETIME_FORMAT"
+    )

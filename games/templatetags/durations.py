@@ -18,5 +18,11 @@ def time_left(deadline):
 
 
 @register.filter
+def clock_text(clock):
+    """A running decision's "time left" (``games.read.clock.Clock``), as every view says it."""
+    return clock.text() if clock else ""
+
+
+@register.filter
 def last_move(when):
     return durations.last_move(when)

@@ -11,6 +11,7 @@ from django.utils.functional import lazy
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
+from games.clock import zone_names
 from games.engine.cards import PLAYERS
 from games.models import Game
 from games.play.lobby import GAME_NAME_ONE_LINE
@@ -104,6 +105,16 @@ def _reliability_at_least(percent: int):
     )()
 
 
+BANKS = [
+    (timedelta(0), _("No time bank")),
+    (timedelta(hours=6), _("6 hours")),
+    (timedelta(hours=12), _("12 hours")),
+    (timedelta(days=1), _("1 day")),
+    (timedelta(days=2), _("2 days")),
+    (timedelta(days=3), _("3 days")),
+]
+
+
 class GameCreateForm(forms.Form):
     name = forms.CharField(label=_("Name"), max_length=80)
 
@@ -168,6 +179,55 @@ class GameCreateForm(forms.Form):
         ),
     )
 
+    # The clock (games.clock): a time bank, weekends off, a daily deadline, vacations.
+    bank = forms.TypedChoiceField(
+        label=_("Time bank per player"),
+        choices=[(str(int(d.total_seconds())), label) for d, label in BANKS],
+        coerce=lambda seconds: timedelta(seconds=int(seconds)),
+        initial="0",
+        required=False,
+        empty_value=timedelta(0),
+        help_text=_(
+            "Extra thinking time for the whole game, spent when a turn runs past its time, "
+            "before the site plays for the player."
+        ),
+    )
+    daily_at = forms.TimeField(
+        label=_("Daily deadline"),
+        required=False,
+        widget=forms.TimeInput(attrs={"type": "time"}, format="%H:%M"),
+        help_text=_(
+            "Instead of the time per turn: every turn ends at this time of day, at least an "
+            "hour after it begins (else the next day)."
+        ),
+    )
+    weekends_off = forms.BooleanField(
+        label=_("Clocks stop at weekends"),
+        required=False,
+        help_text=_("No time runs on Saturdays and Sundays."),
+    )
+    clock_zone = forms.ChoiceField(
+        label=_("Time zone of the clock"),
+        required=False,
+        help_text=_("For the weekends and the daily deadline."),
+    )
+    vacations_pause = forms.BooleanField(
+        label=_("A player's vacation stops their clock"),
+        required=False,
+        initial=True,
+        help_text=_(
+            "Otherwise, while a player is on vacation a bot plays for them if bots play for "
+            "absent players, else their clock runs."
+        ),
+    )
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["clock_zone"].choices = [
+            ("", _("My time zone")),
+            *((name, name) for name in zone_names()),
+        ]
+
     def clean(self):
         data = super().clean()
         ruleset, seats = data.get("ruleset"), data.get("max_seats")
@@ -217,3 +277,16 @@ class PracticeForm(forms.Form):
 
 class InvitationForm(forms.Form):
     email = forms.EmailField(label=_("Friend's email address"))
+
+
+class VacationForm(forms.Form):
+    """Declare a vacation: from today or a later day, for whole days (the rules are the play
+    side's, ``games.play.vacations``)."""
+
+    starts_on = forms.DateField(
+        label=_("From"),
+        required=False,
+        widget=forms.DateInput(attrs={"type": "date"}, format="%Y-%m-%d"),
+        help_text=_("Leave empty to begin now."),
+    )
+    days = forms.IntegerField(label=_("Days"), min_value=1, max_value=365, initial=7)

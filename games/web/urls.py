@@ -24,4 +24,6 @@ urlpatterns = [
     path("invite/<str:token>/join/", views.invite_accept, name="invite_accept"),
     path("unsubscribe/<str:token>/", views.unsubscribe, name="unsubscribe"),
     path("tap/<str:token>/", views.tap, name="one_tap"),
+    path("vacation/", views.vacation, name="vacation"),
+    path("vacation/end/", views.vacation_end, name="vacation_end"),
 ]

@@ -23,13 +23,14 @@ from django.views.decorators.http import require_http_methods, require_POST, req
 
 from games.models import Game
 from games.outbox import links
-from games.play import chat, errors, moves, taps, visits
+from games.play import chat, errors, moves, taps, vacations, visits
 from games.play import lobby as lobbies
 from games.read import access, learn, lists, pages, ratings, seats
+from games.read.vacations import vacation_state
 from saboteur_site.text import ascii_int
 
 from .after_move import after_move
-from .forms import GameCreateForm, InvitationForm, MoveForm, PracticeForm
+from .forms import GameCreateForm, InvitationForm, MoveForm, PracticeForm, VacationForm
 
 LEADERBOARDS = Game.Ruleset.choices
 
@@ -396,3 +397,34 @@ def tap(request, token):
         )
     response.headers["Content-Language"] = page.language
     return response
+
+
+@require_http_methods(["GET", "HEAD", "POST"])
+@login_required
+def vacation(request):
+    """The player's vacation: the balance, the one planned or under way, and declaring one."""
+    form = VacationForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        try:
+            vacations.vacation_declare(user=request.user, **form.cleaned_data)
+        except errors.ServiceError as error:
+            form.add_error(None, error.message)
+        else:
+            messages.success(request, _("Your vacation is declared; your tables are told."))
+            return redirect("vacation")
+    status = 422 if form.errors else 200
+    context = {"form": form, "vacation": vacation_state(request.user)}
+    return render(request, "games/vacation.html", context, status=status)
+
+
+@require_POST
+@login_required
+def vacation_end(request):
+    """Back early from the vacation under way, or one still to come called off."""
+    try:
+        vacations.vacation_end(user=request.user)
+    except errors.ServiceError as error:
+        messages.error(request, error.message)
+    else:
+        messages.success(request, _("Welcome back: your clocks run again."))
+    return redirect("vacation")

@@ -1,5 +1,5 @@
 """axe-core in the browser (issue 13): no serious or critical violation on the home, lobby,
-game (base and Saboteur 2), profile, player, leaderboard and rules pages.
+game (base and Saboteur 2), profile, player, leaderboard, vacation and rules pages.
 
 axe is vendored from its npm package (tests/e2e/vendor/axe-core) and injected by Playwright's
 ``evaluate``, which the site's CSP does not apply to; the site never serves it.
@@ -62,6 +62,7 @@ def test_no_serious_violation_on_the_main_pages(
         ("profile", "/accounts/profile/"),
         ("player", "/players/Ann/"),
         ("leaderboard", "/leaderboards/base/"),
+        ("vacation", "/vacation/"),
         ("game base", f"/games/{base.pk}/"),
         ("game base, card chosen", f"/games/{base.pk}/?card=t-new"),
         ("game saboteur2", f"/games/{expansion.pk}/"),

@@ -444,6 +444,7 @@ def test_a_chat_mention_emails_the_player_named(players, django_capture_on_commi
     [
         "turn", "reminder", "absent", "mention", "digest", "invitation",
         "started", "timeout", "aborted", "briefing", "replaced", "paused", "resumed", "extended",
+        "vacation", "vacation-end",
     ],
 )  # fmt: skip
 def test_no_email_kind_shows_a_secret_of_another_seat(players, kind):
@@ -483,6 +484,11 @@ def test_no_email_kind_shows_a_secret_of_another_seat(players, kind):
         notice = Notice.objects.get(kind="timeout")
         game.refresh_from_db()
         state = engine.State.from_json(game.snapshot)
+    elif kind in ("vacation", "vacation-end"):
+        from games.play.vacations import vacation_declare
+
+        vacation_declare(user=seat.user, days=2)
+        notice = Notice.objects.filter(kind=kind).first()
     elif kind == "digest":
         notice = Notice.objects.create(
             key="digest-test", kind="digest", user=seat.user, due_at=START,

@@ -22,6 +22,7 @@ from games.play import chat as play_chat
 from games.play import errors as play_errors
 from games.play import lobby as play_lobby
 from games.play import moves as play_moves
+from games.play import vacations as play_vacations
 from games.tasks import sweep
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -40,9 +41,11 @@ def _players(prefix):
     return users
 
 
-def _game(prefix):
-    users = _players(prefix)
-    game = play_lobby.game_create(creator=users[0], name=prefix, ruleset="base", max_seats=3)
+def _game(prefix, also=()):
+    users = _players(prefix) + list(also)
+    game = play_lobby.game_create(
+        creator=users[0], name=prefix, ruleset="base", max_seats=len(users)
+    )
     for user in users[1:]:
         play_lobby.seat_join(game_id=game.pk, user=user)
     return play_lobby.game_start(game_id=game.pk, user=users[0])
@@ -180,3 +183,43 @@ def test_a_ban_racing_the_banned_players_invitation_never_deadlocks():
         for thread in threads:
             thread.join(timeout=60)
         assert errors == [], errors
+
+
+def _vacationer(user, stop, errors):
+    """A player of every game declares vacations and comes back, again and again: each locks
+    all their games (in id order) while the others move, sweep and moderate."""
+    try:
+        while not stop.is_set():
+            try:
+                play_vacations.vacation_declare(user=user, days=1)
+                play_vacations.vacation_end(user=user)
+            except EXPECTED:
+                pass
+    except Exception as error:  # noqa: BLE001
+        errors.append(repr(error))
+    finally:
+        connection.close()
+
+
+def test_vacations_across_games_never_deadlock_with_moves_sweeps_and_moderation():
+    traveller = _players("v")[0]
+    games = [_game(f"v{i}", also=[traveller]) for i in range(3)]
+    ids = [g.pk for g in games]
+    stop, errors = threading.Event(), []
+    threads = [
+        threading.Thread(target=_mover, args=(i, stop, errors, n)) for n, i in enumerate(ids)
+    ]
+    threads.append(threading.Thread(target=_sweeper, args=(ids, stop, errors)))
+    threads.append(threading.Thread(target=_moderator, args=(ids, stop, errors)))
+    threads.append(threading.Thread(target=_vacationer, args=(traveller, stop, errors)))
+    for thread in threads:
+        thread.start()
+    time.sleep(SECONDS)
+    stop.set()
+    for thread in threads:
+        thread.join(timeout=60)
+    assert not any(thread.is_alive() for thread in threads)
+    assert errors == []
+    for game in Game.objects.filter(pk__in=ids):
+        sequences = list(game.moves.order_by("sequence").values_list("sequence", flat=True))
+        assert sequences == list(range(1, game.version + 1))

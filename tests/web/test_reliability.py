@@ -80,13 +80,13 @@ def test_reliability_counts_the_last_90_days(trio, make_user, client):
         assert mine.ran_out_percent == round(100 / mine.turns)
         expected = round(100 * (mine.turns - 1) / mine.turns * (1 / 2))
         assert mine.percent == expected
-        assert mine.vacation_days is None
+        assert mine.vacation_days == 0
         client.force_login(bob)
         body = client.get(reverse("player", args=["Ann"])).content.decode()
     assert f'data-testid="reliability-percent">{expected} %<' in body
     assert 'data-testid="dropped">1 of 2<' in body
     assert f'data-testid="median-90">{mine.median_response_words}<' in body
-    assert 'data-testid="vacation-days"' not in body  # vacations do not exist yet
+    assert 'data-testid="vacation-days">0<' in body  # no vacation taken
     # Bob was never late nor replaced: 100 %.
     with time_machine.travel(NOW, tick=False):
         assert stats.reliability(bob).percent == 100
@@ -95,16 +95,6 @@ def test_reliability_counts_the_last_90_days(trio, make_user, client):
 def test_a_player_without_a_record_has_no_reliability_figure(trio):
     assert stats.reliability(trio[0]).percent is None
     assert stats.reliability_percents([trio[0].pk]) == {trio[0].pk: None}
-
-
-def test_the_vacation_hook_shows_a_line_once_it_counts_days(trio, client, monkeypatch):
-    """Vacations are another issue: ``stats.vacation_days_used`` is the hook they will fill."""
-    client.force_login(trio[1])
-    assert 'data-testid="vacation-days"' not in client.get("/players/Ann/").content.decode()
-    monkeypatch.setattr(stats, "vacation_days_used", lambda user, since: 4)
-    assert stats.reliability(trio[0]).vacation_days == 4
-    body = client.get("/players/Ann/").content.decode()
-    assert 'data-testid="vacation-days">4<' in body
 
 
 def test_lists_read_reliability_from_the_shared_cache(trio):

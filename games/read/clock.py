@@ -1,0 +1,228 @@
+"""A game's clock read from the database, for the one clock (``games.clock``): its rules, the
+stops of the deciding seat (weekends, that player's vacations), deadlines and "time left".
+
+Every deadline the writers store and every "time left" the page, the dashboard, the emails and
+the admin show comes through here, so they all say the same (``Clock.text``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from django.db.models import Exists, OuterRef, Subquery
+from django.utils import timezone
+from django.utils.translation import gettext as _
+
+from games import clock
+from games.models import Game, Seat
+
+from . import vacations
+from .durations import MINUTE, words
+
+ZERO = timedelta(0)
+
+
+def rules_of(game: Game) -> clock.Rules:
+    return clock.Rules(
+        turn_limit=game.turn_limit,
+        weekends_off=game.weekends_off,
+        zone=game.clock_zone,
+        daily_at=game.daily_at,
+        bank=game.bank,
+    )
+
+
+def deciding_seat(game: Game) -> Seat | None:
+    if game.to_move is None:
+        return None
+    return game.seats.live().select_related("user").filter(position=game.to_move).first()
+
+
+def breaks_of(game: Game, seat: Seat | None, since: datetime | None = None) -> clock.Breaks:
+    """When the clock of ``seat``'s decisions stands still: the game's weekends off, and the
+    player's vacations when the game's creator let vacations stop the clock."""
+    spans = []
+    if seat is not None and seat.user_id is not None and seat.bot is None and game.vacations_pause:
+        spans = vacations.spans(seat.user_id, since or game.decision_since or timezone.now())
+    return clock.breaks_for(rules_of(game), spans)
+
+
+def decision_deadline(game: Game, seat: Seat | None, start: datetime) -> clock.Deadline:
+    """The deadline of ``seat``'s decision beginning at ``start``, with what is left of its bank."""
+    bank = seat.bank_left if seat is not None else ZERO
+    return clock.decision_deadline(rules_of(game), start, bank, breaks_of(game, seat, start))
+
+
+def time_left(game: Game, now: datetime, seat: Seat | None = None) -> timedelta | None:
+    """Counted time left of the running decision (None without one)."""
+    if game.deadline is None:
+        return None
+    seat = seat if seat is not None else deciding_seat(game)
+    return clock.time_left(now, game.deadline, breaks_of(game, seat, now))
+
+
+@dataclass(frozen=True)
+class Clock:
+    """A running decision's clock as every viewer sees it: enough to say at render time how
+    much time is left (a cached list stays right as the minutes pass)."""
+
+    deadline: datetime
+    bank: timedelta  # what is left of the deciding seat's bank
+    breaks: clock.Breaks
+    vacation_spans: tuple = ()
+
+    def left(self, now: datetime) -> timedelta:
+        return clock.time_left(now, self.deadline, self.breaks)
+
+    def stopped(self, now: datetime) -> str:
+        """Why the clock stands still now: "vacation", "weekend" or ""."""
+        stop = self.breaks.stop_at(now)
+        if stop is None:
+            return ""
+        if any(start <= now < end for start, end in self.vacation_spans):
+            return "vacation"
+        return "weekend"
+
+    def text(self, now: datetime | None = None) -> str:
+        """ "Time left: 2 days, then 1 day from the time bank (clock stopped for the weekend)"."""
+        now = now or timezone.now()
+        left = self.left(now)
+        if left <= ZERO:
+            return _("Time is up: the site will play a safe move shortly.")
+        amount = _("less than a minute") if left < MINUTE else words(left)
+        if self.bank > ZERO and left > self.bank:
+            text = _("Time left: %(left)s, then %(bank)s from the time bank") % {
+                "left": words(left - self.bank) if left - self.bank >= MINUTE else amount,
+                "bank": words(self.bank) if self.bank >= MINUTE else _("less than a minute"),
+            }
+        elif self.bank > ZERO:
+            text = _("Time left: %(left)s, from the time bank") % {"left": amount}
+        elif left < MINUTE:
+            text = _("Time left: less than a minute")
+        else:
+            text = _("Time left: %(duration)s") % {"duration": amount}
+        stopped = self.stopped(now)
+        if stopped == "vacation":
+            text += " " + _("(clock stopped: the player is on vacation)")
+        elif stopped == "weekend":
+            text += " " + _("(clock stopped for the weekend)")
+        return text
+
+
+def clock_of(game: Game, seat: Seat | None = None, now: datetime | None = None) -> Clock | None:
+    """The running decision's clock (None when no clock runs: not running, or paused)."""
+    if game.status != Game.Status.RUNNING or game.deadline is None:
+        return None
+    now = now or timezone.now()
+    seat = seat if seat is not None else deciding_seat(game)
+    breaks = breaks_of(game, seat, now)
+    return Clock(
+        deadline=game.deadline,
+        bank=seat.bank_left if seat is not None else ZERO,
+        breaks=breaks,
+        vacation_spans=breaks.spans,
+    )
+
+
+def clock_annotations(deciding) -> dict:
+    """Annotations of a list's games query (``deciding``: the deciding seat as a subquery) that
+    let ``clocks_of`` build their clocks without a query of its own, unless a deciding player
+    has a vacation ahead."""
+    now = timezone.now()
+    ahead = vacations.not_called_off().filter(user_id=OuterRef("user_id"), ends_at__gt=now)
+    return {
+        "clock_bank": Subquery(deciding.values("bank_left")[:1]),
+        "clock_user": Subquery(deciding.filter(bot__isnull=True).values("user_id")[:1]),
+        "clock_away": Exists(
+            Seat.objects.filter(game=OuterRef("pk"), position=OuterRef("to_move"))
+            .exclude(state=Seat.State.REPLACED)
+            .filter(Exists(ahead))
+        ),
+    }
+
+
+def clocks_of(games, now: datetime | None = None) -> dict[int, Clock]:
+    """The clocks of many games: from ``clock_annotations`` when the query had them (one more
+    query only when a deciding player has a vacation ahead), else in two queries."""
+    now = now or timezone.now()
+    running = [g for g in games if g.status == Game.Status.RUNNING and g.deadline is not None]
+    if not running:
+        return {}
+    if all(hasattr(g, "clock_bank") for g in running):
+        deciding = {g.pk: (g.clock_user, g.clock_bank or ZERO) for g in running}
+        away = {g.clock_user for g in running if g.clock_away and g.vacations_pause}
+    else:
+        seats = {
+            (s.game_id, s.position): s
+            for s in Seat.objects.live().filter(
+                game_id__in=[g.pk for g in running], position__isnull=False
+            )
+        }
+        deciding = {}
+        for g in running:
+            seat = seats.get((g.pk, g.to_move))
+            user = seat.user_id if seat is not None and seat.bot is None else None
+            deciding[g.pk] = (user, seat.bank_left if seat is not None else ZERO)
+        away = {user for user, _bank in deciding.values() if user is not None}
+    spans: dict[int, list] = {}
+    if away:
+        for v in vacations.not_called_off().filter(user_id__in=away, ends_at__gt=now):
+            if v.end > now:
+                spans.setdefault(v.user_id, []).append((v.starts_at, v.end))
+    clocks = {}
+    for game in running:
+        user, bank = deciding[game.pk]
+        own = spans.get(user, []) if user is not None and game.vacations_pause else []
+        breaks = clock.breaks_for(rules_of(game), own)
+        clocks[game.pk] = Clock(
+            deadline=game.deadline, bank=bank, breaks=breaks, vacation_spans=breaks.spans
+        )
+    return clocks
+
+
+def clock_text(game: Game, now: datetime | None = None) -> str:
+    """The running decision's "time left" as the page, the dashboard, emails and the admin say
+    it ("" when no clock runs)."""
+    found = clock_of(game, now=now)
+    return found.text(now) if found is not None else ""
+
+
+def _local_time(game: Game) -> str:
+    return game.daily_at.strftime("%H:%M")
+
+
+def rules_lines(game: Game) -> list[str]:
+    """The game's clock rules in words (its page, invitations and the start email)."""
+    lines = []
+    if game.daily_at is not None:
+        lines.append(
+            _(
+                "Every turn ends at %(time)s (%(zone)s), at least an hour after it begins, "
+                "else the next day."
+            )
+            % {"time": _local_time(game), "zone": game.clock_zone}
+        )
+    if game.bank > ZERO:
+        lines.append(
+            _(
+                "Each player has a time bank of %(bank)s, spent when a turn runs past its time "
+                "before the site plays for them."
+            )
+            % {"bank": words(game.bank)}
+        )
+    if game.weekends_off:
+        lines.append(
+            _("The clocks stop on Saturdays and Sundays (%(zone)s).") % {"zone": game.clock_zone}
+        )
+    lines.append(vacation_effect(game))
+    return lines
+
+
+def vacation_effect(game: Game) -> str:
+    """What a player's vacation does to this game."""
+    if game.vacations_pause:
+        return _("A player's vacation stops their clock in this game.")
+    if game.bot_stand_ins:
+        return _("During a player's vacation a bot plays for them in this game.")
+    return _("A player's vacation does not stop their clock in this game.")
