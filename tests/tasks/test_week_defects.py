@@ -439,8 +439,8 @@ def test_a_reminder_states_the_deadline_once_and_the_digest_each_games_deadline(
     traveller.move_to(datetime(2026, 11, 3, 7, 1, tzinfo=UTC))  # 08:01 in Prague
     sweep()
     [digest] = to(digester, "It is your turn in 2 games")
-    assert "Gold rush, decide by Nov. 4, 2026, 11 p.m. (CET): http" in digest.body
-    assert "Deep mine 2, decide by Nov. 4, 2026, 11 p.m. (CET): http" in digest.body
+    assert "Gold rush, decide by Nov. 4, 2026, 11 p.m. (CET)" in digest.body
+    assert "Deep mine 2, decide by Nov. 4, 2026, 11 p.m. (CET)" in digest.body
 
 
 # -- 6. The sweep's counts ------------------------------------------------------------------------

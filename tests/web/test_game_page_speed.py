@@ -37,7 +37,7 @@ def page(client, game) -> str:
     return response.content.decode()
 
 
-def test_a_page_seen_again_reads_only_the_session_user_game_and_seats(players):
+def test_a_page_seen_again_reads_only_the_session_user_game_seats_and_vacations(players):
     game = start_game(players)
     chat_post(game_id=game.pk, user=players[1], text="Dig east!")
     play_random(game, 6, random.Random(2))
@@ -50,8 +50,10 @@ def test_a_page_seen_again_reads_only_the_session_user_game_and_seats(players):
     ]
     assert '"games_chatmessage"' not in tables_read and '"games_tableevent"' not in tables_read
     assert '"games_move"' not in tables_read
-    # The session, the user, the game and its seats; the visit's mark is a write.
-    assert len(tables_read) == 4, tables_read
+    # The session, the user, the game and its seats, and the deciding player's vacations (the
+    # clock, games.read.clock); the visit's mark is a write.
+    assert len(tables_read) == 5, tables_read
+    assert tables_read[-1] == '"games_vacation"', tables_read
 
 
 def test_chat_lines_come_and_go_with_the_revision(players, root):
