@@ -39,12 +39,16 @@ def deciding_seat(game: Game) -> Seat | None:
     return game.seats.live().select_related("user").filter(position=game.to_move).first()
 
 
-def breaks_of(game: Game, seat: Seat | None, since: datetime | None = None) -> clock.Breaks:
+def breaks_of(
+    game: Game, seat: Seat | None, since: datetime | None = None, *, cached: bool = False
+) -> clock.Breaks:
     """When the clock of ``seat``'s decisions stands still: the game's weekends off, and the
-    player's vacations when the game's creator let vacations stop the clock."""
+    player's vacations when the game's creator let vacations stop the clock (``cached``: the
+    vacations from the shared cache, for what pages show; writers read the database)."""
     spans = []
     if seat is not None and seat.user_id is not None and seat.bot is None and game.vacations_pause:
-        spans = vacations.spans(seat.user_id, since or game.decision_since or timezone.now())
+        since = since or game.decision_since or timezone.now()
+        spans = vacations.spans(seat.user_id, since, cached=cached)
     return clock.breaks_for(rules_of(game), spans)
 
 
@@ -116,7 +120,7 @@ def clock_of(game: Game, seat: Seat | None = None, now: datetime | None = None) 
         return None
     now = now or timezone.now()
     seat = seat if seat is not None else deciding_seat(game)
-    breaks = breaks_of(game, seat, now)
+    breaks = breaks_of(game, seat, now, cached=True)
     return Clock(
         deadline=game.deadline,
         bank=seat.bank_left if seat is not None else ZERO,

@@ -1,5 +1,6 @@
 """Cache invalidation only (no game logic here, DESIGN.md): the open lobbies' version, the
-players' "awaiting your decision" counts, and the live message that a game's revision changed.
+players' "awaiting your decision" counts, the vacations the clocks on pages read, and the live
+message that a game's revision changed.
 
 The lobby page shows the open games waiting for players to everyone alike, so its list is
 rendered once per version and language and kept per process (``templates/games/lobby.html``).
@@ -32,9 +33,9 @@ from django.db import transaction
 from django.db.models.signals import post_delete, post_init, post_save
 from django.dispatch import receiver
 
-from games.models import Game, Seat
+from games.models import Game, Seat, Vacation
 
-from . import lists, live
+from . import lists, live, vacations
 
 
 def _now_and_after_commit(function, *args) -> None:
@@ -100,3 +101,10 @@ def ratings_changed(user_ids) -> None:
         if not seated.exists():
             return
     _changed()
+
+
+@receiver(post_save, sender=Vacation)
+@receiver(post_delete, sender=Vacation)
+def _vacation_changed(sender, instance: Vacation, **kwargs) -> None:
+    """A player's vacations changed: the clocks pages show read them again."""
+    _now_and_after_commit(vacations.vacations_changed, instance.user_id)

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from django.conf import settings
+from django.core.cache import cache
 from django.db.models import F, Q
 from django.utils import timezone
 
@@ -30,11 +31,36 @@ def not_called_off():
     return Vacation.objects.exclude(ended_at__isnull=False, ended_at__lte=F("starts_at"))
 
 
-def spans(user_id: int, since: datetime) -> list[tuple[datetime, datetime]]:
-    """The player's vacations that end after ``since``, as (start, end): their clock stops."""
-    rows = not_called_off().filter(user_id=user_id, ends_at__gt=since)
-    spans = [(v.starts_at, v.end) for v in rows]
-    return [(start, end) for start, end in spans if end > since]
+def spans(
+    user_id: int, since: datetime, *, cached: bool = False
+) -> list[tuple[datetime, datetime]]:
+    """The player's vacations that end after ``since``, as (start, end): their clock stops.
+
+    ``cached``: from the player's list kept in the shared cache (``invalidation`` drops it when
+    one of their vacations is written), for what pages show; writers read the database."""
+    if cached:
+        every = cache.get_or_set(_spans_key(user_id), lambda: _spans(user_id), SPANS_SECONDS)
+    else:
+        every = _spans(user_id, since)
+    return [(start, end) for start, end in every if end > since]
+
+
+SPANS_SECONDS = 600  # a safety net: ``invalidation`` drops a player's list when it changes
+
+
+def _spans(user_id: int, since: datetime | None = None) -> list[tuple[datetime, datetime]]:
+    rows = not_called_off().filter(user_id=user_id)
+    if since is not None:
+        rows = rows.filter(ends_at__gt=since)
+    return [(v.starts_at, v.end) for v in rows]
+
+
+def _spans_key(user_id: int) -> str:
+    return f"vacation-spans:{user_id}"
+
+
+def vacations_changed(user_id: int) -> None:
+    cache.delete(_spans_key(user_id))
 
 
 def current(user_id: int, now: datetime | None = None) -> Vacation | None:

@@ -18,6 +18,7 @@ from games import engine
 from games.models import ChatMessage, Game
 from games.moderation import tables
 from games.play.chat import chat_post
+from games.play.vacations import vacation_declare
 from games.read import pages
 from games.read.drawing import card_name
 
@@ -37,7 +38,7 @@ def page(client, game) -> str:
     return response.content.decode()
 
 
-def test_a_page_seen_again_reads_only_the_session_user_game_seats_and_vacations(players):
+def test_a_page_seen_again_reads_only_the_session_user_game_and_seats(players):
     game = start_game(players)
     chat_post(game_id=game.pk, user=players[1], text="Dig east!")
     play_random(game, 6, random.Random(2))
@@ -50,10 +51,9 @@ def test_a_page_seen_again_reads_only_the_session_user_game_seats_and_vacations(
     ]
     assert '"games_chatmessage"' not in tables_read and '"games_tableevent"' not in tables_read
     assert '"games_move"' not in tables_read
-    # The session, the user, the game and its seats, and the deciding player's vacations (the
-    # clock, games.read.clock); the visit's mark is a write.
-    assert len(tables_read) == 5, tables_read
-    assert tables_read[-1] == '"games_vacation"', tables_read
+    # The session, the user, the game and its seats (the deciding player's vacations, for the
+    # clock, come from the shared cache); the visit's mark is a write.
+    assert len(tables_read) == 4, tables_read
 
 
 def test_chat_lines_come_and_go_with_the_revision(players, root):
@@ -172,3 +172,14 @@ def test_a_seated_player_never_gets_the_watchers_part(players):
     mine = poll(logged_in(players[1]), game, game.revision - 1)
     assert mine != watched
     assert all(card_name(card) in mine for card in hand)
+
+
+def test_a_vacation_declared_stops_the_clock_on_the_page_at_once(players):
+    game = start_game(players)
+    game.refresh_from_db()
+    deciding = game.seats.get(position=game.to_move).user
+    watcher = logged_in(next(p for p in players if p != deciding))
+    stopped = "(clock stopped: the player is on vacation)"
+    assert stopped not in page(watcher, game)  # the player's vacations now in the cache
+    vacation_declare(user=deciding, days=3)
+    assert stopped in page(watcher, game)
