@@ -140,6 +140,8 @@ MIDDLEWARE = [
     # Inside the others: its 400 page gets the user, messages, CSP and no-store like any page.
     "saboteur_site.middleware.RefuseUnstorableTextMiddleware",
     "allauth.account.middleware.AccountMiddleware",
+    # A failed-login lockout answers 429 with allauth's message.
+    "accounts.middleware.LockoutAnswers429Middleware",
     "accounts.middleware.PrivatePagesNoStoreMiddleware",
     "accounts.middleware.DeviceSeenMiddleware",
 ]
