@@ -216,7 +216,8 @@ if REDIS_URL:
             # must not fail requests: everything in it is rebuilt from the database).
             "BACKEND": "saboteur_site.cache.RedisCache",
             "LOCATION": REDIS_URL,
-            "KEY_PREFIX": "saboteur",
+            # Two sites (or a site and a test run) can share one Redis database.
+            "KEY_PREFIX": env_str("CACHE_KEY_PREFIX", "saboteur"),
             # A Redis that hangs (not only one that refuses) costs a request 2 s at most.
             "OPTIONS": {"socket_connect_timeout": 2, "socket_timeout": 2},
         }
