@@ -94,7 +94,7 @@ def _validate_profile(user, values: dict) -> dict:
     if "display_name" in values:
         name = normalize_display_name(values["display_name"])
         values["display_name"] = name
-        error = display_name_error(name, exclude_pk=user.pk)
+        error = display_name_error(name, exclude_pk=user.pk, current=user.display_name)
         if error:
             errors["display_name"] = error
     if "language" in values:
