@@ -19,6 +19,21 @@ site_url_for() {
     printf 'http://%s:%s' "$host" "$port"
 }
 
+# The environment of `make run` (and of `make admin` beside it): development mode, SQLite,
+# Celery's filesystem broker, email written to .run/mail/. Values already set win, except Redis:
+# run mode has no servers to depend on. Sets HOST_PORT, the address runserver serves.
+run_mode_env() {
+    export DJANGO_ENV="${DJANGO_ENV:-development}"
+    export DJANGO_DEBUG="${DJANGO_DEBUG:-1}"
+    unset REDIS_URL CELERY_BROKER_URL CELERY_RESULT_BACKEND
+    export DATABASE_URL="${DATABASE_URL:-sqlite:///$ROOT/db.sqlite3}"
+    export EMAIL_BACKEND="${EMAIL_BACKEND:-django.core.mail.backends.filebased.EmailBackend}"
+    export EMAIL_FILE_PATH="${EMAIL_FILE_PATH:-$ROOT/.run/mail}"
+    HOST_PORT="${RUN_ADDR:-127.0.0.1:8000}"
+    # Emails and the links printed at start lead to the address the site is served on.
+    export SITE_URL="${SITE_URL:-$(site_url_for "$HOST_PORT")}"
+}
+
 say() { printf '\033[1m==> %s\033[0m\n' "$*"; }
 die() { printf 'error: %s\n' "$*" >&2; exit 1; }
 

@@ -5,17 +5,9 @@ set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 cd "$ROOT"
 
-export DJANGO_ENV="${DJANGO_ENV:-development}"
-export DJANGO_DEBUG="${DJANGO_DEBUG:-1}"
+# Run mode has no servers to depend on: SQLite, filesystem broker, file mail (lib.sh).
+run_mode_env
 export PYTHONUNBUFFERED=1
-# Run mode has no servers to depend on: SQLite, filesystem broker, file mail.
-unset REDIS_URL CELERY_BROKER_URL CELERY_RESULT_BACKEND
-export DATABASE_URL="${DATABASE_URL:-sqlite:///$ROOT/db.sqlite3}"
-export EMAIL_BACKEND="${EMAIL_BACKEND:-django.core.mail.backends.filebased.EmailBackend}"
-export EMAIL_FILE_PATH="${EMAIL_FILE_PATH:-$ROOT/.run/mail}"
-HOST_PORT="${RUN_ADDR:-127.0.0.1:8000}"
-# Emails and the demo banner link to the address the site is served on.
-export SITE_URL="${SITE_URL:-$(site_url_for "$HOST_PORT")}"
 
 ensure_venv
 mkdir -p .run/mail .run/broker .run/logs
