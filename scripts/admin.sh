@@ -12,9 +12,9 @@ email="${1:-}" name="${2:-}"
 
 if [ "${DJANGO_ENV:-development}" != "production" ]; then
     run_mode_env
-    ensure_venv
+    ensure_venv site
     python manage.py migrate --noinput --verbosity 0
 else
-    ensure_venv
+    ensure_venv site
 fi
 exec python manage.py admin_create "$email" --name "$name"

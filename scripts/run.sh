@@ -9,7 +9,7 @@ cd "$ROOT"
 run_mode_env
 export PYTHONUNBUFFERED=1
 
-ensure_venv
+ensure_venv site
 mkdir -p .run/mail .run/broker .run/logs
 
 # Push notifications: a VAPID key pair made once under .run/ (production sets its own).
