@@ -33,7 +33,10 @@ python manage.py seed_demo_game
 # autoreloader child survives its parent otherwise).
 pids=()
 cleanup() {
-    trap - INT TERM EXIT
+    # Ignore further signals while stopping: `make` passes its own TERM on to this script, and
+    # a second TERM must not cut the cleanup short and leave the worker and the server running.
+    trap '' INT TERM
+    trap - EXIT
     say "Stopping"
     local pid killer
     for pid in "${pids[@]}"; do
