@@ -1,4 +1,4 @@
-.PHONY: run test lock
+.PHONY: run test lock admin
 
 # Serve the site on http://127.0.0.1:8000 with a Celery worker and beat (see README).
 run:
@@ -13,3 +13,10 @@ test:
 # Python 3.12 and newer on any platform (uv from PyPI; run/test install from the lock).
 lock:
 	bash scripts/lock.sh
+
+# An administrator who can log in at once, in the database of `make run`:
+# make admin EMAIL=you@example.com NAME="Your name" (a password is printed; see README).
+# Only values given on make's command line: a shell's own EMAIL or NAME must not slip in.
+admin:
+	@bash scripts/admin.sh "$(if $(filter command line,$(origin EMAIL)),$(EMAIL))" \
+		"$(if $(filter command line,$(origin NAME)),$(NAME))"

@@ -9,7 +9,10 @@ def main() -> None:
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "saboteur_site.settings")
     from django.core.management import execute_from_command_line
 
-    execute_from_command_line(sys.argv)
+    from saboteur_site.startup import refusals_in_one_line
+
+    with refusals_in_one_line():
+        execute_from_command_line(sys.argv)
 
 
 if __name__ == "__main__":

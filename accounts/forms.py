@@ -106,7 +106,7 @@ class ProfileForm(forms.Form):
 
     def clean_display_name(self) -> str:
         name = normalize_display_name(self.cleaned_data["display_name"])
-        error = display_name_error(name, exclude_pk=self.user.pk)
+        error = display_name_error(name, exclude_pk=self.user.pk, current=self.user.display_name)
         if error:
             raise forms.ValidationError(error)
         return name

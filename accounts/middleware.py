@@ -1,4 +1,5 @@
 from django.conf import settings
+from django.core.exceptions import NON_FIELD_ERRORS
 from django.utils import translation
 from django.utils.cache import add_never_cache_headers
 
@@ -93,3 +94,33 @@ class DeviceSeenMiddleware:
 
             device_seen(user=user, device_key=key)
         return response
+
+
+class LockoutAnswers429Middleware:
+    """A login refused by the failed-login limits answers 429, not 200.
+
+    allauth refuses a login past those limits (README: 10 a minute per IP, 5 in 5 minutes per
+    address) by showing its form again with the message "Too many failed login attempts", as
+    an ordinary mistake: status 200, so a client, a script or a monitor cannot tell a lockout
+    from a wrong password. The page stays the same; only its status changes. It covers every
+    allauth form that counts failed logins: the login page (a form-wide error) and asking for
+    the password again (the password's error).
+    """
+
+    LOCKED_OUT = "too_many_login_attempts"  # allauth's error code
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        return self.get_response(request)
+
+    def process_template_response(self, request, response):
+        form = (response.context_data or {}).get("form")
+        if form is not None and getattr(form, "is_bound", False) and self._locked_out(form):
+            response.status_code = 429
+        return response
+
+    def _locked_out(self, form) -> bool:
+        fields = [NON_FIELD_ERRORS, *form.fields]
+        return any(form.has_error(field, code=self.LOCKED_OUT) for field in fields)

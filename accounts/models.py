@@ -89,20 +89,34 @@ class User(AbstractUser):
             ),
         ]
 
+    @classmethod
+    def from_db(cls, db, field_names, values, **kwargs):
+        user = super().from_db(db, field_names, values, **kwargs)
+        user._stored_display_name = user.__dict__.get("display_name")
+        return user
+
     def save(self, *args, **kwargs):
-        # A derived index, not a rule: it must follow every write of the name, from any path
-        # (sign-up, profile, admin, management commands).
-        self.display_name_key = names.skeleton(self.display_name) or None
+        # A derived index, not a rule: it must follow every change of the name, from any path
+        # (sign-up, profile, admin, management commands). A name saved unchanged keeps its key:
+        # a look-alike that older rules let in has none (migration 0005), and saving its owner's
+        # password or language must not collide with the name it resembles.
+        if self._state.adding or self.display_name != getattr(self, "_stored_display_name", None):
+            self.display_name_key = names.skeleton(self.display_name) or None
         update_fields = kwargs.get("update_fields")
         if update_fields is not None and "display_name" in update_fields:
             kwargs["update_fields"] = {*update_fields, "display_name_key"}
         super().save(*args, **kwargs)
+        self._stored_display_name = self.display_name
 
     def clean(self):
         super().clean()
         # Admin forms: the same rules as sign-up and the profile (accounts.names).
         self.display_name = names.normalize_display_name(self.display_name)
-        error = names.display_name_error(self.display_name, exclude_pk=self.pk)
+        error = names.display_name_error(
+            self.display_name,
+            exclude_pk=self.pk,
+            current=getattr(self, "_stored_display_name", None),
+        )
         if error:
             raise ValidationError({"display_name": error})
 

@@ -21,7 +21,7 @@ SECONDS_="${3:-60}"
 OUT="${CLUSTER_OUT:-/tmp/saboteur-cluster}"
 [ -x "$ROOT/.venv/bin/python" ] && export PATH="$ROOT/.venv/bin:$PATH"
 command -v locust >/dev/null || {
-    echo "locust is missing: pip install -r requirements.lock (the bench extra)" >&2
+    echo "locust is missing: make test installs it (requirements-dev.lock, the bench extra)" >&2
     exit 2
 }
 

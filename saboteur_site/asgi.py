@@ -2,6 +2,9 @@ import os
 
 from django.core.asgi import get_asgi_application
 
+from .startup import refusals_in_one_line_for_servers
+
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "saboteur_site.settings")
 
-application = get_asgi_application()
+with refusals_in_one_line_for_servers():
+    application = get_asgi_application()

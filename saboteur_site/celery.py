@@ -13,6 +13,7 @@ from celery.signals import task_postrun, task_prerun
 from celery.worker.consumer import Consumer as CeleryConsumer
 
 from . import logs
+from .startup import refusals_in_one_line
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "saboteur_site.settings")
 
@@ -67,7 +68,10 @@ def _filesystem_broker_options(broker_dir) -> dict:
 def _configure_filesystem_broker(sender, **kwargs):
     from django.conf import settings
 
-    if settings.CELERY_BROKER_URL.startswith("filesystem://"):
+    # The first read of the settings in a worker or beat: a refusal is one line, not a traceback.
+    with refusals_in_one_line():
+        broker_url = settings.CELERY_BROKER_URL
+    if broker_url.startswith("filesystem://"):
         sender.conf.broker_transport_options = _filesystem_broker_options(
             settings.CELERY_BROKER_DIR
         )

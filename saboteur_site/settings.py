@@ -16,9 +16,11 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 import dj_database_url
-from django.core.exceptions import ImproperlyConfigured
 from django.utils.csp import CSP
 from django.utils.translation import gettext_lazy as _
+
+# A refusal to start (an ImproperlyConfigured): the entry points print it as one line.
+from saboteur_site.startup import Refused
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 RUN_DIR = BASE_DIR / ".run"
@@ -40,9 +42,7 @@ def env_bool(name: str, default: bool = False) -> bool:
         return True
     if value in _FALSE:
         return False
-    raise ImproperlyConfigured(
-        f"{name} must be one of 1/0, true/false, yes/no, on/off; got {raw!r}."
-    )
+    raise Refused(f"{name} must be one of 1/0, true/false, yes/no, on/off; got {raw!r}.")
 
 
 def env_int(name: str, default: int) -> int:
@@ -52,7 +52,7 @@ def env_int(name: str, default: int) -> int:
     try:
         return int(raw)
     except ValueError:
-        raise ImproperlyConfigured(f"{name} must be an integer; got {raw!r}.") from None
+        raise Refused(f"{name} must be an integer; got {raw!r}.") from None
 
 
 def env_list(name: str, default: list[str] | None = None) -> list[str]:
@@ -65,7 +65,7 @@ def env_list(name: str, default: list[str] | None = None) -> list[str]:
 def require(name: str, why: str) -> str:
     value = env_str(name)
     if not value:
-        raise ImproperlyConfigured(
+        raise Refused(
             f"{name} is not set. {why} "
             "DJANGO_ENV is 'production' unless set to 'development' "
             "(see the README's table of environment variables)."
@@ -77,14 +77,12 @@ def require(name: str, why: str) -> str:
 
 DJANGO_ENV = env_str("DJANGO_ENV", "production").lower()
 if DJANGO_ENV not in {"production", "development"}:
-    raise ImproperlyConfigured(
-        f"DJANGO_ENV must be 'production' or 'development'; got {DJANGO_ENV!r}."
-    )
+    raise Refused(f"DJANGO_ENV must be 'production' or 'development'; got {DJANGO_ENV!r}.")
 PRODUCTION = DJANGO_ENV == "production"
 
 DEBUG = env_bool("DJANGO_DEBUG", False)
 if PRODUCTION and DEBUG:
-    raise ImproperlyConfigured("DJANGO_DEBUG=1 is refused in production (DJANGO_ENV=production).")
+    raise Refused("DJANGO_DEBUG=1 is refused in production (DJANGO_ENV=production).")
 
 if PRODUCTION:
     SECRET_KEY = require(
@@ -140,6 +138,8 @@ MIDDLEWARE = [
     # Inside the others: its 400 page gets the user, messages, CSP and no-store like any page.
     "saboteur_site.middleware.RefuseUnstorableTextMiddleware",
     "allauth.account.middleware.AccountMiddleware",
+    # A failed-login lockout answers 429 with allauth's message.
+    "accounts.middleware.LockoutAnswers429Middleware",
     "accounts.middleware.PrivatePagesNoStoreMiddleware",
     "accounts.middleware.DeviceSeenMiddleware",
 ]
@@ -216,7 +216,8 @@ if REDIS_URL:
             # must not fail requests: everything in it is rebuilt from the database).
             "BACKEND": "saboteur_site.cache.RedisCache",
             "LOCATION": REDIS_URL,
-            "KEY_PREFIX": "saboteur",
+            # Two sites (or a site and a test run) can share one Redis database.
+            "KEY_PREFIX": env_str("CACHE_KEY_PREFIX", "saboteur"),
             # A Redis that hangs (not only one that refuses) costs a request 2 s at most.
             "OPTIONS": {"socket_connect_timeout": 2, "socket_timeout": 2},
         }
@@ -463,11 +464,26 @@ if PRODUCTION:
     SECURE_HSTS_SECONDS = env_int("DJANGO_HSTS_SECONDS", 60 * 60 * 24 * 365)
     SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("DJANGO_HSTS_INCLUDE_SUBDOMAINS", True)
     SECURE_HSTS_PRELOAD = env_bool("DJANGO_HSTS_PRELOAD", True)
-    if env_bool("DJANGO_BEHIND_TLS_PROXY", False):
+    _behind_tls_proxy = env_bool("DJANGO_BEHIND_TLS_PROXY", False)
+    if _behind_tls_proxy:
         # Only behind a proxy that sets this header itself and strips it from clients.
         SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
     # The load balancer's health probe speaks plain HTTP to the instance.
     SECURE_REDIRECT_EXEMPT = [r"^health/$"]
+
+    # Links in emails must work and must not send a player's one-tap or confirmation link over
+    # plain HTTP: an absolute address, and https:// whenever the site itself is served over TLS.
+    _site = urlsplit(SITE_URL)
+    if _site.scheme not in {"http", "https"} or not _site.hostname:
+        raise Refused(
+            f"SITE_URL must be the site's full address with its scheme, e.g. "
+            f"https://saboteur.example; got {SITE_URL!r}."
+        )
+    if _site.scheme == "http" and (SECURE_SSL_REDIRECT or _behind_tls_proxy):
+        raise Refused(
+            f"SITE_URL must start with https:// when the site is served over TLS "
+            f"(DJANGO_SECURE_SSL_REDIRECT=1 or DJANGO_BEHIND_TLS_PROXY=1); got {SITE_URL!r}."
+        )
 
 # --- Logging --------------------------------------------------------------------------------
 
@@ -475,7 +491,7 @@ if PRODUCTION:
 # line per request and per Celery task, with the game id where there is one).
 LOG_FORMAT = env_str("DJANGO_LOG_FORMAT", "json" if PRODUCTION else "text").lower()
 if LOG_FORMAT not in {"json", "text"}:
-    raise ImproperlyConfigured(f"DJANGO_LOG_FORMAT must be 'json' or 'text'; got {LOG_FORMAT!r}.")
+    raise Refused(f"DJANGO_LOG_FORMAT must be 'json' or 'text'; got {LOG_FORMAT!r}.")
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,

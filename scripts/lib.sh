@@ -1,10 +1,10 @@
-# Shared helpers for scripts/run.sh and scripts/test.sh (sourced, not executed).
+# Shared helpers for the scripts behind make run, test, admin and lock (sourced, not executed).
 # Finds a Python >= 3.12, makes .venv and installs the project into it when needed.
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 VENV="$ROOT/.venv"
-LOCK="$ROOT/requirements.lock"
-STAMP="$VENV/.installed-lock.sha256"
+LOCK="$ROOT/requirements.lock"          # what the site needs: `make run`
+DEV_LOCK="$ROOT/requirements-dev.lock"  # that, plus the test and benchmark tools: `make test`
 
 # The address to link to for a runserver address: "8123", "0.0.0.0:8123" or "host:8123".
 site_url_for() {
@@ -17,6 +17,21 @@ site_url_for() {
         "" | 0.0.0.0 | "[::]") host="127.0.0.1" ;;
     esac
     printf 'http://%s:%s' "$host" "$port"
+}
+
+# The environment of `make run` (and of `make admin` beside it): development mode, SQLite,
+# Celery's filesystem broker, email written to .run/mail/. Values already set win, except Redis:
+# run mode has no servers to depend on. Sets HOST_PORT, the address runserver serves.
+run_mode_env() {
+    export DJANGO_ENV="${DJANGO_ENV:-development}"
+    export DJANGO_DEBUG="${DJANGO_DEBUG:-1}"
+    unset REDIS_URL CELERY_BROKER_URL CELERY_RESULT_BACKEND
+    export DATABASE_URL="${DATABASE_URL:-sqlite:///$ROOT/db.sqlite3}"
+    export EMAIL_BACKEND="${EMAIL_BACKEND:-django.core.mail.backends.filebased.EmailBackend}"
+    export EMAIL_FILE_PATH="${EMAIL_FILE_PATH:-$ROOT/.run/mail}"
+    HOST_PORT="${RUN_ADDR:-127.0.0.1:8000}"
+    # Emails and the links printed at start lead to the address the site is served on.
+    export SITE_URL="${SITE_URL:-$(site_url_for "$HOST_PORT")}"
 }
 
 say() { printf '\033[1m==> %s\033[0m\n' "$*"; }
@@ -42,27 +57,42 @@ find_python() {
     die "no Python >= 3.12 found (tried python3.13, python3.12, ~/.pyenv/versions/3.12+, python3). Install Python 3.12 or newer."
 }
 
-# Creates .venv if missing and installs the locked dependencies (requirements.lock: exact
-# versions with hashes, made from pyproject.toml's ranges by `make lock`) and the project itself,
-# unless neither pyproject.toml nor the lock file has changed since the last successful install.
+# What an install from a lock depends on: pyproject.toml and the lock files it reads.
+lock_digest() {
+    cat "$ROOT/pyproject.toml" "$@" | sha256sum | cut -d' ' -f1
+}
+
+# `ensure_venv site` (make run) or `ensure_venv dev` (make test): creates .venv if missing and
+# installs the exact versions, with hashes, of requirements.lock (the site's packages) or of
+# requirements-dev.lock (the same versions plus pytest, Playwright, Locust...; both made from
+# pyproject.toml's ranges by `make lock`), then the project itself. Skipped when nothing changed
+# since the last install; a venv with the dev tools serves `make run` too.
 ensure_venv() {
+    local kind="${1:-site}" lock want have=""
+    case "$kind" in
+        site) lock="$LOCK" want="$(lock_digest "$LOCK")" ;;
+        dev) lock="$DEV_LOCK" want="$(lock_digest "$LOCK" "$DEV_LOCK")" ;;
+        *) die "ensure_venv: 'site' or 'dev', not '$kind'" ;;
+    esac
     if [ ! -x "$VENV/bin/python" ]; then
         local py
         py="$(find_python)"
         say "Creating .venv with $py ($("$py" --version 2>&1))"
         "$py" -m venv "$VENV"
     fi
-    local want have=""
-    want="$(cat "$ROOT/pyproject.toml" "$LOCK" | sha256sum | cut -d' ' -f1)"
-    [ -f "$STAMP" ] && have="$(cat "$STAMP")"
+    [ -f "$VENV/.installed-$kind.sha256" ] && have="$(cat "$VENV/.installed-$kind.sha256")"
+    if [ "$want" != "$have" ] && [ "$kind" = site ] && [ -f "$VENV/.installed-dev.sha256" ] &&
+        [ "$(cat "$VENV/.installed-dev.sha256")" = "$(lock_digest "$LOCK" "$DEV_LOCK")" ]; then
+        have="$want" # the dev install holds every package of the site's lock, at its version
+    fi
     if [ "$want" != "$have" ]; then
-        say "Installing the locked dependencies and the project into .venv"
+        say "Installing $(basename "$lock") and the project into .venv"
         "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check --upgrade pip
         "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check \
-            --require-hashes --no-deps -r "$LOCK"
+            --require-hashes --no-deps -r "$lock"
         "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check --no-deps -e "$ROOT"
         "$VENV/bin/python" -m pip check
-        echo "$want" >"$STAMP"
+        echo "$want" >"$VENV/.installed-$kind.sha256"
     else
         say "Dependencies unchanged since the last install; reusing .venv"
     fi

@@ -1,12 +1,17 @@
 #!/usr/bin/env bash
-# Rewrites requirements.lock from pyproject.toml's ranges (`make lock`): exact versions with
-# hashes of every file, resolved for Python >= 3.12 on every platform at once, dev and bench
-# tools included. uv comes from PyPI into .venv when it is missing.
+# `make lock`: rewrites both lock files from pyproject.toml's ranges, exact versions with hashes
+# of every file, resolved for Python >= 3.12 on every platform at once:
+# - requirements-dev.lock: the site and the dev and bench extras (what `make test` installs);
+# - requirements.lock: the site alone (what `make run` installs), held to the versions of the
+#   first, so that installing the dev tools on top changes nothing the site uses.
+# uv comes from PyPI into .venv when it is missing.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 cd "$ROOT"
-ensure_venv
+ensure_venv site
 command -v uv >/dev/null 2>&1 || "$VENV/bin/python" -m pip install --quiet "uv>=0.9"
 uv pip compile pyproject.toml --extra dev --extra bench --generate-hashes --universal \
+    --python-version 3.12 --quiet --output-file requirements-dev.lock
+uv pip compile pyproject.toml --constraint requirements-dev.lock --generate-hashes --universal \
     --python-version 3.12 --quiet --output-file requirements.lock
-say "requirements.lock written; commit it with pyproject.toml"
+say "requirements.lock and requirements-dev.lock written; commit them with pyproject.toml"

@@ -5,19 +5,11 @@ set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 cd "$ROOT"
 
-export DJANGO_ENV="${DJANGO_ENV:-development}"
-export DJANGO_DEBUG="${DJANGO_DEBUG:-1}"
+# Run mode has no servers to depend on: SQLite, filesystem broker, file mail (lib.sh).
+run_mode_env
 export PYTHONUNBUFFERED=1
-# Run mode has no servers to depend on: SQLite, filesystem broker, file mail.
-unset REDIS_URL CELERY_BROKER_URL CELERY_RESULT_BACKEND
-export DATABASE_URL="${DATABASE_URL:-sqlite:///$ROOT/db.sqlite3}"
-export EMAIL_BACKEND="${EMAIL_BACKEND:-django.core.mail.backends.filebased.EmailBackend}"
-export EMAIL_FILE_PATH="${EMAIL_FILE_PATH:-$ROOT/.run/mail}"
-HOST_PORT="${RUN_ADDR:-127.0.0.1:8000}"
-# Emails and the demo banner link to the address the site is served on.
-export SITE_URL="${SITE_URL:-$(site_url_for "$HOST_PORT")}"
 
-ensure_venv
+ensure_venv site
 mkdir -p .run/mail .run/broker .run/logs
 
 # Push notifications: a VAPID key pair made once under .run/ (production sets its own).
@@ -41,7 +33,10 @@ python manage.py seed_demo_game
 # autoreloader child survives its parent otherwise).
 pids=()
 cleanup() {
-    trap - INT TERM EXIT
+    # Ignore further signals while stopping: `make` passes its own TERM on to this script, and
+    # a second TERM must not cut the cleanup short and leave the worker and the server running.
+    trap '' INT TERM
+    trap - EXIT
     say "Stopping"
     local pid killer
     for pid in "${pids[@]}"; do

@@ -7,10 +7,11 @@ cd "$ROOT"
 
 export DJANGO_ENV=development
 export DATABASE_URL="${DATABASE_URL:-postgres://postgres@127.0.0.1:5432/saboteur}"
-export REDIS_URL="${REDIS_URL:-redis://127.0.0.1:6379/0}"
+# The test run's Redis database: it uses only keys of its own there (tests/redis_space.py).
+export REDIS_URL="${REDIS_URL:-redis://127.0.0.1:6379/9}"
 export PYTHONUNBUFFERED=1
 
-ensure_venv
+ensure_venv dev
 
 say "ruff check"
 ruff check .

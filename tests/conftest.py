@@ -5,10 +5,16 @@ took about two thirds of the suite's time. Tests hash with MD5 instead; one test
 tests/web/test_settings_guard.py checks that the site itself still uses the slow one.
 """
 
+import copy
+import os
 import secrets
 
 import pytest
+from django.conf import settings
 from django.test.utils import override_settings
+
+from saboteur_site.celery import app as celery_app
+from tests.redis_space import RUN_PREFIX, RUN_QUEUE, clear_run_cache, forget_queue, redis_url
 
 FAST_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 
@@ -17,6 +23,31 @@ FAST_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 def _fast_password_hasher():
     with override_settings(PASSWORD_HASHERS=FAST_HASHERS):
         yield
+
+
+# Processes the tests start (Celery workers, manage.py) use this run's part of Redis too.
+os.environ["CACHE_KEY_PREFIX"] = RUN_PREFIX
+os.environ["CELERY_QUEUE"] = RUN_QUEUE
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _run_redis_space():
+    """This test run's cache keys carry its own prefix and the tasks it starts go to its own
+    queue (tests/redis_space.py); at the end the run deletes those keys, and only them."""
+    caches = copy.deepcopy(settings.CACHES)
+    caches["default"]["KEY_PREFIX"] = RUN_PREFIX
+    with override_settings(CACHES=caches, CELERY_TASK_DEFAULT_QUEUE=RUN_QUEUE):
+        saved = celery_app.conf.task_default_queue
+        celery_app.conf.task_default_queue = RUN_QUEUE
+        celery_app.__dict__.pop("amqp", None)  # its queues are built from the setting above
+        try:
+            yield
+        finally:
+            celery_app.conf.task_default_queue = saved
+            celery_app.__dict__.pop("amqp", None)
+            clear_run_cache()
+            if settings.CELERY_BROKER_URL.startswith("redis"):
+                forget_queue(redis_url(), RUN_QUEUE)
 
 
 @pytest.fixture(autouse=True, scope="session")

@@ -2,7 +2,8 @@ import os
 from pathlib import Path
 
 import pytest
-from django.core.cache import cache
+
+from tests.redis_space import clear_run_cache
 
 # Playwright's sync API keeps an event loop in this thread; the Django calls made here
 # (fixtures, outbox) are synchronous and safe. The test script sets this as well.
@@ -21,9 +22,9 @@ CHROMIUM_ARGS = [
 
 @pytest.fixture(autouse=True)
 def _fresh_cache():
-    cache.clear()
+    clear_run_cache()  # this run's keys only (tests/redis_space.py)
     yield
-    cache.clear()
+    clear_run_cache()
 
 
 @pytest.fixture(scope="session")

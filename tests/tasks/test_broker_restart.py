@@ -64,7 +64,7 @@ def test_a_worker_holding_an_unacknowledged_task_survives_a_redis_restart(tmp_pa
     with private_redis(port, tmp_path) as redis_server:
         with celery_worker(log_path, queue=queue, REDIS_URL=url) as worker:
             wait_for_log(log_path, " ready.")
-            sender = Celery("pytest-sender", broker=url)
+            sender = Celery("pytest-sender", broker=url, set_as_current=False)
             # A task due in five minutes: the worker holds it, unacknowledged (acks_late).
             held = sender.send_task("games.tasks.ping", queue=queue, countdown=300)
             sender.close()
@@ -75,7 +75,7 @@ def test_a_worker_holding_an_unacknowledged_task_survives_a_redis_restart(tmp_pa
             wait_for_log(log_path, "Connection to broker lost")
             time.sleep(1)
             with private_redis(port, tmp_path):
-                client = Celery("pytest-client", broker=url, backend=url)
+                client = Celery("pytest-client", broker=url, backend=url, set_as_current=False)
                 result = client.send_task("games.tasks.ping", queue=queue)
                 log = wait_for_log(log_path, f"Task games.tasks.ping[{result.id}] succeeded")
                 assert result.get(timeout=30) == "pong"

@@ -2,9 +2,9 @@
 real Redis, and a real SMTP server on loopback (aiosmtpd), against the test database.
 
 The worker runs in a subprocess, so the tests commit their data (``transaction=True``) and hand
-the worker the test database's name. Each test has a queue of its own in a Redis database kept
-for these tests (safe with concurrent runs); the site's Celery app in the test process, which the
-on-commit hooks use, is pointed at it for the test and restored afterwards.
+the worker the test database's name. Each test has a queue of its own in the test run's Redis
+database (safe with concurrent runs, tests/redis_space.py); the site's Celery app in the test
+process, which the on-commit hooks use, is pointed at it for the test and restored afterwards.
 Everything is bounded in time; the workers and the SMTP server are always stopped.
 """
 
@@ -15,7 +15,6 @@ import os
 import socket
 import threading
 import time
-import uuid
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
@@ -33,12 +32,12 @@ from games.play.lobby import game_create, game_start, seat_join
 from games.play.moves import move_submit
 from saboteur_site.celery import app as celery_app
 from tests.players import create_player
-from tests.tasks.test_worker import celery_worker, redis_url_for_db, wait_for_log
+from tests.redis_space import forget_queue, own_queue, redis_url
+from tests.tasks.test_worker import celery_worker, wait_for_log
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
-BROKER_DB = 13
-UNREACHABLE = "redis://127.0.0.1:1/0"  # nothing listens on port 1
+UNREACHABLE = "redis://127.0.0.1:1"  # nothing listens on port 1
 GAME_NAME = "Deep mine"
 TIMEOUT = 60  # seconds: the bound on every wait for the worker
 
@@ -121,14 +120,12 @@ def celery_app_on(url, queue="celery"):
 
 @pytest.fixture
 def channel():
-    """A Redis database for these tests and a queue of this test's own: another test run using
-    the same Redis at the same time neither steals our tasks nor flushes them."""
-    url, queue = redis_url_for_db(BROKER_DB), f"pytest-{uuid.uuid4().hex}"
-    client = redis.Redis.from_url(url)
-    client.delete(queue)
+    """The test run's Redis database and a queue of this test's own (tests/redis_space.py):
+    another test run or a site using the same database neither steals our tasks nor loses
+    theirs to us."""
+    url, queue = redis_url(), own_queue()
     yield url, queue
-    client.delete(queue)
-    client.close()
+    forget_queue(url, queue)
 
 
 def worker_env(broker_url, smtp_port):

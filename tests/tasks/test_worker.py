@@ -11,18 +11,12 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
-import redis
 from celery import Celery
 
 from saboteur_site.celery import _filesystem_broker_options
+from tests.redis_space import forget_queue, own_queue, redis_url
 
 ROOT = Path(__file__).resolve().parents[2]
-TEST_REDIS_DB = 15
-
-
-def redis_url_for_db(db: int) -> str:
-    base = os.environ["REDIS_URL"].rsplit("/", 1)[0]
-    return f"{base}/{db}"
 
 
 @contextmanager
@@ -65,21 +59,25 @@ def wait_for_log(log_path: Path, text: str, timeout: float = 60) -> str:
 
 
 def test_worker_process_runs_ping_over_redis(tmp_path):
-    url = redis_url_for_db(TEST_REDIS_DB)
-    # A queue of our own, purged first: no stale messages, and no clash with another test
-    # run using the same Redis at the same time.
-    queue = f"pytest-{uuid.uuid4().hex}"
-    redis.Redis.from_url(url).delete(queue)
+    # The test run's Redis database and a queue of our own (tests/redis_space.py): no stale
+    # messages, and no clash with another test run or a site using the same database.
+    url, queue = redis_url(), own_queue()
     log_path = tmp_path / "worker.log"
-    with celery_worker(log_path, queue=queue, REDIS_URL=url) as worker:
-        client = Celery("pytest-client", broker=url, backend=url)
-        result = client.send_task("games.tasks.ping", queue=queue)
-        assert result.get(timeout=60) == "pong"
-        log = wait_for_log(log_path, f"Task games.tasks.ping[{result.id}] succeeded")
-        assert "redis://" in log
-        client.close()
-        worker.send_signal(signal.SIGTERM)
-        assert worker.wait(timeout=30) == 0
+    try:
+        with celery_worker(log_path, queue=queue, REDIS_URL=url) as worker:
+            # Not the current app: shared tasks (the site's) must keep sending through the site's
+            # app, to this run's queue, after this test.
+            client = Celery("pytest-client", broker=url, backend=url, set_as_current=False)
+            result = client.send_task("games.tasks.ping", queue=queue)
+            assert result.get(timeout=60) == "pong"
+            log = wait_for_log(log_path, f"Task games.tasks.ping[{result.id}] succeeded")
+            assert "redis://" in log
+            result.forget()
+            client.close()
+            worker.send_signal(signal.SIGTERM)
+            assert worker.wait(timeout=30) == 0
+    finally:
+        forget_queue(url, queue)
 
 
 def test_worker_process_runs_ping_over_the_filesystem_broker(tmp_path):
@@ -96,6 +94,7 @@ def test_worker_process_runs_ping_over_the_filesystem_broker(tmp_path):
     ) as worker:
         client = Celery(
             "pytest-client",
+            set_as_current=False,
             broker="filesystem://",
             broker_transport_options=_filesystem_broker_options(broker_dir),
         )

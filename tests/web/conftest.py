@@ -1,17 +1,18 @@
 import pytest
-from django.core.cache import cache
 
 from tests.players import PASSWORD, create_player
+from tests.redis_space import clear_run_cache
 
 __all__ = ["PASSWORD"]
 
 
 @pytest.fixture(autouse=True)
 def _fresh_cache():
-    # Rate-limit counters live in the (real) cache; every test starts from zero.
-    cache.clear()
+    # Rate-limit counters live in the (real) cache; every test starts from zero. Only this run's
+    # keys go (tests/redis_space.py): the database may hold someone else's.
+    clear_run_cache()
     yield
-    cache.clear()
+    clear_run_cache()
 
 
 @pytest.fixture

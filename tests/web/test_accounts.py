@@ -10,6 +10,8 @@ from django.core.management import call_command
 from django.db import IntegrityError, transaction
 from django.urls import reverse
 
+from tests.redis_space import RUN_PREFIX
+
 from .conftest import PASSWORD
 
 User = get_user_model()
@@ -103,6 +105,26 @@ def test_sign_up_with_a_taken_email_does_not_reveal_the_account(client, user):
 
 
 @pytest.mark.django_db
+def test_failed_reauthentications_are_locked_out_with_429_too(client, user):
+    # Asking for the password again (before changing the email address) counts failures like
+    # the login page, under the same limits.
+    client.force_login(user)
+    url = reverse("account_reauthenticate")
+    statuses = [client.post(url, {"password": "wrong-password"}).status_code for _ in range(5)]
+    assert statuses == [200] * 5
+    response = client.post(url, {"password": PASSWORD})
+    assert response.status_code == 429
+    assert "Too many failed login attempts" in response.content.decode()
+
+
+@pytest.mark.django_db
+def test_a_wrong_password_alone_is_still_a_normal_form_error(client, user):
+    response = log_in(client, user.email, password="wrong-password")
+    assert response.status_code == 200
+    assert "Too many failed login attempts" not in response.content.decode()
+
+
+@pytest.mark.django_db
 def test_password_reset_sends_a_link(client, user):
     response = client.post(reverse("account_reset_password"), {"email": user.email})
     assert response.status_code == 302
@@ -118,19 +140,23 @@ def test_failed_logins_hit_the_rate_limit_in_redis(client, user):
         response = log_in(client, user.email, password="wrong-password")
         assert response.status_code == 200
         assert "_auth_user_id" not in client.session
-    # Now even the right password is refused for a while.
+    # Now even the right password is refused for a while: 429, with the message on the form.
     response = log_in(client, user.email)
     assert "_auth_user_id" not in client.session
+    assert response.status_code == 429
     assert "Too many failed login attempts" in response.content.decode()
+    assert 'name="password"' in response.content.decode()  # the form, to try again later
     # The counters really are in Redis.
-    keys = redis.Redis.from_url(settings.CACHES["default"]["LOCATION"]).keys("*login_failed*")
-    assert keys
+    client = redis.Redis.from_url(settings.CACHES["default"]["LOCATION"])
+    assert list(client.scan_iter(match=f"{RUN_PREFIX}:*login_failed*"))
+    client.close()
 
 
 @pytest.mark.django_db
 def test_login_requests_per_ip_are_rate_limited(client, user):
-    # Documented threshold: 30 login requests per minute per IP address.
-    statuses = [log_in(client, "nobody@example.com", "x").status_code for _ in range(31)]
+    # Documented threshold: 30 login requests per minute per IP address. Incomplete forms, so
+    # that no login fails (failed logins have their own, lower limits: the test above).
+    statuses = [log_in(client, "", "").status_code for _ in range(31)]
     assert 429 not in statuses[:30]
     assert statuses[30] == 429
 

@@ -2,9 +2,11 @@
 are refused, names are NFKC-normalised, and look-alikes (TR39 skeleton) count as taken."""
 
 import pytest
+from allauth.account.models import EmailAddress
 from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
+from django.test import Client
 from django.urls import reverse
 
 from accounts import names
@@ -105,3 +107,144 @@ def test_skeleton_matches_tr39_examples():
         "\U0001d52d\U0001d4b6\u1eff\U0001d561\U0001d552\u2113"
     )
     assert names.skeleton("Ann") != names.skeleton("Anna")
+
+
+# -- Issue 23: spaces and punctuation do not tell names apart; the site's own words are kept ---
+
+PUNCTUATED = ["A nn", "Ann.", "A.n.n", "A-nn", "_Ann_", "Ann!", "Ann ♥", "“Ann”", "A n n"]
+
+
+@pytest.mark.parametrize("name", PUNCTUATED)
+def test_a_name_differing_only_by_spaces_or_punctuation_is_taken(client, name):
+    create_player("ann")
+    response = sign_up(client, name)
+    assert "looks too much like one that is" in response.content.decode()
+    assert not User.objects.filter(email="new@example.com").exists()
+
+
+def test_the_database_refuses_a_punctuated_look_alike_written_past_the_services():
+    create_player("ann")
+    with pytest.raises(IntegrityError), transaction.atomic():
+        create_player("mallory", display_name="A.nn")
+
+
+RESERVED = [
+    "deleted player",
+    "Deleted Player",
+    "Deleted.Player",
+    "deletedplayer",
+    "Deleted player 2",
+    "smazaný hráč",  # Czech, as the site writes it
+    "zmazaný hráč",  # Slovak
+    "видалений гравець",  # Ukrainian
+    "jucător șters",  # Romanian
+    "Admin",
+    "Ann the admin",
+    "Admin1",
+    "ADMINISTRATOR",
+    "Moderator",
+    "Mod.erator",
+    "модератор",
+    "správce",
+    "System",
+    "B.o.t",
+    "Bot2",
+]
+
+
+@pytest.mark.parametrize("name", RESERVED)
+def test_the_sites_own_words_are_refused(client, name):
+    response = sign_up(client, name)
+    text = response.content.decode()
+    assert "is kept for the site" in text or "kept for the site's bots" in text
+    assert not User.objects.filter(email="new@example.com").exists()
+
+
+@pytest.mark.parametrize(
+    "name", ["Badminton", "Robot", "Systematic Sam", "Deleted", "Player One", "Ann 2", "R2-D2"]
+)
+def test_names_merely_containing_those_letters_are_welcome(client, name):
+    create_player("ann")
+    response = sign_up(client, name)
+    assert response.status_code == 302, response.content.decode()
+    assert User.objects.get(email="new@example.com").display_name == name
+
+
+def test_the_refusal_names_the_word_in_the_players_language(client):
+    response = sign_up(client, "Smazaný.Hráč")
+    assert "“smazaný hráč” is kept for the site itself" in response.content.decode()
+
+
+def test_a_name_needs_a_letter_or_a_digit(client):
+    response = sign_up(client, "!!! ...")
+    assert "at least one letter or digit" in response.content.decode()
+    assert not User.objects.filter(email="new@example.com").exists()
+
+
+def test_skeleton_ignores_spaces_punctuation_and_symbols():
+    assert names.skeleton("A nn") == names.skeleton("Ann.") == names.skeleton("ann") == "ann"
+    assert names.skeleton("Ann 2") == names.skeleton("Ann2") != names.skeleton("Ann")
+    assert names.skeleton("Ánn") != names.skeleton("Ann")  # a mark is visible
+
+
+# -- The migration: existing keys are recomputed, and look-alike pairs do not stop it ---------
+
+
+def _migrate(target):
+    from django.db import connection
+    from django.db.migrations.executor import MigrationExecutor
+
+    executor = MigrationExecutor(connection)
+    executor.migrate([target])
+    return executor.loader.project_state([target]).apps
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_migration_recomputes_keys_and_grandfathers_later_look_alikes(client):
+    from datetime import UTC, datetime
+
+    before = ("accounts", "0004_reminder_hours")
+    after = ("accounts", "0005_display_name_key_ignores_punctuation")
+    old_apps = _migrate(before)
+    OldUser = old_apps.get_model("accounts", "User")
+    rows = [  # (username, display name, the key the old rule gave, joined on)
+        ("ann2", "A nn", "a nn", 2),
+        ("ann", "Ann", "ann", 1),
+        ("ann3", "Ann.", "ann.", 3),
+        ("bob", "Bob the Dwarf", "bob the dwarf", 4),
+    ]
+    for username, display_name, key, day in rows:
+        OldUser.objects.create(
+            username=username,
+            email=f"{username}@example.com",
+            display_name=display_name,
+            display_name_key=key,
+            date_joined=datetime(2026, 1, day, tzinfo=UTC),
+        )
+    _migrate(after)
+    keys = dict(User.objects.values_list("username", "display_name_key"))
+    # The first to take the name keeps the key; the later look-alikes keep their names, unkeyed.
+    assert keys == {"ann": "ann", "ann2": None, "ann3": None, "bob": "bobthedwarf"}
+    assert User.objects.get(username="ann3").display_name == "Ann."
+
+    # A grandfathered player goes on as before: password, profile, login...
+    late = User.objects.get(username="ann3")
+    late.set_password(PASSWORD)
+    late.save()
+    EmailAddress.objects.create(user=late, email=late.email, verified=True, primary=True)
+    accounts.profile_update(user=late, display_name="Ann.", language="cs")
+    response = client.post(reverse("account_login"), {"login": late.email, "password": PASSWORD})
+    assert response.status_code == 302
+    page = client.post(
+        reverse("profile"), {"display_name": "Ann.", "language": "sk", "time_zone": "UTC"}
+    )
+    assert page.status_code == 302
+    late.refresh_from_db()
+    assert (late.display_name, late.language, late.display_name_key) == ("Ann.", "sk", None)
+    # ...but a change of name meets today's rules, and a new player cannot copy theirs.
+    with pytest.raises(ValidationError):
+        accounts.profile_update(user=late, display_name="A.n.n.")
+    accounts.profile_update(user=late, display_name="Annabel")
+    late.refresh_from_db()
+    assert late.display_name_key == "annabel"
+    assert "looks too much like" in sign_up(Client(), "Ann!").content.decode()

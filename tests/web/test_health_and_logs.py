@@ -7,12 +7,13 @@ import uuid
 from datetime import timedelta
 
 import pytest
-import redis
 from django.utils import timezone
 
 from games.models import Notice
 from games.play.lobby import game_create
 from games.tasks import send_notice
+from saboteur_site.celery import app as celery_app
+from tests.redis_space import forget_queue, own_queue
 from tests.tasks.test_worker import celery_worker, wait_for_log
 from tests.web.test_settings_guard import production_env, run_manage
 
@@ -37,13 +38,20 @@ def test_health_fails_while_no_celery_worker_answers(client):
 
 
 def test_health_is_ok_with_database_cache_and_a_worker(client, tmp_path, settings):
-    # The worker consumes the default queue of this test run's own Redis database.
-    redis.Redis.from_url(settings.CELERY_BROKER_URL).delete("celery")
+    # The ping reaches every worker of the broker's database; this one consumes a queue of its
+    # own, so that it takes no task of anyone else using the database (tests/redis_space.py).
+    # The check also wants a worker for the site's queue: for this test, that queue.
+    queue = own_queue()
     log_path = tmp_path / "worker.log"
     database = os.environ["DATABASE_URL"].rsplit("/", 1)[0] + "/postgres"
-    with celery_worker(log_path, queue="celery", DATABASE_URL=database):
-        wait_for_log(log_path, "ready.")
-        status, results = health(client)
+    saved, celery_app.conf.task_default_queue = celery_app.conf.task_default_queue, queue
+    try:
+        with celery_worker(log_path, queue=queue, DATABASE_URL=database):
+            wait_for_log(log_path, "ready.")
+            status, results = health(client)
+    finally:
+        celery_app.conf.task_default_queue = saved
+        forget_queue(settings.CELERY_BROKER_URL, queue)
     assert status == 200, results
     assert set(by_check(results)) == {"Database", "Cache", "Ping", "WebPush"}
     assert set(results.values()) == {"OK"}

@@ -1,5 +1,5 @@
-"""Emails and the demo banner link to where the site is served; allauth's emails speak in the
-site's name and the recipient's language (issue 11, point 1)."""
+"""Emails and the game link `make run` prints lead to where the site is served; allauth's emails
+speak in the site's name and the recipient's language (issue 11, point 1)."""
 
 import io
 import os
@@ -33,15 +33,17 @@ def test_run_mode_links_to_the_run_address(run_addr, expected):
         ["bash", "-c", script], cwd=ROOT, capture_output=True, text=True, check=True, timeout=10
     )
     assert out.stdout == expected
-    # run.sh exports it for the site, the worker and the demo banner (unless already set).
+    # run.sh exports it (lib.sh's run_mode_env) for the site, the worker and the game link it
+    # prints (unless already set).
+    lib = (ROOT / "scripts/lib.sh").read_text()
+    assert 'export SITE_URL="${SITE_URL:-$(site_url_for "$HOST_PORT")}"' in lib
     run = (ROOT / "scripts/run.sh").read_text()
-    assert 'export SITE_URL="${SITE_URL:-$(site_url_for "$HOST_PORT")}"' in run
-    assert run.index("export SITE_URL") < run.index("seed_demo_game")
+    assert run.index("run_mode_env") < run.index("seed_demo_game")
 
 
 @pytest.mark.django_db
 @override_settings(SITE_URL="http://127.0.0.1:8123")
-def test_the_demo_banner_and_emails_use_the_site_url(django_capture_on_commit_callbacks):
+def test_the_printed_game_link_and_emails_use_the_site_url(django_capture_on_commit_callbacks):
     out = io.StringIO()
     call_command("seed_demo", stdout=io.StringIO())
     with django_capture_on_commit_callbacks(execute=True):

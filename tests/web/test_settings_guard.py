@@ -45,11 +45,89 @@ def test_check_deploy_passes_with_production_variables():
     assert "no issues" in result.stdout
 
 
-def test_production_without_secret_key_stops_with_a_clear_message():
+def one_line_refusal(result) -> str:
+    """The refusal's message: exit status 1 and exactly one line on stderr, no traceback."""
+    assert result.returncode == 1, result.stdout + result.stderr
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1, result.stderr
+    assert lines[0].startswith("error: ")
+    return lines[0]
+
+
+def test_production_without_secret_key_stops_with_one_clear_line():
     result = run_manage(["check"], **production_env(DJANGO_SECRET_KEY=None))
+    assert "DJANGO_SECRET_KEY is not set" in one_line_refusal(result)
+
+
+@pytest.mark.parametrize(
+    "command",
+    [["migrate", "--noinput"], ["runserver", "--noreload"], ["seed_demo"], ["createsuperuser"]],
+)
+def test_every_management_command_refuses_in_one_line(command):
+    result = run_manage(command, **production_env(DJANGO_SECRET_KEY=None))
+    assert "DJANGO_SECRET_KEY is not set" in one_line_refusal(result)
+
+
+@pytest.mark.parametrize("program", ["worker", "beat"])
+def test_celery_refuses_in_one_line(program, tmp_path):
+    result = subprocess.run(
+        [sys.executable, "-m", "celery", "-A", "saboteur_site", program, "--loglevel=info"],
+        cwd=tmp_path,  # beat would write its schedule file here if it started
+        env={**production_env(), "PYTHONPATH": str(ROOT), "DJANGO_SECRET_KEY": ""},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert "DJANGO_SECRET_KEY is not set" in one_line_refusal(result)
+
+
+def test_gunicorn_prints_the_refusal_once_and_stops():
+    env = {**os.environ, **production_env(), "DJANGO_SECRET_KEY": ""}
+    result = subprocess.run(
+        [sys.executable, "-m", "gunicorn", "saboteur_site.wsgi", "--bind", "127.0.0.1:0"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    # gunicorn's own log lines stay, but no traceback, no endless restarts of the worker.
     assert result.returncode != 0
-    assert "ImproperlyConfigured" in result.stderr
-    assert "DJANGO_SECRET_KEY is not set" in result.stderr
+    output = result.stdout + result.stderr
+    assert "Traceback" not in output
+    assert output.count("error: DJANGO_SECRET_KEY is not set") == 1, output
+    assert "App failed to load" in output
+
+
+@pytest.mark.parametrize(
+    ("site_url", "message"),
+    [
+        ("saboteur.example", "SITE_URL must be the site's full address"),
+        ("//saboteur.example", "SITE_URL must be the site's full address"),
+        ("ftp://saboteur.example", "SITE_URL must be the site's full address"),
+        ("https://", "SITE_URL must be the site's full address"),
+        ("http://saboteur.example", "SITE_URL must start with https://"),
+    ],
+)
+def test_production_refuses_a_weak_site_url(site_url, message):
+    result = run_manage(["check"], **production_env(SITE_URL=site_url))
+    assert message in one_line_refusal(result)
+
+
+def test_behind_a_tls_proxy_http_is_refused_even_without_the_redirect():
+    env = production_env(
+        SITE_URL="http://saboteur.example",
+        DJANGO_SECURE_SSL_REDIRECT="0",
+        DJANGO_BEHIND_TLS_PROXY="1",
+    )
+    assert "SITE_URL must start with https://" in one_line_refusal(run_manage(["check"], **env))
+
+
+def test_plain_http_is_accepted_when_tls_is_off():
+    # A production-mode trial on a machine without TLS: explicitly no redirect, no proxy.
+    env = production_env(SITE_URL="http://saboteur.example", DJANGO_SECURE_SSL_REDIRECT="0")
+    result = run_manage(["check"], **env)
+    assert result.returncode == 0, result.stderr
 
 
 def test_production_is_the_default_mode():
