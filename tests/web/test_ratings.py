@@ -282,20 +282,28 @@ def stand_in_game(users, rng):
 
 
 def test_a_stand_ins_round_is_not_rated_for_the_absent_player(people):
-    """Cid's time runs out three times: a bot stands in for him to the round's end. Ann and Bob
-    are rated (the bot's moves for Cid count for his team); Cid is not."""
+    """Cid's time runs out three times: a bot stands in for him to the game's end. Ann and Bob
+    are rated for every rated round (the bot's moves for Cid count for his team); Cid only for
+    the rounds that ended before his stand-in's first move (when one ended that early)."""
     ann, bob, dan, cid = people[:4]
     rng = random.Random(7)
+    before = 0  # rated rounds that ended before the stand-in's first move, over the games
     for _attempt in range(5):
         game, absent = stand_in_game([ann, bob, dan, cid], rng)
         assert game.status == Game.Status.FINISHED
-        assert game.moves.filter(seat=absent, stand_in=True).exists()
+        first = game.moves.filter(seat=absent, stand_in=True).order_by("sequence").first()
+        assert first is not None
+        before += RatedRound.objects.filter(game=game, move__sequence__lt=first.sequence).count()
         rated = RatedRound.objects.count()  # over these games: all have Ann, Bob and Cid
-        if rated:
+        if rated > before:  # a round with the stand-in was rated
             break
+    assert rated > before
     assert Rating.objects.get(user=ann, kind="all").rounds == rated
     assert Rating.objects.get(user=bob, kind="all").rounds == rated
-    assert not Rating.objects.filter(user=cid).exists()
+    if before:
+        assert Rating.objects.get(user=cid, kind="all").rounds == before
+    else:
+        assert not Rating.objects.filter(user=cid).exists()
 
 
 def test_an_aborted_games_rounds_are_taken_back(
