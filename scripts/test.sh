@@ -22,8 +22,16 @@ lint-imports
 
 # Both runs always happen, so one failure does not hide the other's results.
 status=0
-say "Tests (PostgreSQL, Redis, Celery worker)"
-pytest --ignore=tests/e2e "$@" || status=1
+# One pytest process per core, at most four (TEST_PROCESSES overrides; 0 runs them in this
+# process): each has its own test database, Redis key prefix and Celery queues
+# (tests/redis_space.py), and a process that runs out of tests takes some of another's
+# (pytest-xdist's worksteal).
+processes="${TEST_PROCESSES:-$(nproc 2>/dev/null || echo 2)}"
+if [ "$processes" -gt 4 ]; then
+    processes=4
+fi
+say "Tests (PostgreSQL, Redis, Celery worker; $processes processes)"
+pytest --ignore=tests/e2e --numprocesses "$processes" --dist worksteal "$@" || status=1
 
 say "Browser tests (Chromium)"
 DJANGO_ALLOW_ASYNC_UNSAFE=true pytest tests/e2e "$@" || status=1
