@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from django.db.models import Prefetch, Q
+from django.db.models import FilteredRelation, Prefetch, Q
 
 from games.models import Game, Seat
 
@@ -34,12 +34,32 @@ def game_by_invite(token: str) -> Game | None:
     return Game.objects.filter(invite_token=token).prefetch_related("seats__user").first()
 
 
-def revision_unchanged(game_id: int, user, revision: int) -> bool:
-    """One indexed query: is the game still at ``revision`` for this viewer?"""
-    visible = Q(visibility=Game.Visibility.OPEN)
-    if user.is_authenticated:
-        visible |= Q(seats__user=user)
-    return Game.objects.filter(visible, pk=game_id, revision=revision).exists()
+@dataclass(frozen=True)
+class PollView:
+    """What a waiting page needs to know before anything is drawn."""
+
+    revision: int
+    watcher: bool  # no seat in play and not the creator: the view every watcher shares
+
+
+def poll_view(game_id: int, user) -> PollView | None:
+    """One indexed query, without the game's state: its revision, and whether ``user`` only
+    watches it. None when ``user`` may not see the game (as ``game_for``)."""
+    if not user.is_authenticated:
+        return None
+    rows = list(
+        Game.objects.filter(pk=game_id)
+        .annotate(theirs=FilteredRelation("seats", condition=Q(seats__user_id=user.pk)))
+        .values_list("revision", "visibility", "creator_id", "theirs__state")
+    )  # a row per seat of theirs (a replaced seat and a new one), or one with no seat
+    if not rows:
+        return None
+    revision, visibility, creator_id, _ = rows[0]
+    states = {row[3] for row in rows} - {None}
+    if not may_see(visibility, {user.pk} if states else (), user.pk):
+        return None
+    playing = bool(states - {Seat.State.REPLACED})
+    return PollView(revision, watcher=not playing and creator_id != user.pk)
 
 
 def revision_of(game_id: int) -> int | None:

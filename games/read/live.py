@@ -2,7 +2,7 @@
 
 A message carries a game's id and revision and nothing else (DESIGN.md, "Live updates"): the page
 then fetches its own parts through the same views as any request, so the leak surface stays the
-views. The poll (``access.revision_unchanged``) stays the fallback for anything lost here.
+views. The poll (``access.poll_view``) stays the fallback for anything lost here.
 
 Publishing (``publish``): every save of a ``Game`` that changes its revision publishes after the
 commit (the signal in ``invalidation.py`` sees every writer: the play side, moderation, the

@@ -6,6 +6,7 @@ The acting seat always comes from ``request.user``, never from a request paramet
 from __future__ import annotations
 
 import secrets
+import threading
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
@@ -165,39 +166,55 @@ def game_detail(request, pk):
 @login_required
 @never_cache
 def game_poll(request, pk):
-    """Other players' pages poll here: 204 while nothing changed (one query), else the new part."""
-    revision = ascii_int(request.GET.get("v"))
-    if revision is None:
-        revision = -1
-    if access.revision_unchanged(pk, request.user, revision):
+    """Open pages ask here (after a live event, or every 10 seconds): 204 while nothing changed,
+    else their new part. Both cost one query for a watcher while the part is in the cache: a
+    move watched by many open pages is fetched by all of them at once."""
+    view = access.poll_view(pk, request.user)
+    if view is None:
+        raise Http404
+    if view.revision == ascii_int(request.GET.get("v")):
         return HttpResponse(status=204)
-    game = _visible_game(request, pk)
-    if seats.live_seat(game, request.user) is None and game.creator_id != request.user.pk:
-        return _watcher_part(request, game)
-    return _render_game(request, game, partial="play")
+    if view.watcher:
+        return _watcher_part(request, pk, view.revision)
+    return _render_game(request, _visible_game(request, pk), partial="play")
 
 
 WATCHED_PART_SECONDS = 60  # its clocks ("time left") stay fresh to the minute
+# A move watched by many pages is asked for by all of them at once: one thread of the process
+# renders a game's part while the others wait for it, rather than each rendering it too.
+_RENDERING = [threading.Lock() for _ in range(64)]
 
 
-def _watcher_part(request, game):
+def _watched_key(pk: int, revision: int) -> str:
+    return f"watched-part:{pk}:{revision}:{translation.get_language()}"
+
+
+def _watcher_part(request, pk: int, revision: int):
     """The play area for someone who watches without a seat: the public view, the same for every
     watcher at a revision, so it is rendered once per revision and language and kept per process
     (a move watched by many open pages costs one render); only the header's counts are theirs."""
-    key = f"watched-part:{game.pk}:{game.revision}:{translation.get_language()}"
-    shared = caches["local"].get(key)
+    shared = caches["local"].get(_watched_key(pk, revision))
     if shared is None:
-        page = pages.game_page(game, request.user)
-        context = {"page": page, "after_move": after_move(request.user, page, moved=False)}
-        shared = {
-            name: render_to_string(template, context, request=request)
-            for name, template in WATCHED_PARTS.items()
-        }
-        # A part holding a form's token is the viewer's own: never shared (none does today).
-        if not any("csrfmiddlewaretoken" in html for html in shared.values()):
-            caches["local"].set(key, shared, WATCHED_PART_SECONDS)
+        with _RENDERING[pk % len(_RENDERING)]:
+            shared = caches["local"].get(_watched_key(pk, revision))  # rendered meanwhile?
+            if shared is None:
+                shared = _render_watched(request, pk)
     parts = {name: mark_safe(html) for name, html in shared.items()}  # noqa: S308 - our templates
     return render(request, PARTIALS["play"], {"watched": parts})
+
+
+def _render_watched(request, pk: int) -> dict[str, str]:
+    game = _visible_game(request, pk)  # perhaps newer than the revision asked for: its own key
+    page = pages.game_page(game, request.user)
+    context = {"page": page, "after_move": after_move(request.user, page, moved=False)}
+    shared = {
+        name: render_to_string(template, context, request=request)
+        for name, template in WATCHED_PARTS.items()
+    }
+    # A part holding a form's token is the viewer's own: never shared (none does today).
+    if not any("csrfmiddlewaretoken" in html for html in shared.values()):
+        caches["local"].set(_watched_key(pk, game.revision), shared, WATCHED_PART_SECONDS)
+    return shared
 
 
 @require_safe

@@ -5,6 +5,8 @@ docs/web-performance.md has the figures (bench/web.py)."""
 
 import random
 import re
+import threading
+import time
 
 import pytest
 from django.contrib.admin.sites import site
@@ -160,6 +162,62 @@ def test_everyone_watching_without_a_seat_gets_the_part_rendered_once_per_revisi
     play_random(game, 1, random.Random(5))
     after = poll(eve, game, game.revision - 1)
     assert f"v={game.revision}" in after and after != shared
+
+
+def test_a_watcher_with_the_part_in_the_cache_costs_one_query_and_never_the_games_state(
+    players, make_user
+):
+    """A move watched by 200 open pages is fetched by all of them at once (bench/live.py
+    --fetch): past the first render, each asks only for the revision and their own seat."""
+    game = start_game(players[:3], count=3)
+    play_random(game, 3, random.Random(7))
+    dan, eve = logged_in(players[3]), logged_in(make_user("eve"))
+    caches["local"].clear()
+    first = poll(dan, game, game.revision - 1)  # renders the part
+    poll(eve, game, game.revision - 1)  # warms Eve's session and header count
+    with CaptureQueriesContext(connection) as queries:
+        again = poll(eve, game, game.revision - 1)
+    assert without_own_counts(again) == without_own_counts(first)
+    sqls = [query["sql"] for query in queries]
+    assert not [sql for sql in sqls if "snapshot" in sql], sqls
+    game_queries = [sql for sql in sqls if '"games_game"' in sql]
+    assert len(game_queries) == 1, sqls
+    assert len(sqls) <= 3, sqls  # the session, the user, the game's revision and their seat
+
+
+@pytest.mark.django_db(transaction=True)
+def test_watchers_asking_at_once_wait_for_one_render(players, make_user, monkeypatch):
+    """The pages of a watched move all ask at the same moment: one thread renders the part, the
+    others of the process wait for it (four threads here, as a gunicorn worker has)."""
+    game = start_game(players[:3], count=3)
+    play_random(game, 2, random.Random(3))
+    watchers = [logged_in(make_user(f"w{i}")) for i in range(4)]
+    caches["local"].clear()
+    built = []
+    build = pages.game_page
+
+    def slow_build(*args, **kwargs):  # a render long enough for the others to arrive meanwhile
+        built.append(1)
+        time.sleep(0.3)
+        return build(*args, **kwargs)
+
+    monkeypatch.setattr(pages, "game_page", slow_build)
+    start = threading.Barrier(len(watchers))
+    answers = []
+
+    def watch(client):
+        start.wait()
+        answers.append(poll(client, game, game.revision - 1))
+        connection.close()
+
+    threads = [threading.Thread(target=watch, args=(client,)) for client in watchers]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=30)
+    assert len(answers) == len(watchers)
+    assert len({without_own_counts(answer) for answer in answers}) == 1
+    assert len(built) == 1
 
 
 def test_a_seated_player_never_gets_the_watchers_part(players):
