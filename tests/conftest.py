@@ -25,6 +25,12 @@ def _fast_password_hasher():
         yield
 
 
+def pytest_collection_modifyitems(items):
+    """The slow tests first (a stable sort keeps the rest in order): spread over processes
+    (`make test`), a long one left for last would keep one process busy after the others end."""
+    items.sort(key=lambda item: item.get_closest_marker("slow") is None)
+
+
 # Processes the tests start (Celery workers, manage.py) use this run's part of Redis too.
 os.environ["CACHE_KEY_PREFIX"] = RUN_PREFIX
 os.environ["CELERY_QUEUE"] = RUN_QUEUE

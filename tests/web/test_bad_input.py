@@ -94,6 +94,7 @@ def requests_for(url_with_bad: str, url_plain: str, names: set[str], bad: str):
     yield "POST", url_plain, {"data": BAD_JSON, "content_type": "application/json"}
 
 
+@pytest.mark.slow
 def test_no_bad_input_reaches_a_server_error_on_any_route(world):
     running, lobby, ann = world["running"], world["lobby"], world["ann"]
     values = {"pk": running.pk, "token": running.invite_token, "url": "no-such-page/"}

@@ -623,6 +623,7 @@ def check_checkpoint(game, state, viewers, routes, rng, where, *, full_walk=Fals
         assert_twin_renders_the_same(game, state, viewer, pairs, originals, rng, where)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("ruleset", "count", "seed"), [("base", 4, 1), ("saboteur2", 5, 6)])
 def test_no_secret_reaches_any_viewer_through_a_whole_game(
     ruleset, count, seed, players, outsider, staff
@@ -674,6 +675,7 @@ def ratings_shown(client, urls) -> list[tuple[str, list[str]]]:
     return shown
 
 
+@pytest.mark.slow
 def test_ratings_shown_during_a_running_game_change_only_when_a_round_ends(players, outsider):
     """A rating that moved mid-round would tell who plays which role (a saboteur's rating as a
     saboteur, say). Through rated rounds, the player pages, the leaderboard and the lobby (where

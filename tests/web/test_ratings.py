@@ -335,6 +335,7 @@ def test_the_sweep_asks_again_for_a_lost_rebuild(people, eager_celery):
 # -- Rebuild ------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_the_rebuild_gives_the_live_figures_over_a_few_hundred_rounds(make_user, people):
     """Games of two to ten players (a bot chooses every move) in both rule sets, players shared
     between tables, unrated rounds among them (a stand-in's, a practice game's): the rebuild

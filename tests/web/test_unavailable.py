@@ -64,6 +64,7 @@ def site_without_database(**env):
     return answers, logged
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("pool", ["1", "0"], ids=["pool", "no pool"])
 def test_database_away_answers_503_with_a_clear_page_never_500(pool):
     answers, logged = site_without_database(DATABASE_POOL=pool, DATABASE_POOL_TIMEOUT="1")
@@ -203,6 +204,7 @@ class Forwarder(threading.Thread):
         self.server.close()
 
 
+@pytest.mark.slow
 def test_the_pool_reconnects_within_seconds_once_postgresql_is_back(settings):
     """psycopg's pool retries a lost server with a doubling pause; after a long outage its next
     try could come half a minute after the server was back (503s all along). The site's pool
