@@ -261,6 +261,7 @@ def main() -> int:
                 return 1
             rng = random.Random(5)  # noqa: S311
             commits: dict[int, float] = {}
+            cpu_before = cpu_now(server, fetch_server)
             for _ in range(args.moves):
                 stamp = {}
 
@@ -273,6 +274,10 @@ def main() -> int:
                 if game.status != "running":
                     break
             time.sleep(3)
+            cpu_spent = [
+                harness.cpu_used(before, after)
+                for before, after in zip(cpu_before, cpu_now(server, fetch_server), strict=True)
+            ]
     finally:
         if gunicorn:
             gunicorn.__exit__(None, None, None)
@@ -307,8 +312,22 @@ def main() -> int:
             + ("met" if fetched else "MISSED")
             + ")"
         )
+    streams_cpu, fetch_cpu, script_cpu = (seconds * 1000 / len(commits) for seconds in cpu_spent)
+    print(
+        f"CPU per move: {streams_cpu:.0f} ms uvicorn (streams)"
+        + (f", {fetch_cpu:.0f} ms gunicorn (parts)" if args.fetch else "")
+        + f", {script_cpu:.0f} ms this script (the move, the {len(pages)} page clients); "
+        "database backends counted with the servers"
+    )
     print_idle(idle)
     return 0 if not missing and fetched else 1
+
+
+def cpu_now(server, fetch_server) -> tuple[dict, dict, dict]:
+    """CPU seconds so far: the stream server, the fetch server (empty without one), this
+    process."""
+    fetched = fetch_server.cpu() if fetch_server else {}
+    return server.cpu(), fetched, {0: time.process_time()}
 
 
 if __name__ == "__main__":
