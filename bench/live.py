@@ -274,10 +274,16 @@ def main() -> int:
                 if game.status != "running":
                     break
             time.sleep(3)
+            cpu_after = cpu_now(server, fetch_server)
             cpu_spent = [
                 harness.cpu_used(before, after)
-                for before, after in zip(cpu_before, cpu_now(server, fetch_server), strict=True)
+                for before, after in zip(cpu_before, cpu_after, strict=True)
             ]
+            backends = set(server.database_backends())
+            cpu_database = harness.cpu_used(
+                {pid: s for pid, s in cpu_before[1].items() if pid in backends},
+                {pid: s for pid, s in cpu_after[1].items() if pid in backends},
+            )
     finally:
         if gunicorn:
             gunicorn.__exit__(None, None, None)
@@ -313,11 +319,15 @@ def main() -> int:
             + ")"
         )
     streams_cpu, fetch_cpu, script_cpu = (seconds * 1000 / len(commits) for seconds in cpu_spent)
+    database_cpu = cpu_database * 1000 / len(commits)
     print(
         f"CPU per move: {streams_cpu:.0f} ms uvicorn (streams)"
-        + (f", {fetch_cpu:.0f} ms gunicorn (parts)" if args.fetch else "")
-        + f", {script_cpu:.0f} ms this script (the move, the {len(pages)} page clients); "
-        "database backends counted with the servers"
+        + (
+            f", {fetch_cpu:.0f} ms gunicorn (parts; {database_cpu:.0f} ms of it in PostgreSQL)"
+            if args.fetch
+            else ""
+        )
+        + f", {script_cpu:.0f} ms this script (the move, the {len(pages)} page clients)"
     )
     print_idle(idle)
     return 0 if not missing and fetched else 1
