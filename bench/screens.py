@@ -151,12 +151,14 @@ def photograph(shots, port: int, out: Path) -> list[Path]:
                     )
                     page = context.new_page()
                     url = f"http://127.0.0.1:{port}/games/{game.pk}/"
-                    page.goto(url + query.replace("#pass", ""))
-                    page.wait_for_load_state("networkidle")
+                    # Not "networkidle": the page polls every 10 seconds.
+                    page.goto(url + query.replace("#pass", ""), wait_until="load")
+                    page.get_by_test_id("turn-line").wait_for()
                     guide = page.get_by_test_id("guide-dismiss")
-                    if guide.count():
+                    if guide.count():  # at the page's foot: the click scrolls down to it
                         guide.click()
-                        page.wait_for_load_state("networkidle")
+                        guide.wait_for(state="detached")
+                        page.evaluate("window.scrollTo(0, 0)")
                     if query == "#pass":
                         page.locator('[data-testid="pass-choice"] > summary').click()
                     page.wait_for_timeout(1800)  # the newest move's short animation
@@ -176,6 +178,9 @@ def main() -> None:
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     harness.ENV["DJANGO_DEBUG"] = "1"  # static files from their source folders
+    # No live streams under gunicorn (as in production): each would hold one of its threads
+    # until its next heartbeat after the picture's browser closed; the pages poll instead.
+    harness.ENV["LIVE_WSGI_STREAMS"] = "0"
     harness.ENV["DATABASE_URL"] = harness.DATABASE_URL
     harness.setup_django()
     shots = seed()
