@@ -13,6 +13,7 @@ from games.admin import ReasonForm, ZonedTimes, action_with_form, seat_shown
 from games.models import Notice, Seat
 from games.moderation import players
 
+from . import services
 from .models import User
 
 # Addresses are shown on each user's page (one "Accounts" section in the admin index).
@@ -111,6 +112,8 @@ class UserAdmin(ZonedTimes, BaseUserAdmin):
         """An account an admin creates has its address verified: the admin vouches for it
         (seating a player needs a verified address, and mail goes only to verified ones)."""
         super().save_model(request, obj, form, change)
+        if change and "display_name" in form.changed_data:
+            services.display_name_changed(user=obj)
         if not change and obj.email:
             EmailAddress.objects.update_or_create(
                 user=obj, email=obj.email, defaults={"verified": True, "primary": True}

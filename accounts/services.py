@@ -22,7 +22,7 @@ from django.db import IntegrityError, transaction
 from django.utils.translation import gettext as _
 
 from games.models import ChatMessage, Game, Seat
-from games.play.clocks import player_clock_changed
+from games.play.profiles import player_clock_changed, player_renamed
 
 from .names import display_name_error, normalize_display_name
 
@@ -138,6 +138,7 @@ def profile_update(*, user, **values):
     """
     values = _validate_profile(user, values)
     clock = [getattr(user, name) for name in CLOCK_FIELDS]
+    old_name = user.display_name
     for name, value in values.items():
         setattr(user, name, value)
     try:
@@ -152,7 +153,14 @@ def profile_update(*, user, **values):
         # What quiet hours held, and the reminders of the player's turns, follow the new clock
         # (after the save: the games are locked before anything of theirs is written).
         player_clock_changed(user=user)
+    if user.display_name != old_name:
+        player_renamed(user=user)
     return user
+
+
+def display_name_changed(*, user) -> None:
+    """The admin saved a new display name: the games show it at once (as ``profile_update``)."""
+    player_renamed(user=user)
 
 
 def language_set(*, user, language: str) -> None:

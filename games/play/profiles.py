@@ -1,8 +1,12 @@
-"""A player's clock changed (their quiet hours or time zone): their held emails and the
-reminders of their turns are placed again by it.
+"""A player's profile changed in what the games show or plan by it.
 
-The one door from ``accounts`` into the play side (``accounts.services.profile_update`` calls
-it; the contract in ``pyproject.toml`` allows that import alone).
+- Their clock (quiet hours or time zone): their held emails and the reminders of their turns
+  are placed again by it (``player_clock_changed``).
+- Their display name: every game they sit at gets a new revision (``player_renamed``), so open
+  pages (live or polling) and every part kept per revision show the new name at once.
+
+The one door from ``accounts`` into the play side (``accounts.services`` calls it, for the
+profile page and the admin; the contract in ``pyproject.toml`` allows that import alone).
 """
 
 from __future__ import annotations
@@ -15,7 +19,7 @@ from games.models import Game
 from games.outbox import schedule, sending
 from games.read.seats import LIVE_SEAT
 
-from .locking import lock_game
+from .locking import lock_game, touch
 
 
 def player_clock_changed(*, user, now=None) -> None:
@@ -35,3 +39,12 @@ def player_clock_changed(*, user, now=None) -> None:
         games = [game for game in games if game.status == Game.Status.RUNNING]
         due = schedule.clock_changed(user=user, games=games, now=now)
         sending.enqueue_after_commit(due)
+
+
+def player_renamed(*, user) -> None:
+    """Call after saving a new display name: each game the player sits or sat at is locked, in
+    order (the lock order), and touched."""
+    ids = Game.objects.filter(seats__user=user).order_by("pk").values_list("pk", flat=True)
+    with transaction.atomic():
+        for pk in dict.fromkeys(ids):  # a replaced seat and a new one: one game
+            touch(lock_game(pk))
