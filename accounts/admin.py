@@ -1,8 +1,10 @@
+from functools import partial
 from importlib import import_module
 
 from allauth.account.models import EmailAddress, EmailConfirmation
 from django.contrib import admin, messages
 from django.contrib.auth.admin import UserAdmin as BaseUserAdmin
+from django.db import transaction
 from django.db.models import OuterRef, Subquery
 from django.urls import reverse
 from django.utils.html import format_html, format_html_join
@@ -113,7 +115,9 @@ class UserAdmin(ZonedTimes, BaseUserAdmin):
         (seating a player needs a verified address, and mail goes only to verified ones)."""
         super().save_model(request, obj, form, change)
         if change and "display_name" in form.changed_data:
-            services.display_name_changed(user=obj)
+            # After the admin's transaction: the games are locked before a user row (the lock
+            # order), and this one holds the user's row until it commits.
+            transaction.on_commit(partial(services.display_name_changed, user=obj))
         if not change and obj.email:
             EmailAddress.objects.update_or_create(
                 user=obj, email=obj.email, defaults={"verified": True, "primary": True}
