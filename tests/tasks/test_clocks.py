@@ -2,83 +2,40 @@
 weekends off, a daily deadline, reminders as the player likes them, vacations, and one clock
 shown the same on the page, the dashboard, emails and the admin.
 
-Celery runs eagerly here, as in test_notices_over_days.py.
+Celery runs eagerly here, with the scaffolding of test_notices_over_days.py (its fixtures too:
+imported fixtures look unused or redefined to ruff, hence its noqa).
 """
+# ruff: noqa: F401, F811
 
 from datetime import UTC, datetime, time, timedelta
 
 import pytest
-import time_machine
 from django.core import mail
 from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
 
-from games import engine
 from games.models import Game, Notice, Seat, TableEvent, Vacation
 from games.moderation import tables
 from games.play import vacations
 from games.play.errors import ServiceError
-from games.play.lobby import game_create, game_start, seat_join
-from games.play.moves import move_submit
 from games.read import clock as clocks
 from games.read.vacations import balance, vacation_days_used
 from games.tasks import sweep
-from saboteur_site.celery import app
 from tests.players import create_player
+from tests.tasks.test_notices_over_days import (  # the slow-play scaffolding, fixtures too
+    START,
+    eager_celery,  # autouse
+    mover,
+    play,
+    players,
+    start,
+    to,
+    traveller,
+)
 
 pytestmark = pytest.mark.django_db
-START = datetime(2026, 11, 2, 10, 0, tzinfo=UTC)  # a Monday
 HOUR, DAY = timedelta(hours=1), timedelta(days=1)
-
-
-@pytest.fixture(autouse=True)
-def eager_celery():
-    app.conf.task_always_eager = True
-    yield
-    app.conf.task_always_eager = False
-
-
-@pytest.fixture
-def traveller():
-    with time_machine.travel(START, tick=False) as traveller:
-        yield traveller
-
-
-@pytest.fixture
-def players(traveller):
-    return [create_player(n, password="x") for n in ("ann", "bob", "cid")]
-
-
-def start(players, capture, turn_limit=DAY, **options):
-    game = game_create(
-        creator=players[0], name="Deep mine", ruleset="base", max_seats=len(players),
-        turn_limit=turn_limit, **options,
-    )  # fmt: skip
-    for user in players[1:]:
-        seat_join(game_id=game.pk, user=user)
-    with capture(execute=True):
-        return game_start(game_id=game.pk, user=players[0])
-
-
-def mover(game):
-    game.refresh_from_db()
-    return game.seats.select_related("user").get(position=game.to_move)
-
-
-def play(game, capture):
-    seat = mover(game)
-    state = engine.State.from_json(game.snapshot)
-    with capture(execute=True):
-        move_submit(
-            game_id=game.pk, user=seat.user, expected_version=game.version,
-            move={"move": "pass", "discard": [state.hands[state.to_move][0]]},
-        )  # fmt: skip
-    return seat
-
-
-def to(user, subject_part=""):
-    return [m for m in mail.outbox if m.to == [user.email] and subject_part in m.subject]
 
 
 def said(text: str) -> str:
@@ -97,7 +54,9 @@ def sweep_at(traveller, moment):
 def test_the_bank_is_spent_past_the_turns_limit_before_the_timeout(
     players, traveller, django_capture_on_commit_callbacks
 ):
-    game = start(players, django_capture_on_commit_callbacks, turn_limit=HOUR, bank=2 * HOUR)
+    game = start(
+        players, capture=django_capture_on_commit_callbacks, turn_limit=HOUR, bank=2 * HOUR
+    )
     assert set(game.seats.values_list("bank_left", flat=True)) == {2 * HOUR}
     first = mover(game)
     assert game.deadline == START + 3 * HOUR  # the hour, then the bank
@@ -118,7 +77,7 @@ def test_the_bank_is_spent_past_the_turns_limit_before_the_timeout(
 
 
 def test_the_bank_shows_in_the_turn_email(players, django_capture_on_commit_callbacks):
-    game = start(players, django_capture_on_commit_callbacks, turn_limit=HOUR, bank=DAY)
+    game = start(players, capture=django_capture_on_commit_callbacks, turn_limit=HOUR, bank=DAY)
     [turn] = to(mover(game).user, "Your turn")
     assert "Time left: 1 hour, then 1 day from the time bank" in said(turn.body)
     assert "Each player has a time bank of 1 day" in said(turn.body)
@@ -134,7 +93,9 @@ def test_weekends_off_stop_the_clock_on_saturday_and_sunday(
 ):
     friday = datetime(2026, 11, 6, 20, 0, tzinfo=UTC)
     traveller.move_to(friday)
-    game = start(players, django_capture_on_commit_callbacks, weekends_off=True, clock_zone="UTC")
+    game = start(
+        players, capture=django_capture_on_commit_callbacks, weekends_off=True, clock_zone="UTC"
+    )
     # 4 hours on Friday, 20 on Monday.
     assert game.deadline == datetime(2026, 11, 9, 20, 0, tzinfo=UTC)
     traveller.move_to(datetime(2026, 11, 7, 12, 0, tzinfo=UTC))
@@ -150,7 +111,7 @@ def test_a_pause_over_a_weekend_keeps_the_counted_time(
     players, traveller, django_capture_on_commit_callbacks
 ):
     traveller.move_to(datetime(2026, 11, 6, 20, 0, tzinfo=UTC))  # Friday
-    game = start(players, django_capture_on_commit_callbacks, weekends_off=True)
+    game = start(players, capture=django_capture_on_commit_callbacks, weekends_off=True)
     tables.game_pause(game_id=game.pk)
     game.refresh_from_db()
     assert game.paused_remaining == DAY
@@ -167,7 +128,7 @@ def test_a_pause_over_a_weekend_keeps_the_counted_time(
 def test_a_daily_deadline_in_the_games_zone(players, traveller, django_capture_on_commit_callbacks):
     traveller.move_to(datetime(2026, 11, 2, 16, 0, tzinfo=UTC))  # 17:00 in Prague
     game = start(
-        players, django_capture_on_commit_callbacks, daily_at=time(20, 0),
+        players, capture=django_capture_on_commit_callbacks, daily_at=time(20, 0),
         clock_zone="Europe/Prague",
     )  # fmt: skip
     assert game.deadline == datetime(2026, 11, 2, 19, 0, tzinfo=UTC)  # today, 20:00 there
@@ -183,7 +144,7 @@ def test_a_daily_deadline_in_the_games_zone(players, traveller, django_capture_o
 def test_a_daily_deadlines_reminders_share_the_decisions_own_length(
     players, traveller, django_capture_on_commit_callbacks
 ):
-    game = start(players, django_capture_on_commit_callbacks, daily_at=time(20, 0))
+    game = start(players, capture=django_capture_on_commit_callbacks, daily_at=time(20, 0))
     assert game.deadline == datetime(2026, 11, 2, 20, 0, tzinfo=UTC)  # 10 hours from 10:00
     due = sorted(Notice.objects.filter(kind="reminder").values_list("due_at", flat=True))
     assert due == [
@@ -234,7 +195,7 @@ def test_reminders_n_hours_before_the_deadline(
     for user in players:
         user.reminder_hours = "8,4,1"
         user.save()
-    game = start(players, django_capture_on_commit_callbacks, turn_limit=2 * DAY)
+    game = start(players, capture=django_capture_on_commit_callbacks, turn_limit=2 * DAY)
     player = mover(game).user
     due = sorted(Notice.objects.filter(kind="reminder").values_list("due_at", flat=True))
     deadline = START + 2 * DAY
@@ -255,7 +216,7 @@ def test_reminders_off_and_the_sites_schedule(
     ann.save()
     bob.reminder_hours = ""
     bob.save()
-    game = start(players, django_capture_on_commit_callbacks, turn_limit=DAY)
+    game = start(players, capture=django_capture_on_commit_callbacks, turn_limit=DAY)
     seat = mover(game)
     marks = set(Notice.objects.filter(kind="reminder").values_list("data__mark", flat=True))
     assert marks == (set() if seat.user == ann else {"50", "90"})
@@ -264,7 +225,7 @@ def test_reminders_off_and_the_sites_schedule(
 def test_changing_the_reminders_in_the_profile_moves_them(
     players, traveller, django_capture_on_commit_callbacks
 ):
-    game = start(players, django_capture_on_commit_callbacks, turn_limit=2 * DAY)
+    game = start(players, capture=django_capture_on_commit_callbacks, turn_limit=2 * DAY)
     player = mover(game).user
     client = Client()
     client.force_login(player)
@@ -291,7 +252,7 @@ def test_quiet_hours_still_apply_to_reminders_by_hours(
         user.quiet_from, user.quiet_until = time(2, 0), time(9, 0)
         user.save()
     # A 20-hour turn from 10:00 ends at 06:00: "4 hours before" is 02:00, in quiet hours.
-    game = start(players, django_capture_on_commit_callbacks, turn_limit=20 * HOUR)
+    game = start(players, capture=django_capture_on_commit_callbacks, turn_limit=20 * HOUR)
     [due] = Notice.objects.filter(kind="reminder").values_list("due_at", flat=True)
     assert due == datetime(2026, 11, 3, 1, 30, tzinfo=UTC)  # half an hour before they begin
     assert game.deadline == datetime(2026, 11, 3, 6, 0, tzinfo=UTC)
@@ -303,7 +264,7 @@ def test_quiet_hours_still_apply_to_reminders_by_hours(
 def test_a_vacation_stops_the_clock_and_the_emails_and_the_table_is_told(
     players, traveller, django_capture_on_commit_callbacks
 ):
-    game = start(players, django_capture_on_commit_callbacks, turn_limit=DAY)
+    game = start(players, capture=django_capture_on_commit_callbacks, turn_limit=DAY)
     seat = mover(game)
     away = seat.user
     others = [u for u in players if u != away]
@@ -352,7 +313,7 @@ def test_a_vacation_stops_the_clock_and_the_emails_and_the_table_is_told(
 def test_back_early_keeps_the_time_left_and_releases_held_emails(
     players, traveller, django_capture_on_commit_callbacks
 ):
-    game = start(players, django_capture_on_commit_callbacks, turn_limit=DAY)
+    game = start(players, capture=django_capture_on_commit_callbacks, turn_limit=DAY)
     away = mover(game).user
     others = [u for u in players if u != away]
     mail.outbox.clear()
@@ -382,7 +343,7 @@ def test_back_early_keeps_the_time_left_and_releases_held_emails(
 def test_a_vacation_planned_ahead_moves_the_deadline_it_overlaps(
     players, traveller, django_capture_on_commit_callbacks
 ):
-    game = start(players, django_capture_on_commit_callbacks, turn_limit=2 * DAY)
+    game = start(players, capture=django_capture_on_commit_callbacks, turn_limit=2 * DAY)
     away = mover(game).user
     away.time_zone = "UTC"
     away.save()
@@ -431,7 +392,10 @@ def test_a_stand_in_bot_plays_during_a_vacation_where_the_table_chose_it(
     players, traveller, django_capture_on_commit_callbacks
 ):
     game = start(
-        players, django_capture_on_commit_callbacks, vacations_pause=False, bot_stand_ins=True
+        players,
+        capture=django_capture_on_commit_callbacks,
+        vacations_pause=False,
+        bot_stand_ins=True,
     )
     seat = mover(game)
     deadline = game.deadline
@@ -460,7 +424,10 @@ def test_a_vacation_that_begins_later_brings_its_stand_in_then(
     players, traveller, django_capture_on_commit_callbacks
 ):
     game = start(
-        players, django_capture_on_commit_callbacks, vacations_pause=False, bot_stand_ins=True
+        players,
+        capture=django_capture_on_commit_callbacks,
+        vacations_pause=False,
+        bot_stand_ins=True,
     )
     seat = game.seats.exclude(position=game.to_move).first()
     vacations.vacation_declare(user=seat.user, days=1, starts_on=(START + DAY).date())
@@ -497,7 +464,7 @@ def test_the_clock_reads_the_same_on_the_page_the_dashboard_emails_and_the_admin
 ):
     traveller.move_to(datetime(2026, 11, 6, 20, 0, tzinfo=UTC))  # Friday
     game = start(
-        players, django_capture_on_commit_callbacks, turn_limit=HOUR * 6, bank=DAY,
+        players, capture=django_capture_on_commit_callbacks, turn_limit=HOUR * 6, bank=DAY,
         weekends_off=True, clock_zone="UTC",
     )  # fmt: skip
     seat = mover(game)
@@ -543,7 +510,7 @@ def test_the_daily_digest_shows_the_clock_with_the_bank(
     for user in players:
         user.email_digest = True
         user.save()
-    game = start(players, django_capture_on_commit_callbacks, turn_limit=DAY, bank=DAY)
+    game = start(players, capture=django_capture_on_commit_callbacks, turn_limit=DAY, bank=DAY)
     sweep()
     [digest] = to(mover(game).user, "It is your turn in 1 game")
     assert "Time left: 1 day, then 1 day from the time bank" in said(digest.body)

@@ -57,8 +57,8 @@ def lobby(players, turn_limit=timedelta(days=1), **options):
     return game
 
 
-def start(players, turn_limit=timedelta(days=1), capture=None):
-    game = lobby(players, turn_limit)
+def start(players, turn_limit=timedelta(days=1), capture=None, **options):
+    game = lobby(players, turn_limit, **options)
     if capture is None:
         return game_start(game_id=game.pk, user=players[0])
     with capture(execute=True):
