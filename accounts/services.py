@@ -6,9 +6,7 @@ validate the request with a form and call these, which check every rule again.
 
 from __future__ import annotations
 
-import functools
 import secrets
-import zoneinfo
 from dataclasses import dataclass
 from datetime import time
 
@@ -21,6 +19,7 @@ from django.core.validators import validate_email
 from django.db import IntegrityError, transaction
 from django.utils.translation import gettext as _
 
+from games.clock import zone_names
 from games.models import ChatMessage, Game, Seat
 from games.play.profiles import player_clock_changed, player_renamed
 
@@ -81,10 +80,7 @@ class AccountError(Exception):
         super().__init__(message)
 
 
-@functools.cache
-def time_zones() -> tuple[str, ...]:
-    """The IANA time zones this machine knows, sorted (the profile's choices)."""
-    return tuple(sorted(zoneinfo.available_timezones()))
+time_zones = zone_names  # the IANA time zones this machine knows, sorted (the profile's choices)
 
 
 def language_codes() -> set[str]:

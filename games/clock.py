@@ -239,8 +239,6 @@ class Reminder:
 
 REMINDER_SHARES = (50, 90)  # per cent of the turn's time limit gone: the site's own schedule
 
-MAX_REMINDER_HOURS = 3  # "N hours before the deadline", up to three of them
-
 
 def reminders(turn_limit: timedelta, hours: tuple[int, ...] | None) -> list[Reminder]:
     """A player's reminders of one decision, the earliest first: the site's schedule (reminders

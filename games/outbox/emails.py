@@ -158,7 +158,8 @@ def _game_link(game: Game) -> str:
     return site_url(reverse("game", args=[game.pk]))
 
 
-def _decision_text(state: engine.State) -> str:
+def decision_text(state: engine.State) -> str:
+    """The decision waiting, in one sentence (emails and push notifications)."""
     if state.decision == engine.PICK_GOLD:
         return _("Pick one of the gold cards offered to you.")
     if state.decision == engine.STEAL:
@@ -223,7 +224,7 @@ def _turn(notice: Notice) -> dict:
         if game.version == 0:
             lines += _setup_lines(game, seat)
         lines.append(_("It is your turn in %(game)s.") % {"game": game.name})
-    lines.append(_decision_text(state))
+    lines.append(decision_text(state))
     view = engine.view_for(state, seat.engine_name)
     return {
         "subject": subject,

@@ -36,7 +36,7 @@ from games.read.seats import display_name
 from saboteur_site import vapid
 from saboteur_site.text import one_line
 
-from . import one_tap
+from . import emails, one_tap
 from .links import site_url
 from .quiet import in_quiet_hours, user_zone
 
@@ -311,12 +311,7 @@ def _actions(notice: Notice) -> list[dict]:
 
 
 def _decision_line(game: Game) -> str:
-    state = engine.State.from_json(game.snapshot)
-    if state.decision == engine.PICK_GOLD:
-        return _("Pick one of the gold cards offered to you.")
-    if state.decision == engine.STEAL:
-        return _("Decide whom your Theft steals from.")
-    return _("Play a card or pass.")
+    return emails.decision_text(engine.State.from_json(game.snapshot))
 
 
 def _turn(notice: Notice) -> tuple[str, str]:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import zoneinfo
 from datetime import datetime, timedelta
 
+from games import clock
 from games.models import Notice
 from games.read import vacations
 
@@ -15,11 +16,7 @@ def user_zone(user) -> zoneinfo.ZoneInfo:
     return zone_named(user.time_zone)
 
 
-def zone_named(name: str) -> zoneinfo.ZoneInfo:
-    try:
-        return zoneinfo.ZoneInfo(name or "UTC")
-    except (zoneinfo.ZoneInfoNotFoundError, ValueError):
-        return zoneinfo.ZoneInfo("UTC")
+zone_named = clock.zone  # the zone of that name (UTC when empty or unknown)
 
 
 def quiet_window(user, at: datetime) -> tuple[datetime, datetime] | None:

@@ -21,7 +21,6 @@ from .quiet import in_quiet_hours, quiet_window
 
 ACTIVE_WINDOW = timedelta(minutes=5)  # a player seen this recently needs no "your turn" email
 
-REMINDER_SHARES = clock.REMINDER_SHARES  # per cent of the turn's time limit (the default)
 
 # A daily digest cannot serve a shorter time limit: such games send their "your turn" emails.
 DIGEST_SERVES = timedelta(days=1)

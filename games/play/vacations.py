@@ -15,7 +15,6 @@ their declarations), as every writer does.
 from __future__ import annotations
 
 import logging
-import zoneinfo
 from datetime import date, datetime, time, timedelta
 
 from django.contrib.auth import get_user_model
@@ -33,6 +32,7 @@ from games.read.seats import user_name
 
 from .bot_turns import bot_turn_after_commit
 from .errors import ServiceError
+from .locking import touch
 
 log = logging.getLogger(__name__)
 
@@ -43,10 +43,6 @@ MAX_AHEAD = timedelta(days=365)  # a vacation begins within a year
 UNDERWAY = (Game.Status.RUNNING, Game.Status.PAUSED)
 
 ENDING_NOTICE = DAY  # the player is told this long before their vacation ends
-
-
-def _zone(user) -> zoneinfo.ZoneInfo:
-    return clock.zone(user.time_zone)
 
 
 def _lock_games(user) -> list[Game]:
@@ -78,13 +74,15 @@ def vacation_declare(*, user, days: int, starts_on: date | None = None, now=None
     now = now or timezone.now()
     if type(days) is not int or days < 1:
         raise ServiceError(_("A vacation is at least one day."))
-    today = now.astimezone(_zone(user)).date()
+    today = now.astimezone(clock.zone(user.time_zone)).date()
     if starts_on is None or starts_on == today:
         starts_at = now
     elif starts_on < today:
         raise ServiceError(_("A vacation cannot begin in the past."))
     else:
-        starts_at = datetime.combine(starts_on, time(0), tzinfo=_zone(user)).astimezone(now.tzinfo)
+        starts_at = datetime.combine(
+            starts_on, time(0), tzinfo=clock.zone(user.time_zone)
+        ).astimezone(now.tzinfo)
         if starts_at - now > MAX_AHEAD:
             raise ServiceError(_("A vacation begins within a year from today."))
     ends_at = starts_at + days * DAY
@@ -107,7 +105,8 @@ def vacation_declare(*, user, days: int, starts_on: date | None = None, now=None
             )
         before = _stops_now(games, user, now)
         vacation = Vacation.objects.create(user=user, starts_at=starts_at, ends_at=ends_at)
-        told = _clocks_moved(games, user, before, now)
+        _clocks_moved(games, user, before, now)
+        told = []
         for game in games:
             told += _tell_table(game, user, vacation, "declared", now)
         ending = Notice(
@@ -139,7 +138,8 @@ def vacation_end(*, user, now=None) -> Vacation:
         event = "returned" if vacation.starts_at <= now else "called-off"
         vacation.ended_at = now
         vacation.save(update_fields=["ended_at"])
-        told = _clocks_moved(games, user, before, now)
+        _clocks_moved(games, user, before, now)
+        told = []
         if vacation.stage == Vacation.Stage.UNDERWAY:
             _finish(vacation, games, now)
         vacation.stage = Vacation.Stage.OVER
@@ -177,10 +177,9 @@ def _deciding(game: Game, user) -> Seat | None:
     return seat if seat is not None and seat.user_id == user.pk else None
 
 
-def _clocks_moved(games: list[Game], user, before: dict, now) -> list[Notice]:
+def _clocks_moved(games: list[Game], user, before: dict, now) -> None:
     """The player's vacations changed: each decision of theirs under way keeps its counted time
     left on the new stops (``clock.moved``), and its reminders move with its deadline."""
-    told = []
     for game in games:
         seat = _deciding(game, user)
         if seat is None or game.pk not in before:
@@ -192,7 +191,6 @@ def _clocks_moved(games: list[Game], user, before: dict, now) -> list[Notice]:
             game.revision += 1
             game.save(update_fields=["deadline", "revision"])
             schedule.reminders_placed(game=game, now=now)
-    return told
 
 
 def _tell_table(game: Game, user, vacation: Vacation, event: str, now) -> list[Notice]:
@@ -207,9 +205,8 @@ def _tell_table(game: Game, user, vacation: Vacation, event: str, now) -> list[N
         "event": event,
     }
     kind = TableEvent.Kind.VACATION if event == "declared" else TableEvent.Kind.RETURNED
-    game.revision += 1
     TableEvent.objects.create(game=game, kind=kind, after_version=game.version, data=data)
-    game.save(update_fields=["revision"])
+    touch(game)
     return schedule.notices_for_vacation(
         game=game, away=seat, key=f"{event}:{vacation.pk}", now=now, data=data
     )

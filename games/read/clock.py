@@ -17,7 +17,7 @@ from django.utils.translation import gettext as _
 from games import clock
 from games.models import Game, Seat
 
-from . import vacations
+from . import durations, vacations
 from .durations import MINUTE, words
 
 ZERO = timedelta(0)
@@ -74,7 +74,6 @@ class Clock:
     deadline: datetime
     bank: timedelta  # what is left of the deciding seat's bank
     breaks: clock.Breaks
-    vacation_spans: tuple = ()
 
     def left(self, now: datetime) -> timedelta:
         return clock.time_left(now, self.deadline, self.breaks)
@@ -84,7 +83,7 @@ class Clock:
         stop = self.breaks.stop_at(now)
         if stop is None:
             return ""
-        if any(start <= now < end for start, end in self.vacation_spans):
+        if any(start <= now < end for start, end in self.breaks.spans):
             return "vacation"
         return "weekend"
 
@@ -102,10 +101,8 @@ class Clock:
             }
         elif self.bank > ZERO:
             text = _("Time left: %(left)s, from the time bank") % {"left": amount}
-        elif left < MINUTE:
-            text = _("Time left: less than a minute")
         else:
-            text = _("Time left: %(duration)s") % {"duration": amount}
+            text = durations.time_left(now + left, now)
         stopped = self.stopped(now)
         if stopped == "vacation":
             text += " " + _("(clock stopped: the player is on vacation)")
@@ -125,7 +122,6 @@ def clock_of(game: Game, seat: Seat | None = None, now: datetime | None = None) 
         deadline=game.deadline,
         bank=seat.bank_left if seat is not None else ZERO,
         breaks=breaks,
-        vacation_spans=breaks.spans,
     )
 
 
@@ -138,11 +134,7 @@ def clock_annotations(deciding) -> dict:
     return {
         "clock_bank": Subquery(deciding.values("bank_left")[:1]),
         "clock_user": Subquery(deciding.filter(bot__isnull=True).values("user_id")[:1]),
-        "clock_away": Exists(
-            Seat.objects.filter(game=OuterRef("pk"), position=OuterRef("to_move"))
-            .exclude(state=Seat.State.REPLACED)
-            .filter(Exists(ahead))
-        ),
+        "clock_away": Exists(deciding.filter(Exists(ahead))),
     }
 
 
@@ -179,9 +171,7 @@ def clocks_of(games, now: datetime | None = None) -> dict[int, Clock]:
         user, bank = deciding[game.pk]
         own = spans.get(user, []) if user is not None and game.vacations_pause else []
         breaks = clock.breaks_for(rules_of(game), own)
-        clocks[game.pk] = Clock(
-            deadline=game.deadline, bank=bank, breaks=breaks, vacation_spans=breaks.spans
-        )
+        clocks[game.pk] = Clock(deadline=game.deadline, bank=bank, breaks=breaks)
     return clocks
 
 
