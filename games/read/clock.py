@@ -93,14 +93,13 @@ class Clock:
         left = self.left(now)
         if left <= ZERO:
             return _("Time is up: the site will play a safe move shortly.")
-        amount = _("less than a minute") if left < MINUTE else words(left)
         if self.bank > ZERO and left > self.bank:
             text = _("Time left: %(left)s, then %(bank)s from the time bank") % {
-                "left": words(left - self.bank) if left - self.bank >= MINUTE else amount,
-                "bank": words(self.bank) if self.bank >= MINUTE else _("less than a minute"),
+                "left": _amount(left - self.bank),
+                "bank": _amount(self.bank),
             }
         elif self.bank > ZERO:
-            text = _("Time left: %(left)s, from the time bank") % {"left": amount}
+            text = _("Time left: %(left)s, from the time bank") % {"left": _amount(left)}
         else:
             text = durations.time_left(now + left, now)
         stopped = self.stopped(now)
@@ -109,6 +108,10 @@ class Clock:
         elif stopped == "weekend":
             text += " " + _("(clock stopped for the weekend)")
         return text
+
+
+def _amount(duration: timedelta) -> str:
+    return words(duration) if duration >= MINUTE else _("less than a minute")
 
 
 def clock_of(game: Game, seat: Seat | None = None, now: datetime | None = None) -> Clock | None:

@@ -13,9 +13,11 @@ from django.urls import reverse
 from django.utils import timezone, translation
 
 from games import engine
+from games.clock import Breaks
 from games.engine.cards import CATALOGUE, PATH
 from games.models import Game
 from games.play.lobby import game_create, game_start, seat_join
+from games.read import clock as clocks
 from games.read import durations
 from games.read.drawing import hand_order
 from games.read.log import entries_for
@@ -78,6 +80,17 @@ def test_durations_never_say_zero_minutes():
     )
     assert durations.time_left(now - timedelta(seconds=1), now).startswith("Time is up")
     assert durations.response_time(timedelta(seconds=5)) == "under a minute"
+
+
+def test_under_a_minute_before_the_time_bank_is_said_as_such():
+    """Two hours of bank and 30 seconds of the turn left: not "2 hours, then 2 hours"."""
+    now = timezone.now()
+    bank = timedelta(hours=2)
+    running = clocks.Clock(deadline=now + bank + timedelta(seconds=30), bank=bank, breaks=Breaks())
+    with translation.override("en"):
+        assert running.text(now) == (
+            "Time left: less than a minute, then 2\xa0hours from the time bank"
+        )
 
 
 def test_the_dashboard_says_just_now_and_not_zero_minutes(players):
