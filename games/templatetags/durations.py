@@ -13,11 +13,6 @@ def waiting(since):
 
 
 @register.filter
-def time_left(deadline):
-    return durations.time_left(deadline)
-
-
-@register.filter
 def clock_text(clock):
     """A running decision's "time left" (``games.read.clock.Clock``), as every view says it."""
     return clock.text() if clock else ""
