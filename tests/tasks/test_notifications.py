@@ -79,6 +79,24 @@ def play(game, django_capture_on_commit_callbacks):
     return seat
 
 
+def sweeps_at_once(count: int) -> None:
+    """``count`` minute sweeps started at the same moment, each in a thread of its own."""
+    barrier = threading.Barrier(count)
+
+    def run():
+        barrier.wait()
+        try:
+            sweep()
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=run) for _ in range(count)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=60)
+
+
 def turn_mails(to=None):
     return [m for m in mail.outbox if "Your turn" in m.subject and (to is None or m.to == [to])]
 
@@ -335,20 +353,7 @@ def test_two_sweeps_at_once_send_once():
         start(players)
         Notice.objects.filter(kind="turn").update(status="pending")
         mail.outbox.clear()
-        barrier = threading.Barrier(2)
-
-        def run():
-            barrier.wait()
-            try:
-                sweep()
-            finally:
-                connection.close()
-
-        threads = [threading.Thread(target=run) for _ in range(2)]
-        for thread in threads:
-            thread.start()
-        for thread in threads:
-            thread.join(timeout=60)
+        sweeps_at_once(2)
         assert len(turn_mails()) == 1
 
 

@@ -9,14 +9,12 @@ eagerly (the on-commit hook really sends); PostgreSQL and the real outbox rows t
 from __future__ import annotations
 
 import json
-import threading
 from datetime import UTC, datetime, time, timedelta
 
 import pytest
 import time_machine
 from allauth.account.models import EmailAddress
 from django.core import mail
-from django.db import connection
 from django.test import Client
 
 from accounts import devices
@@ -33,6 +31,7 @@ from saboteur_site import vapid
 from saboteur_site.celery import app
 from tests.players import create_player
 from tests.push_service import PushService
+from tests.tasks.test_notifications import sweeps_at_once
 
 pytestmark = pytest.mark.django_db
 START = datetime(2026, 11, 2, 10, 0, tzinfo=UTC)
@@ -177,20 +176,7 @@ def test_two_sweeps_at_once_push_each_device_once(settings):
         subs = [device(first, service) for _ in range(3)]
         Notice.objects.filter(kind__in=["turn", "started"]).update(status="pending")
         mail.outbox.clear()
-        barrier = threading.Barrier(3)
-
-        def run():
-            barrier.wait()
-            try:
-                sweep()
-            finally:
-                connection.close()
-
-        threads = [threading.Thread(target=run) for _ in range(3)]
-        for thread in threads:
-            thread.start()
-        for thread in threads:
-            thread.join(timeout=60)
+        sweeps_at_once(3)
         for sub in subs:
             assert [p["title"] for p in clean(service.to(sub))] == ["Your turn in Deep mine"]
         assert len(turn_mails(first)) == 1
