@@ -117,6 +117,16 @@ def _moderator(game_ids, stop, errors):
         connection.close()
 
 
+def _run_a_while(threads, stop) -> None:
+    """Start the threads, let them work for SECONDS, then stop them and wait for them."""
+    for thread in threads:
+        thread.start()
+    time.sleep(SECONDS)
+    stop.set()
+    for thread in threads:
+        thread.join(timeout=60)
+
+
 def test_moves_sweeps_chat_and_moderation_at_once_never_deadlock():
     games = [_game(f"g{i}") for i in range(3)]
     ids = [g.pk for g in games]
@@ -126,12 +136,7 @@ def test_moves_sweeps_chat_and_moderation_at_once_never_deadlock():
     ]
     threads += [threading.Thread(target=_sweeper, args=(ids, stop, errors)) for _ in range(2)]
     threads.append(threading.Thread(target=_moderator, args=(ids, stop, errors)))
-    for thread in threads:
-        thread.start()
-    time.sleep(SECONDS)
-    stop.set()
-    for thread in threads:
-        thread.join(timeout=60)
+    _run_a_while(threads, stop)
     assert not any(thread.is_alive() for thread in threads)
     assert errors == []
     for game in Game.objects.filter(pk__in=ids):
@@ -212,12 +217,7 @@ def test_vacations_across_games_never_deadlock_with_moves_sweeps_and_moderation(
     threads.append(threading.Thread(target=_sweeper, args=(ids, stop, errors)))
     threads.append(threading.Thread(target=_moderator, args=(ids, stop, errors)))
     threads.append(threading.Thread(target=_vacationer, args=(traveller, stop, errors)))
-    for thread in threads:
-        thread.start()
-    time.sleep(SECONDS)
-    stop.set()
-    for thread in threads:
-        thread.join(timeout=60)
+    _run_a_while(threads, stop)
     assert not any(thread.is_alive() for thread in threads)
     assert errors == []
     for game in Game.objects.filter(pk__in=ids):
