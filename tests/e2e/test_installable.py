@@ -22,29 +22,12 @@ from games.outbox import push, sending
 from games.play.moves import move_submit
 from saboteur_site import vapid
 from tests.push_service import PushService
+from tests.web.test_one_tap import BASE_TO_GOLD  # Cid finishes the row and picks first
 
 from .deals import BASE_DEAL
 from .test_game_play import WAIT, pass_turn
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-# The browser tests' gold pick: Cid finishes the row and picks first (tests/web/test_one_tap.py).
-BASE_TO_GOLD = [
-    ("0", {"move": "place", "card": "t-new", "at": [1, 0], "turned": True}),
-    ("1", {"move": "action", "card": "map", "goal": "north"}),
-    ("2", {"move": "pass", "discard": ["dead-n"]}),
-    *(
-        (seat, {"move": "place", "card": card, "at": [x, 0], "turned": False})
-        for seat, card, x in [
-            ("0", "straight-ew", 2),
-            ("1", "cross", 3),
-            ("2", "straight-ew", 4),
-            ("0", "cross", 5),
-            ("1", "straight-ew", 6),
-            ("2", "cross", 7),
-        ]
-    ),
-]
 
 CACHED_URLS = """async () => {
   const urls = [];

@@ -4,7 +4,10 @@ preferences and quiet hours as email, gone subscriptions deleted, and the email 
 The push service is a local stand-in (tests/push_service.py) that checks the VAPID JWT and
 decrypts every payload with the test subscription's private key, as a browser would. Celery runs
 eagerly (the on-commit hook really sends); PostgreSQL and the real outbox rows throughout.
+The slow-play scaffolding (fixtures too) is test_notices_over_days.py's: imported fixtures look
+unused or redefined to ruff, hence its noqa.
 """
+# ruff: noqa: F401, F811
 
 from __future__ import annotations
 
@@ -28,20 +31,18 @@ from games.play.moves import move_submit
 from games.play.visits import seat_seen
 from games.tasks import send_notice, sweep
 from saboteur_site import vapid
-from saboteur_site.celery import app
 from tests.players import create_player
 from tests.push_service import PushService
+from tests.tasks.test_notices_over_days import (  # the slow-play scaffolding, fixtures too
+    START,
+    eager_celery,  # autouse
+    mover,
+    players,
+    traveller,
+)
 from tests.tasks.test_notifications import sweeps_at_once
 
 pytestmark = pytest.mark.django_db
-START = datetime(2026, 11, 2, 10, 0, tzinfo=UTC)
-
-
-@pytest.fixture(autouse=True)
-def eager_celery():
-    app.conf.task_always_eager = True
-    yield
-    app.conf.task_always_eager = False
 
 
 @pytest.fixture(autouse=True)
@@ -56,17 +57,6 @@ def vapid_key(settings):
 def service():
     with PushService() as running:
         yield running
-
-
-@pytest.fixture
-def traveller():
-    with time_machine.travel(START, tick=False) as traveller:
-        yield traveller
-
-
-@pytest.fixture
-def players(traveller):
-    return [create_player(n, password="x") for n in ("ann", "bob", "cid")]
 
 
 def device(user, service, *, answer=201, used=None):
@@ -87,11 +77,6 @@ def start(players, turn_limit=timedelta(days=1)):
     game = game_start(game_id=game.pk, user=players[0])
     sweep()  # the start's notices, before the tests' devices exist
     return game
-
-
-def mover(game):
-    game.refresh_from_db()
-    return game.seats.select_related("user").get(position=game.to_move)
 
 
 def next_player(game):
