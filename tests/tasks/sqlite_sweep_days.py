@@ -3,7 +3,8 @@
 Run in a process of its own with ``DATABASE_URL=sqlite:///...`` (migrated first): every player
 takes the daily digest, and the clock travels through the day's digest hour and the half-time
 reminder, while a second game's one-hour turns time out. Prints one JSON object: each sweep's
-report, the outbox rows and the emails written.
+report, the outbox rows and the emails written; and what the open pages' poll query
+(``access.poll_view``, written as SQL) tells a player and a watcher.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from django.core import mail  # noqa: E402
 
 from games.models import Game, Notice  # noqa: E402
 from games.play.lobby import game_create, game_start, seat_join  # noqa: E402
+from games.read.access import MAX_ID, poll_view  # noqa: E402
 from games.tasks import sweep  # noqa: E402
 
 START = datetime(2026, 11, 2, 10, 0, tzinfo=UTC)  # a Monday
@@ -70,6 +72,8 @@ def main() -> None:
         ):
             traveller.move_to(moment)
             reports.append(sweep())
+    watcher, deep = player("dee"), Game.objects.get(name="Deep mine")
+    polls = [poll_view(deep.pk, mover), poll_view(deep.pk, watcher), poll_view(MAX_ID, watcher)]
     notices = Notice.objects.filter(user__isnull=False, game__name="Deep mine").order_by("pk")
     notices = list(notices) + list(Notice.objects.filter(kind="digest", user__isnull=False))
     print(
@@ -82,6 +86,8 @@ def main() -> None:
                 "reports": reports,
                 "notices": [[n.kind, n.user.email, n.status, n.reason] for n in notices],
                 "mails": [[m.to[0], m.subject] for m in mail.outbox],
+                "revision": deep.revision,
+                "polls": [poll and [poll.revision, poll.watcher] for poll in polls],
             }
         )
     )

@@ -57,3 +57,5 @@ def test_digests_reminders_and_sending_all_work_in_the_sweep_on_sqlite(tmp_path)
     assert [mover, "Reminder: it is your turn in Deep mine"] in mails
     assert [r["timeouts"] > 0 for r in days["reports"]] == [False, True, True]  # the short game
     assert days["short"] > 0
+    # The open pages' poll (SQL of its own): the player's and a watcher's view, no such game.
+    assert days["polls"] == [[days["revision"], False], [days["revision"], True], None]

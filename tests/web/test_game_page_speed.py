@@ -10,6 +10,7 @@ import time
 
 import pytest
 from django.contrib.admin.sites import site
+from django.contrib.auth.models import AnonymousUser
 from django.core.cache import caches
 from django.db import connection
 from django.test import Client
@@ -21,7 +22,7 @@ from games.models import ChatMessage, Game
 from games.moderation import tables
 from games.play.chat import chat_post
 from games.play.vacations import vacation_declare
-from games.read import pages
+from games.read import access, pages
 from games.read.drawing import card_name
 
 from .test_game_pages import logged_in, play_random, start_game
@@ -180,9 +181,53 @@ def test_a_watcher_with_the_part_in_the_cache_costs_one_query_and_never_the_game
     assert without_own_counts(again) == without_own_counts(first)
     sqls = [query["sql"] for query in queries]
     assert not [sql for sql in sqls if "snapshot" in sql], sqls
-    game_queries = [sql for sql in sqls if '"games_game"' in sql]
+    game_queries = [sql for sql in sqls if "games_game" in sql]
     assert len(game_queries) == 1, sqls
     assert len(sqls) <= 3, sqls  # the session, the user, the game's revision and their seat
+
+
+def test_the_poll_tells_each_viewer_the_revision_and_whether_they_only_watch(players, make_user):
+    """``access.poll_view`` is written as SQL (it runs for every open page after each move): it
+    must agree with the rule in ``may_see`` and with who plays, seat by seat."""
+    ann, bob, cid, dan = players
+    game = start_game([ann, bob, cid], count=3)
+    secret = start_game([ann, bob, cid], count=3, visibility="invite")
+
+    def position(table, user):
+        return table.seats.live().get(user=user).position
+
+    def seen(game_id, user):
+        view = access.poll_view(game_id, user)
+        return view and (view.revision, view.watcher)
+
+    for table in (game, secret):
+        table.refresh_from_db()
+        assert seen(table.pk, ann) == seen(table.pk, bob) == (table.revision, False)
+    assert seen(game.pk, dan) == (game.revision, True)  # open: everyone logged in watches
+    assert seen(secret.pk, dan) is None  # private: its players only
+    # Bob's seat handed to Fay: he watches, at the private table too (he sat there).
+    fay = make_user("fay")
+    for table in (game, secret):
+        tables.seat_replace(game_id=table.pk, position=position(table, bob), new_user=fay)
+        table.refresh_from_db()
+        assert seen(table.pk, bob) == (table.revision, True)
+        assert seen(table.pk, fay) == (table.revision, False)
+    # Back at the table in Cid's seat: a replaced seat and a live one, he plays.
+    tables.seat_replace(game_id=game.pk, position=position(game, cid), new_user=bob)
+    game.refresh_from_db()
+    assert seen(game.pk, bob) == (game.revision, False)
+    assert seen(game.pk, cid) == (game.revision, True)
+    # The creator never gets the watchers' shared part, even without a seat of their own.
+    tables.seat_replace(game_id=game.pk, position=position(game, ann), new_user=dan)
+    game.refresh_from_db()
+    assert seen(game.pk, ann) == (game.revision, False)
+    # No such game, an id past the column's range, nobody logged in.
+    assert seen(secret.pk + 1000, dan) is None
+    assert seen(access.MAX_ID + 1, dan) is None
+    assert seen(game.pk, AnonymousUser()) is None
+    huge = Client()
+    huge.force_login(dan)
+    assert huge.get(f"/games/{access.MAX_ID + 1}/poll/?v=1").status_code == 404
 
 
 @pytest.mark.django_db(transaction=True)
