@@ -131,6 +131,31 @@ def test_redis_away_moves_and_pages_still_work(make_user, settings):
     assert Game.objects.get(pk=game.pk).version == game.version + 1
 
 
+def test_the_cache_keeps_its_redis_client_and_shares_it_between_threads():
+    """Django's Redis cache makes a new client for every call (a copy of redis-py's reply
+    table each time); ours keeps one per connection pool, which every thread may use."""
+    from django.core.cache import cache
+
+    client = cache._cache.get_client()
+    assert cache._cache.get_client() is client
+    assert cache._cache.get_client(write=True) is client  # one server: one pool
+    key = "tests:kept-client"
+    cache.set(key, 0, 30)
+    seen = []
+
+    def count():
+        for _ in range(50):
+            seen.append(cache.incr(key))
+
+    threads = [threading.Thread(target=count) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=30)
+    assert sorted(seen) == list(range(1, 201)) and cache.get(key) == 200
+    cache.delete(key)
+
+
 def test_redis_away_the_health_check_says_so(client, settings):
     cache_away(settings)
     response = client.get("/health/?format=json")
