@@ -222,6 +222,9 @@ if REDIS_URL:
             "OPTIONS": {"socket_connect_timeout": 2, "socket_timeout": 2},
         }
     }
+    # Sessions stay in the database and are read from the cache, whose copy lives a minute at
+    # most (saboteur_site/sessions.py): one query less on every logged-in request.
+    SESSION_ENGINE = "saboteur_site.sessions"
 else:
     # Never the dummy cache: allauth's rate limits need a cache that really counts.
     # The table is made by `manage.py createcachetable` (the run script does it).

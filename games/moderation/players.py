@@ -68,6 +68,7 @@ def _stop_waiting_for(user, now) -> None:
 DATABASE_SESSIONS = (
     "django.contrib.sessions.backends.db",
     "django.contrib.sessions.backends.cached_db",
+    "saboteur_site.sessions",  # cached_db with a short-lived copy
 )
 
 

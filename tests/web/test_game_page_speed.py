@@ -41,7 +41,7 @@ def page(client, game) -> str:
     return response.content.decode()
 
 
-def test_a_page_seen_again_reads_only_the_session_user_game_and_seats(players):
+def test_a_page_seen_again_reads_only_the_user_game_and_seats(players):
     game = start_game(players)
     chat_post(game_id=game.pk, user=players[1], text="Dig east!")
     play_random(game, 6, random.Random(2))
@@ -54,9 +54,9 @@ def test_a_page_seen_again_reads_only_the_session_user_game_and_seats(players):
     ]
     assert '"games_chatmessage"' not in tables_read and '"games_tableevent"' not in tables_read
     assert '"games_move"' not in tables_read
-    # The session, the user, the game and its seats (the deciding player's vacations, for the
-    # clock, come from the shared cache); the visit's mark is a write.
-    assert len(tables_read) == 4, tables_read
+    # The user, the game and its seats (the session and the deciding player's vacations, for
+    # the clock, come from the shared cache); the visit's mark is a write.
+    assert len(tables_read) == 3, tables_read
 
 
 def test_chat_lines_come_and_go_with_the_revision(players, root):
@@ -183,7 +183,7 @@ def test_a_watcher_with_the_part_in_the_cache_costs_one_query_and_never_the_game
     assert not [sql for sql in sqls if "snapshot" in sql], sqls
     game_queries = [sql for sql in sqls if "games_game" in sql]
     assert len(game_queries) == 1, sqls
-    assert len(sqls) <= 3, sqls  # the session, the user, the game's revision and their seat
+    assert len(sqls) <= 2, sqls  # the user, the game's revision and their seat
 
 
 def test_the_poll_tells_each_viewer_the_revision_and_whether_they_only_watch(players, make_user):
