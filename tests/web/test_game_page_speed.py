@@ -108,6 +108,30 @@ def test_table_events_and_names_in_the_log_are_never_stale(players):
     assert "Zed" in content and old not in content
 
 
+def test_the_log_lines_built_in_python_are_the_markup_the_template_made():
+    """``{% log_items %}`` replaced the template's loop over the log (a sixth of the render):
+    the same markup, escaped the same way."""
+    from django.template import Context, Template
+    from django.utils.safestring import mark_safe
+
+    lines = [
+        {"text": 'Bob <b>&</b> "Ann" played a map', "new": True, "css": "log__new"},
+        {"text": "You saw: gold", "new": False, "css": "log__private"},
+        {"text": mark_safe("Cid <em>passed</em>"), "new": False, "css": ""},
+        {"text": "Dan's <script>x</script>", "new": True, "css": "log__private log__new"},
+    ]
+    loop = Template(
+        '{% for line in lines %}<li class="{{ line.css }}">{% if line.new %}'
+        '<span class="log__marker">{{ new_label }}</span> {% endif %}{{ line.text }}</li>'
+        "{% endfor %}"
+    )
+    tag = Template("{% load log_lines %}{% log_items lines new_label %}")
+    for label in ("new", "nov\u00e9 <1>"):
+        context = {"lines": lines, "new_label": label}
+        assert tag.render(Context(context)) == loop.render(Context(context))
+    assert "<script>" not in tag.render(Context({"lines": lines, "new_label": "new"}))
+
+
 def test_card_names_follow_the_language():
     from django.utils import translation
 
