@@ -22,8 +22,12 @@ def game_for(game_id: int, user) -> Game | None:
     """The game if ``user`` may see it (``may_see``). None means "no such game"."""
     # The seats and their users in one query (a join), not two: this runs on every game request.
     seats = Prefetch("seats", queryset=Seat.objects.select_related("user"))
-    game = Game.objects.filter(pk=game_id).prefetch_related(seats).first()
-    if game is None or game.visibility == Game.Visibility.OPEN:
+    # get(), not first(): no ORDER BY for the one row of a primary key.
+    try:
+        game = Game.objects.prefetch_related(seats).get(pk=game_id)
+    except Game.DoesNotExist:
+        return None
+    if game.visibility == Game.Visibility.OPEN:
         return game
     user_id = user.pk if user.is_authenticated else None
     if may_see(game.visibility, {s.user_id for s in game.seats.all()}, user_id):
