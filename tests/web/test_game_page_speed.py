@@ -7,6 +7,7 @@ import random
 import re
 import threading
 import time
+from pathlib import Path
 
 import pytest
 from django.contrib.admin.sites import site
@@ -16,6 +17,7 @@ from django.db import connection
 from django.test import Client
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
+from django.utils import translation
 
 from games import engine
 from games.models import ChatMessage, Game
@@ -130,6 +132,58 @@ def test_the_log_lines_built_in_python_are_the_markup_the_template_made():
         context = {"lines": lines, "new_label": label}
         assert tag.render(Context(context)) == loop.render(Context(context))
     assert "<script>" not in tag.render(Context({"lines": lines, "new_label": "new"}))
+
+
+# The template loop ``{% seat_items %}`` replaced (games/templatetags/seats.py).
+SEATS_LOOP = Path(__file__).parent / "reference" / "seats_loop.html"
+
+
+def test_the_players_strip_built_in_python_is_the_markup_the_template_made():
+    from types import SimpleNamespace
+
+    from django.template import Context, Template
+    from django.utils.safestring import mark_safe
+
+    def player(number, **facts):
+        return {
+            "number": number, "seat_label": f"seat {number} of 4", "label": f"P<{number}>",
+            "short": f"Ann & <{number}>", "hand_size": 5, "icons": [], "to_move": False,
+            "is_me": False, "has_gold": None, "gold": None, "bot": False, "stand_in": False,
+            "absent": False, **facts,
+        }  # fmt: skip
+
+    icon = {"svg": mark_safe("<svg><rect/></svg>"), "name": "Broken <cart>"}
+    players = [
+        player(1, to_move=True, is_me=True, icons=[icon, icon], gold=0),
+        player(2, bot=True, stand_in=True, has_gold=True),
+        player(3, absent=True, gold=7, icons=[icon]),
+        player(4, bot=True),
+    ]
+
+    class Clock:
+        def text(self):
+            return "2 hours <left>"
+
+        def __bool__(self):
+            return True
+
+    loop = Template(SEATS_LOOP.read_text())
+    tag = Template("{% load seats %}  {% seat_items page %}\n")
+    cases = [
+        (Clock(), {"finished": False}, None),
+        (Clock(), {"finished": True}, None),
+        (Clock(), {}, "paused"),
+        (None, None, None),
+    ]
+    for clock, view, stopped in cases:
+        for language in ("en", "cs"):
+            with translation.override(language):
+                page = SimpleNamespace(
+                    players=players, clock=clock, view=view, stopped_reason=stopped
+                )
+                old, new = (t.render(Context({"page": page})) for t in (loop, tag))
+                assert " ".join(old.split()) == " ".join(new.split())
+                assert "<left>" not in new and "&lt;cart&gt;" in new
 
 
 def test_card_names_follow_the_language():
