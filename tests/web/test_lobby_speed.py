@@ -49,9 +49,10 @@ def test_lobby_queries_do_not_grow_with_the_open_games(make_user):
     open_games(users, 30)
     many, body = lobby_queries(client)
     assert len(re.findall(r'href="/games/\d+/"', body)) == 32 and "2/5" in body
-    # The user (the session comes from the cache: saboteur_site/sessions.py). The open games are rendered once per version of the list (one query
-    # then: tests below); the header's "awaiting" count is cached per player (below); the games
-    # to watch come from the per-process cache (two queries when it is refreshed).
+    # The user (the session comes from the cache: saboteur_site/sessions.py). The open games
+    # are rendered once per version of the list (one query then: tests below); the header's
+    # "awaiting" count is cached per player (below); the games to watch come from the
+    # per-process cache (two queries when it is refreshed).
     assert few == many == 1
 
 
