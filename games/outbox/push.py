@@ -38,7 +38,7 @@ from saboteur_site.text import one_line
 
 from . import emails, one_tap
 from .links import site_url
-from .quiet import in_quiet_hours, user_zone
+from .quiet import user_zone
 
 log = logging.getLogger(__name__)
 
@@ -150,23 +150,24 @@ def deliver(notice: Notice, *, now: datetime) -> list[PushSubscription]:
     return [delivery.subscription for delivery in sent]
 
 
-def retry_due(now: datetime, *, still_relevant, limit: int = 200) -> int:
+def retry_due(now: datetime, *, hold_or_skip, limit: int = 200) -> int:
     """Push again the deliveries a push service refused for a while (the minute sweep).
 
-    ``still_relevant(notice)`` says why a notice must not go out any more (the turn moved on),
-    or None. Returns how many were pushed.
+    ``hold_or_skip(notice, now)`` is the outbox's rule for any notice due now
+    (``sending.hold_or_skip``): until when it waits, or why it must not go out any more (the
+    turn moved on, the player opted out or is on vacation). Returns how many were pushed.
     """
     pushed = 0
     due = PushDelivery.objects.filter(status=PushDelivery.Status.PENDING, due_at__lte=now)
     for pk in due.order_by("due_at").values_list("pk", flat=True)[:limit]:
         try:
-            pushed += _retry(pk, now, still_relevant)
+            pushed += _retry(pk, now, hold_or_skip)
         except Exception:  # one broken row must not stop the others
             log.exception("pushing delivery %s failed; the next sweep tries again", pk)
     return pushed
 
 
-def _retry(pk: int, now: datetime, still_relevant) -> int:
+def _retry(pk: int, now: datetime, hold_or_skip) -> int:
     with transaction.atomic():
         delivery = (
             PushDelivery.objects.select_for_update(of=("self",), skip_locked=True)
@@ -177,12 +178,11 @@ def _retry(pk: int, now: datetime, still_relevant) -> int:
         if delivery is None:
             return 0
         notice = delivery.notice
-        why = still_relevant(notice) if notice.game_id else None
-        if notice.user is None or not notice.user.is_active:
-            why = "inactive account"
-        quiet_end = in_quiet_hours(notice.user, now) if why is None else None
-        if quiet_end is not None:  # the player's quiet hours hold the push as they hold emails
-            delivery.due_at = quiet_end
+        hold, why = hold_or_skip(notice, now)
+        if notice.user is None:
+            why = why or "inactive account"
+        if hold is not None and why is None:  # quiet hours, a vacation, a paused game
+            delivery.due_at = hold
             delivery.save(update_fields=["due_at"])
             return 0
         if why is not None or notice.status == Notice.Status.SKIPPED or not enabled():

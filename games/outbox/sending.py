@@ -143,6 +143,40 @@ def _deliver(notice_id: int, now: datetime) -> str:
     return SENT_NOW
 
 
+def hold_or_skip(notice: Notice, now: datetime) -> tuple[datetime | None, str | None]:
+    """Whether a notice due now may go out, by email or push: (until when it waits, None), or
+    (None, why it is dropped), or (None, None) when it may go. The one rule for both ways, so
+    that a push tried again later obeys what the email would (issue #27's retries missed the
+    opt-out, vacations and paused games)."""
+    if (
+        notice.kind in (Notice.Kind.TURN, Notice.Kind.REMINDER)
+        and notice.game_id
+        and notice.game.status == Game.Status.PAUSED
+    ):
+        return now + PAUSE_HOLD, None  # resuming places them again (turn_rescheduled)
+    reason = _still_relevant(notice) if notice.game_id else None
+    if reason is None and notice.user is not None and not notice.user.is_active:
+        reason = "inactive account"
+    if reason is None and notice.user and not _wanted(notice):
+        reason = "opted out"
+    if reason is None and notice.user:
+        back, away = vacation_hold(notice, now)
+        if back is not None:  # the player is on vacation: it waits until they are back
+            return back, None
+        reason = away or None
+    if reason is None and notice.user:
+        quiet_end = in_quiet_hours(notice.user, now)
+        if quiet_end is not None:
+            deadline = notice.game.deadline if notice.game_id else None
+            can_wait = notice.kind != Notice.Kind.REMINDER or (
+                deadline is not None and quiet_end < deadline
+            )
+            if can_wait:
+                return quiet_end, None
+            reason = "quiet hours"
+    return None, reason
+
+
 class _Attempt:
     delivered = False
     together: tuple[int, ...] = ()  # the rows told in the same email
@@ -161,41 +195,14 @@ def _send(notice_id: int, now: datetime, attempt: _Attempt) -> str:
         logs.bind_game(notice.game_id)
         if notice.due_at > now:
             return notice.status
-        if (
-            notice.kind in (Notice.Kind.TURN, Notice.Kind.REMINDER)
-            and notice.game.status == Game.Status.PAUSED
-        ):
-            # Resuming places them again (turn_rescheduled); until then they wait.
-            notice.due_at = now + PAUSE_HOLD
+        address = notice.email or verified_email(notice.user)
+        hold, reason = hold_or_skip(notice, now)
+        if hold is not None:
+            notice.due_at = hold
             notice.save(update_fields=["due_at"])
             return notice.status
-        reason = _still_relevant(notice) if notice.game_id else None
-        if reason is None and notice.user is not None and not notice.user.is_active:
-            reason = "inactive account"
-        address = notice.email or verified_email(notice.user)
         if reason is None and address is None and not push.reaches(notice):
             reason = "no verified address"
-        if reason is None and notice.user and not _wanted(notice):
-            reason = "opted out"
-        if reason is None and notice.user:
-            back, away = vacation_hold(notice, now)
-            if back is not None:  # the player is on vacation: it waits until they are back
-                notice.due_at = back
-                notice.save(update_fields=["due_at"])
-                return notice.status
-            reason = away or None
-        if reason is None and notice.user:
-            quiet_end = in_quiet_hours(notice.user, now)
-            if quiet_end is not None:
-                deadline = notice.game.deadline if notice.game_id else None
-                can_wait = notice.kind != Notice.Kind.REMINDER or (
-                    deadline is not None and quiet_end < deadline
-                )
-                if can_wait:
-                    notice.due_at = quiet_end
-                    notice.save(update_fields=["due_at"])
-                    return notice.status
-                reason = "quiet hours"
         if reason:
             notice.status, notice.reason = Notice.Status.SKIPPED, reason
             notice.save(update_fields=["status", "reason"])
@@ -295,7 +302,7 @@ def _wanted(notice: Notice) -> bool:
 
 def retry_pushes(now: datetime) -> int:
     """Push again what a push service could not take before (the sweep; each device once)."""
-    return push.retry_due(now, still_relevant=_still_relevant)
+    return push.retry_due(now, hold_or_skip=hold_or_skip)
 
 
 def due_notice_ids(now: datetime, limit: int = 500) -> list[int]:

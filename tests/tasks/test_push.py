@@ -19,6 +19,7 @@ import time_machine
 from allauth.account.models import EmailAddress
 from django.core import mail
 from django.test import Client
+from django.utils import timezone
 
 from accounts import devices
 from accounts.models import PushSubscription
@@ -509,3 +510,40 @@ def test_a_push_tried_again_waits_for_the_end_of_quiet_hours(
     traveller.move_to(datetime(2026, 11, 2, 12, 0, 30, tzinfo=UTC))
     sweep()
     assert len(service.to(flaky)) == 2 and clean(service.to(flaky)[1:])
+
+
+def test_a_push_tried_again_obeys_the_opt_out_and_waits_out_a_vacation(
+    players, service, traveller, django_capture_on_commit_callbacks
+):
+    """The sweep's retries go through the outbox's one rule (``sending.hold_or_skip``): they
+    missed the email choices and vacations, so a push refused before the player opted out, or
+    before they left, still went out once the push service took it."""
+    from games.play.vacations import vacation_declare
+
+    game = start(players)
+    nxt = next_player(game)
+    flaky = device(nxt, service, answer=503)
+    pass_turn(game, django_capture_on_commit_callbacks)
+    assert len(service.to(flaky)) == 1
+    nxt.email_turns = False  # "your turn" emails, and so their pushes, no more
+    nxt.save()
+    service.subscriptions[flaky.endpoint].answer = 201
+    traveller.shift(timedelta(minutes=10))
+    sweep()
+    assert len(service.to(flaky)) == 1
+    delivery = PushDelivery.objects.get(subscription__endpoint=flaky.endpoint)
+    assert (delivery.status, delivery.last_error) == ("failed", "opted out")
+
+    # The next player's push, refused, then the player goes on vacation: it waits for them.
+    pass_turn(game, django_capture_on_commit_callbacks)
+    following = next_player(game)
+    away = device(following, service, answer=503)
+    pass_turn(game, django_capture_on_commit_callbacks)
+    assert len(service.to(away)) == 1
+    vacation_declare(user=following, days=2)
+    service.subscriptions[away.endpoint].answer = 201
+    traveller.shift(timedelta(minutes=10))
+    sweep()
+    assert len(service.to(away)) == 1
+    held = PushDelivery.objects.get(subscription__endpoint=away.endpoint)
+    assert held.status == "pending" and held.due_at >= timezone.now() + timedelta(days=1)
