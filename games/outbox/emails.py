@@ -17,14 +17,13 @@ from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils import formats, timezone, translation
 from django.utils.http import urlencode
-from django.utils.timesince import timeuntil
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
 from games import engine
 from games.models import ChatMessage, Game, Notice, Seat
 from games.read import clock as clocks
-from games.read import history
+from games.read import durations, history
 from games.read.drawing import card_name, hand_order, role_name
 from games.read.log import describe, knowledge_lines
 from games.read.seats import display_name
@@ -303,9 +302,7 @@ def _left_words(game: Game) -> str:
     """The counted time left of the running decision in words (weekends and vacations do not
     count), as the reminder says it."""
     left = clocks.time_left(game, timezone.now())
-    if left is None:
-        return "-"
-    return timeuntil(timezone.now() + left, timezone.now())
+    return "-" if left is None else durations.words(left)
 
 
 def _tap_groups(notice: Notice, state: engine.State, names: dict) -> list[tuple[str, list]]:
@@ -626,8 +623,7 @@ def _clock(notice: Notice) -> dict:
             % {"game": game.name}  # fmt: skip
         ]
         if mine:
-            left = timeuntil(notice.created_at + timedelta(seconds=data.get("left", 0)),
-                             notice.created_at)  # fmt: skip
+            left = durations.words(timedelta(seconds=data.get("left", 0)))
             lines.append(_("Your turn keeps the time it had left: %(left)s.") % {"left": left})
     elif notice.kind == Notice.Kind.RESUMED:
         subject = _("%(game)s has resumed") % {"game": game.name}
