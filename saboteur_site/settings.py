@@ -252,6 +252,8 @@ LIVE_HEARTBEAT_SECONDS = env_int("LIVE_HEARTBEAT_SECONDS", 25)
 # ends the streams of that session at once; this catches expiry, deactivation, password change).
 LIVE_RECHECK_SECONDS = env_int("LIVE_RECHECK_SECONDS", 60)
 LIVE_FALLBACK_POLL_MS = env_int("LIVE_FALLBACK_POLL_MS", 500)
+# Streams one viewer may hold open in one process (a page each): beyond it a page polls.
+LIVE_STREAMS_PER_USER = env_int("LIVE_STREAMS_PER_USER", 20)
 # A stream holds its worker for as long as the page is open: under gunicorn's sync workers that
 # would starve the site, so production serves streams only under ASGI (README, "Running in
 # production") and answers 204 (the page keeps polling) elsewhere. Development's runserver and

@@ -197,6 +197,7 @@ class Hub:
         self.use_redis = use_redis
         self._lock = threading.Lock()
         self._games: dict[int, set[Listener]] = {}
+        self._per_user: collections.Counter[int] = collections.Counter()  # open streams
         self._stop = threading.Event()
         self._up = threading.Event()  # the source works (Redis subscribed, or the database)
         self._ended_tags: collections.deque[str] = collections.deque()
@@ -205,20 +206,29 @@ class Hub:
 
     # Called from request threads and coroutines.
 
-    def add(self, listener: Listener, *, wait: float = 2.0) -> bool:
+    def add(self, listener: Listener, *, wait: float = 2.0) -> str:
+        """``"added"``, ``"down"`` (the source does not work now) or ``"full"`` (the viewer
+        holds ``LIVE_STREAMS_PER_USER`` streams in this process already)."""
         if not self._up.wait(wait):
-            return False
+            return "down"
         with self._lock:
+            if self._per_user[listener.user_id] >= settings.LIVE_STREAMS_PER_USER:
+                return "full"
+            self._per_user[listener.user_id] += 1
             self._games.setdefault(listener.game_id, set()).add(listener)
-        return True
+        return "added"
 
     def remove(self, listener: Listener) -> None:
         with self._lock:
             listeners = self._games.get(listener.game_id)
-            if listeners is not None:
-                listeners.discard(listener)
-                if not listeners:
-                    del self._games[listener.game_id]
+            if listeners is None or listener not in listeners:
+                return  # removed before (a stream closes once, but may be told twice)
+            listeners.discard(listener)
+            if not listeners:
+                del self._games[listener.game_id]
+            self._per_user[listener.user_id] -= 1
+            if not self._per_user[listener.user_id]:
+                del self._per_user[listener.user_id]
 
     def end_session(self, tag: str) -> None:
         self._ended_tags.append(tag)
@@ -376,11 +386,17 @@ def hub() -> Hub:
         return _hub
 
 
-def listen(game_id: int, *, user_id: int, session_key: str | None) -> Listener | None:
-    """A registered listener, or None when the hub cannot listen now (Redis unreachable)."""
+TOO_MANY = "too many"  # listen()'s answer to a viewer who holds as many streams as allowed
+
+
+def listen(game_id: int, *, user_id: int, session_key: str | None) -> Listener | str | None:
+    """A registered listener; None when the hub cannot listen now (Redis unreachable);
+    ``TOO_MANY`` when the viewer already holds ``LIVE_STREAMS_PER_USER`` streams in this
+    process (a page each is far fewer; a script opening streams by the thousand is held here)."""
     current = hub()
     listener = Listener(current, game_id, user_id, session_key)
-    return listener if current.add(listener) else None
+    added = current.add(listener)
+    return listener if added == "added" else TOO_MANY if added == "full" else None
 
 
 def stop_hub() -> None:

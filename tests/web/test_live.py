@@ -557,3 +557,28 @@ def test_under_runserver_without_redis_the_stream_follows_the_database(players):
         stream.close()
     finally:
         stop_server(server)
+
+
+@pytest.mark.real_streams
+@pytest.mark.django_db(transaction=True)
+def test_a_player_holds_at_most_so_many_streams_and_the_next_page_polls(
+    players, make_user, real_streams, settings
+):
+    """One stream per open page is fine; a script opening them by the thousand would hold the
+    server's memory (~75 kB a stream): past ``LIVE_STREAMS_PER_USER`` the answer is 429, which
+    the page takes as "poll instead" (static/js/live.js), and a closed stream frees its place."""
+    settings.LIVE_STREAMS_PER_USER = 2
+    game, other = started(players), started(players)
+    ann = logged_in(players[1])
+    first, second = real_streams(ann, game), real_streams(ann, other)
+    assert first.next_event()[0] == second.next_event()[0] == "revision"
+    assert ann.get(f"/games/{game.pk}/live/").status_code == 429
+    assert logged_in(players[1]).get(f"/games/{game.pk}/live/").status_code == 429  # any session
+    watcher = real_streams(make_user("otto"), game)  # someone else: their own count
+    assert watcher.next_event()[0] == "revision"
+    first.close()
+    deadline = time.monotonic() + 5
+    while live.hub().count() > 2 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    third = real_streams(ann, game)
+    assert third.next_event() == ("revision", {"game": game.pk, "revision": game.revision})
