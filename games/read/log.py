@@ -23,9 +23,13 @@ def tool_label(tool: str) -> str:
     return translated(TOOL_LABELS).get(tool, tool)
 
 
+POSITION = {"at": gettext_lazy("column %(x)d, row %(y)d")}
+
+
 def position_label(x: int, y: int) -> str:
-    """A maze position as the labels on the maze's edges name it."""
-    return _("column %(x)d, row %(y)d") % {"x": x, "y": y}
+    """A maze position as the labels on the maze's edges name it (its words translated once
+    per language: a game page names some 25 positions)."""
+    return translated(POSITION)["at"] % {"x": x, "y": y}
 
 
 @dataclass(frozen=True)

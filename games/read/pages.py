@@ -431,6 +431,7 @@ def _players(
     the table, ``name`` for what the page says about them (choices, standings); the cards in
     front of them as icons; whether a bot plays the seat, for an absent player or on its own."""
     rows = []
+    deleted = _("deleted player")  # translated once, not three times a player
     for player in view["players"]:
         seat = player["seat"]
         holder = live.get(seat)
@@ -439,12 +440,12 @@ def _players(
                 "seat": seat,
                 "number": int(seat) + 1,  # "seat 1 of 4", as the emails and the admin say
                 "seat_label": seat_number(int(seat), len(view["players"])),
-                "name": names.get(seat, _("deleted player")),
-                "label": labels.get(seat, _("deleted player")),
+                "name": names.get(seat, deleted),
+                "label": labels.get(seat, deleted),
                 # A bot's seat is named short, its badge says "bot".
                 "short": _("Bot %(number)d") % {"number": holder.bot}
                 if holder is not None and holder.bot is not None
-                else names.get(seat, _("deleted player")),
+                else names.get(seat, deleted),
                 "hand_size": player["hand_size"],
                 "in_front": [card_name(c) for c in player["in_front"]],
                 "icons": [
