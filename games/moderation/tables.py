@@ -30,11 +30,13 @@ def _event(game: Game, kind: str, **data) -> TableEvent:
 
 
 def game_rename(*, game_id: int, name: str) -> None:
-    """Rename a game (an offensive name), touching nothing else."""
+    """Rename a game (an offensive name), touching nothing else of it; its open pages and every
+    part kept per revision (a watcher's play area, the recaps) take the new name at once."""
     with transaction.atomic():
         game = lock_game(game_id)
         game.name = name
         game.save(update_fields=["name"])
+        touch(game)
 
 
 def chat_delete(*, message_ids) -> int:

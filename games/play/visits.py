@@ -14,7 +14,7 @@ from games.outbox import schedule
 from games.read.clock import decision_deadline
 from games.read.vacations import current
 
-from .locking import lock_game
+from .locking import lock_game, touch
 
 SEEN_EVERY = timedelta(minutes=1)
 
@@ -70,6 +70,8 @@ def _take_back(game: Game, seats: list[Seat], now) -> None:
             .exclude(state=Seat.State.REPLACED)
             .update(stand_in=False, state=Seat.State.ACTIVE, timeouts_in_a_row=0)
         )
+        if taken:
+            touch(locked)  # open pages drop the "absent" and "bot stands in" badges at once
         deciding = locked.status == Game.Status.RUNNING and any(
             s.position == locked.to_move for s in seats
         )

@@ -27,10 +27,10 @@ from django.db import connection, transaction
 from django.test import Client
 
 from games import engine
-from games.models import Game
+from games.models import Game, Seat
 from games.moderation import players as moderation_players
 from games.moderation import tables
-from games.play import chat, lobby, moves
+from games.play import chat, lobby, moves, visits
 from games.read import live
 
 ROOT = Path(__file__).resolve().parent.parent.parent
@@ -116,6 +116,13 @@ def revision(game) -> int:
     return Game.objects.values_list("revision", flat=True).get(pk=game.pk)
 
 
+def come_back(game, user):
+    """``user`` had been marked absent (turns timed out) and looks at the game again."""
+    Seat.objects.filter(game=game, user=user).update(state=Seat.State.ABSENT)
+    visits.seat_seen(game=Game.objects.get(pk=game.pk), user=user)
+    assert Seat.objects.get(game=game, user=user).state == Seat.State.ACTIVE
+
+
 def test_every_writer_publishes_the_new_revision_after_its_commit(
     players, make_user, subscriber, django_capture_on_commit_callbacks
 ):
@@ -140,6 +147,8 @@ def test_every_writer_publishes_the_new_revision_after_its_commit(
         ("pause", lambda: tables.game_pause(game_id=game.pk)),
         ("resume", lambda: tables.game_resume(game_id=game.pk)),
         ("extend", lambda: tables.game_extend(game_id=game.pk, hours=2)),
+        ("rename", lambda: tables.game_rename(game_id=game.pk, name="Renamed mine")),
+        ("back", lambda: come_back(game, bob)),
         ("ban", lambda: moderation_players.user_ban(user=cid, by=root, reason="rude")),
         (
             "replace",
