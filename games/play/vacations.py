@@ -274,6 +274,8 @@ def _carry_out(pk: int, user_id: int, now) -> int:
                 _finish(vacation, games, now)
                 vacation.stage = Vacation.Stage.OVER
                 vacation.save(update_fields=["stage"])
+            for game in games:  # stand-in badges and stopped clocks change on open pages
+                touch(game)
             return 1
     except Exception:  # one player's vacation must not stop the others'
         log.exception("vacation %s could not be carried out", pk)

@@ -436,6 +436,14 @@ def test_a_vacation_that_begins_later_brings_its_stand_in_then(
     sweep_at(traveller, START + DAY)
     seat.refresh_from_db()
     assert seat.stand_in
+    # Open pages are told (a new revision) when the vacation ends too: its badge and the clock
+    # change (the vacations' part of the sweep alone: no move in between).
+    game.refresh_from_db()
+    before = game.revision
+    traveller.move_to(START + 3 * DAY)
+    assert vacations.vacations_due(timezone.now()) == 1
+    game.refresh_from_db()
+    assert game.revision > before
 
 
 def test_the_vacation_page(players):
