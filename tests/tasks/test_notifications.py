@@ -4,14 +4,13 @@ Celery runs eagerly here (the on-commit hook really calls the task); the real wo
 SMTP are in test_email_integration.py.
 """
 
-import threading
 from datetime import UTC, datetime, time, timedelta
 
 import pytest
 import time_machine
 from allauth.account.models import EmailAddress
 from django.core import mail, signing
-from django.db import connection, transaction
+from django.db import transaction
 from django.test import Client
 from django.urls import reverse
 
@@ -26,6 +25,7 @@ from games.play.visits import seat_seen
 from games.tasks import send_notice, sweep
 from saboteur_site.celery import app
 from tests.players import create_player
+from tests.threads import at_once
 
 pytestmark = pytest.mark.django_db
 START = datetime(2026, 11, 2, 10, 0, tzinfo=UTC)
@@ -81,20 +81,7 @@ def play(game, django_capture_on_commit_callbacks):
 
 def sweeps_at_once(count: int) -> None:
     """``count`` minute sweeps started at the same moment, each in a thread of its own."""
-    barrier = threading.Barrier(count)
-
-    def run():
-        barrier.wait()
-        try:
-            sweep()
-        finally:
-            connection.close()
-
-    threads = [threading.Thread(target=run) for _ in range(count)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(timeout=60)
+    at_once([sweep] * count)
 
 
 def turn_mails(to=None):

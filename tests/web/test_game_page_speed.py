@@ -5,8 +5,8 @@ docs/web-performance.md has the figures (bench/web.py)."""
 
 import random
 import re
-import threading
 import time
+from functools import partial
 from pathlib import Path
 
 import pytest
@@ -26,6 +26,7 @@ from games.play.chat import chat_post
 from games.play.vacations import vacation_declare
 from games.read import access, pages
 from games.read.drawing import card_name
+from tests.threads import at_once
 
 from .test_game_pages import logged_in, play_random, start_game
 
@@ -325,19 +326,12 @@ def test_watchers_asking_at_once_wait_for_one_render(players, make_user, monkeyp
         return build(*args, **kwargs)
 
     monkeypatch.setattr(pages, "game_page", slow_build)
-    start = threading.Barrier(len(watchers))
     answers = []
 
     def watch(client):
-        start.wait()
         answers.append(poll(client, game, game.revision - 1))
-        connection.close()
 
-    threads = [threading.Thread(target=watch, args=(client,)) for client in watchers]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(timeout=30)
+    at_once([partial(watch, client) for client in watchers], timeout=30)
     assert len(answers) == len(watchers)
     assert len({without_own_counts(answer) for answer in answers}) == 1
     assert len(built) == 1

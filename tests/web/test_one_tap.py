@@ -11,6 +11,7 @@ import re
 import threading
 import time
 from datetime import timedelta
+from functools import partial
 from urllib.parse import urlsplit
 
 import pytest
@@ -32,6 +33,7 @@ from games.play.locking import lock_game
 from games.play.moves import move_submit
 from tests.e2e.deals import BASE_DEAL, SABOTEUR2_DEAL
 from tests.players import create_player, seat_in_order
+from tests.threads import at_once
 
 pytestmark = pytest.mark.django_db
 
@@ -501,18 +503,12 @@ def test_the_confirmation_page_shows_nothing_another_seat_would_hide(players):
 
 def race(game, ann, tokens) -> list[str]:
     """Tap ``tokens`` and make a move on the page, all at once; the answers."""
-    barrier = threading.Barrier(len(tokens) + 1)
     results = []
 
     def tap(token):
-        barrier.wait(timeout=10)
-        try:
-            results.append(play_taps.tap_submit(token=token, viewer=AnonymousUser()).status)
-        finally:
-            connection.close()
+        results.append(play_taps.tap_submit(token=token, viewer=AnonymousUser()).status)
 
     def page_move():
-        barrier.wait(timeout=10)
         try:
             move_submit(
                 game_id=game.pk, user=ann, expected_version=0,
@@ -521,15 +517,8 @@ def race(game, ann, tokens) -> list[str]:
             results.append("page")
         except StaleVersion:
             results.append("stale")
-        finally:
-            connection.close()
 
-    threads = [threading.Thread(target=tap, args=(t,)) for t in tokens]
-    threads.append(threading.Thread(target=page_move))
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(timeout=30)
+    at_once([*(partial(tap, token) for token in tokens), page_move], timeout=30)
     return results
 
 
@@ -542,24 +531,14 @@ def test_simultaneous_taps_of_one_link_all_answer_done(players):
     for attempt in range(3):
         game = rigged(players)
         path = links(email_for(game, ann))["Break Bob's lantern"]
-        barrier = threading.Barrier(taps)
         answers = []
 
-        def tap(path=path, barrier=barrier, answers=answers):
-            client = Client()
-            barrier.wait(timeout=10)
-            try:
-                response = client.post(path)
-                done = "Your move is made." in response.content.decode()
-                answers.append((response.status_code, done))
-            finally:
-                connection.close()
+        def tap(path=path, answers=answers):
+            response = Client().post(path)
+            done = "Your move is made." in response.content.decode()
+            answers.append((response.status_code, done))
 
-        threads = [threading.Thread(target=tap) for _ in range(taps)]
-        for thread in threads:
-            thread.start()
-        for thread in threads:
-            thread.join(timeout=60)
+        at_once([tap] * taps)
         assert answers == [(200, True)] * taps, (attempt, answers)
         game.refresh_from_db()
         assert game.version == 1

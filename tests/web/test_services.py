@@ -1,16 +1,15 @@
 """The game services against PostgreSQL: lobby, start, and the move pipeline."""
 
-import threading
 from datetime import timedelta
 
 import pytest
-from django.db import connection
 
 from games import engine
 from games.models import Game, Move
 from games.play.errors import MoveRefused, ServiceError, StaleVersion
 from games.play.lobby import game_create, game_start, seat_join, seat_leave
 from games.play.moves import move_submit
+from tests.threads import at_once
 
 pytestmark = pytest.mark.django_db
 
@@ -141,12 +140,10 @@ def test_twenty_identical_submissions_at_once_apply_one_move(players, with_key):
     game = started(players)
     seat, state = mover(game)
     move = engine.legal_moves(state, seat.engine_name)[0]
-    barrier = threading.Barrier(20)
     outcomes = []
 
     def submit():
         try:
-            barrier.wait()
             result = move_submit(
                 game_id=game.pk,
                 user=seat.user,
@@ -157,14 +154,8 @@ def test_twenty_identical_submissions_at_once_apply_one_move(players, with_key):
             outcomes.append("repeated" if result.repeated else "applied")
         except StaleVersion:
             outcomes.append("stale")
-        finally:
-            connection.close()
 
-    threads = [threading.Thread(target=submit) for _ in range(20)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(timeout=60)
+    at_once([submit] * 20)
     assert outcomes.count("applied") == 1
     assert len(outcomes) == 20
     assert set(outcomes) - {"applied"} == ({"repeated"} if with_key else {"stale"})
