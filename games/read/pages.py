@@ -144,6 +144,13 @@ class GamePage:
         return reverse("move", args=[self.id])
 
     @property
+    def clock_shown(self) -> bool:
+        """The running decision's "time left" is shown: in the turn line and beside whoever
+        decides, while the game is not over and its clock not stopped."""
+        finished = (self.view or {}).get("finished")
+        return bool(self.clock) and not finished and self.stopped_reason is None
+
+    @property
     def pass_one(self) -> bool:
         """A pass discards exactly one card (a radio button), not one to three."""
         return self.pass_range[1] == 1

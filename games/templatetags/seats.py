@@ -30,10 +30,7 @@ def seat_items(page) -> str:
         "gold": esc(_("gold")),
         "has_gold": esc(_("has gold")),
     }
-    view = page.view or {}
-    # The clock beside whoever decides, while the game runs and the clock is not stopped.
-    shown = page.clock and not view.get("finished") and page.stopped_reason is None
-    clock = page.clock.text() if shown else None
+    clock = page.clock.text() if page.clock_shown else None  # beside whoever decides
     return mark_safe(" ".join(_item(p, texts, clock) for p in page.players))  # noqa: S308
 
 
