@@ -14,15 +14,10 @@ from django.utils import timezone
 
 from saboteur_site import sessions
 
+from .test_game_pages import logged_in
 from .test_unavailable import cache_away
 
 pytestmark = pytest.mark.django_db
-
-
-def logged_in(user) -> Client:
-    client = Client()
-    client.force_login(user)
-    return client
 
 
 def cached_seconds(session_key: str) -> int:
