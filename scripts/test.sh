@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # `make test`: lint and the import contracts, then the whole suite against PostgreSQL and
-# Redis, then the browser tests in their own pytest process. Exits non-zero if anything fails.
+# Redis, then the browser tests and the production suite (tests/production), each in its own
+# pytest process. Exits non-zero if anything fails.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 cd "$ROOT"
@@ -20,7 +21,7 @@ ruff format --check .
 say "lint-imports (the layer contracts in pyproject.toml)"
 lint-imports
 
-# Both runs always happen, so one failure does not hide the other's results.
+# Every run always happens, so one failure does not hide the other's results.
 status=0
 # One pytest process per core, at most four (TEST_PROCESSES overrides; 0 runs them in this
 # process): each has its own test database, Redis key prefix and Celery queues
@@ -31,10 +32,15 @@ if [ "$processes" -gt 4 ]; then
     processes=4
 fi
 say "Tests (PostgreSQL, Redis, Celery worker; $processes processes)"
-pytest --ignore=tests/e2e --numprocesses "$processes" --dist worksteal "$@" || status=1
+pytest --ignore=tests/e2e --ignore=tests/production --numprocesses "$processes" --dist worksteal "$@" || status=1
 
 say "Browser tests (Chromium)"
 DJANGO_ALLOW_ASYNC_UNSAFE=true pytest tests/e2e "$@" || status=1
+
+# The README's production stack (gunicorn, uvicorn, Celery worker and beat, behind one proxy, on
+# a database of its own) played through Chromium: its own pytest session (tests/production).
+say "Production end-to-end tests (DJANGO_ENV=production)"
+DJANGO_ALLOW_ASYNC_UNSAFE=true pytest tests/production "$@" || status=1
 
 if [ "$status" -ne 0 ]; then
     say "FAILED: see the pytest output above"
