@@ -295,3 +295,48 @@ def _no_production_problems(stack):
     yield
     found = stack.problems()
     assert not found, "the production stack reported problems:\n" + "\n".join(found)
+
+
+class BrowserProblems:
+    """Console errors, CSP violations, uncaught page errors and 5xx answers, from every page."""
+
+    def __init__(self):
+        self.problems: list[str] = []
+
+    def attach(self, page, label: str):
+        def on_console(message):
+            if message.type == "error" or "Content Security Policy" in message.text:
+                self.problems.append(f"{label} console {message.type}: {message.text}")
+
+        def on_response(response):
+            if response.status >= 500:
+                self.problems.append(f"{label}: {response.status} from {response.url}")
+
+        page.on("console", on_console)
+        page.on("pageerror", lambda error: self.problems.append(f"{label} pageerror: {error}"))
+        page.on("response", on_response)
+        return page
+
+
+@pytest.fixture
+def browser_problems():
+    problems = BrowserProblems()
+    yield problems
+    assert problems.problems == [], "\n".join(problems.problems)
+
+
+@pytest.fixture
+def new_page(browser, browser_problems):
+    """``new_page(label, **context_options)``: a page in a browser context of its own (a person
+    on their own device), watched by ``browser_problems``."""
+    contexts = []
+
+    def make(label, **context_options):
+        context = browser.new_context(**context_options)
+        context.set_default_timeout(20_000)
+        contexts.append(context)
+        return browser_problems.attach(context.new_page(), label)
+
+    yield make
+    for context in contexts:
+        context.close()
