@@ -340,3 +340,16 @@ def new_page(browser, browser_problems):
     yield make
     for context in contexts:
         context.close()
+
+
+def pytest_configure(config):
+    config.addinivalue_line(
+        "markers", "after_the_rest: runs after the suite's other tests (tests/production)"
+    )
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(items):
+    """Tests that wait for the stack's clock (beat's minute) run last, when most of the wait
+    has passed during the others (a stable sort keeps the rest in order)."""
+    items.sort(key=lambda item: item.get_closest_marker("after_the_rest") is not None)
