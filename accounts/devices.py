@@ -14,14 +14,14 @@ import binascii
 import re
 import secrets
 from datetime import timedelta
-from urllib.parse import urlsplit
 
 from cryptography.hazmat.primitives.asymmetric import ec
-from django.conf import settings
 from django.core.cache import cache
 from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
+
+from saboteur_site import push_endpoints
 
 from .models import PushSubscription
 from .services import AccountError
@@ -43,20 +43,12 @@ def _decode(value) -> bytes | None:
         return None
 
 
-def _endpoint_error(endpoint) -> str | None:
-    bad = _("This browser's push subscription cannot be used. Please try again.")
-    if not isinstance(endpoint, str) or not endpoint or len(endpoint) > 1000:
-        return bad
-    try:
-        parts = urlsplit(endpoint)
-        host = (parts.hostname or "").lower()
-    except ValueError:
-        return bad
-    if settings.PUSH_ANY_HOST:
-        return None if parts.scheme in ("https", "http") and host else bad
-    known = any(host == h or host.endswith("." + h) for h in settings.PUSH_SERVICE_HOSTS)
-    if parts.scheme != "https" or not known or parts.port not in (None, 443):
+def endpoint_error(endpoint) -> str | None:
+    problem = push_endpoints.problem(endpoint)
+    if problem == push_endpoints.UNKNOWN:
         return _("This browser's push service is not one the site knows, so it cannot be used.")
+    if problem is not None:
+        return _("This browser's push subscription cannot be used. Please try again.")
     return None
 
 
@@ -122,7 +114,7 @@ def device_subscribe(*, user, subscription, user_agent: str = "", now=None) -> P
         raise AccountError(_("This browser's push subscription cannot be used. Please try again."))
     endpoint = subscription.get("endpoint")
     keys = subscription["keys"]
-    error = _endpoint_error(endpoint) or _keys_error(keys.get("p256dh"), keys.get("auth"))
+    error = endpoint_error(endpoint) or _keys_error(keys.get("p256dh"), keys.get("auth"))
     if error:
         raise AccountError(error)
     with transaction.atomic():

@@ -232,6 +232,23 @@ def test_production_accepts_only_the_push_services_it_knows(players, service, se
         response = client.post("/accounts/devices/", body, content_type="application/json")
         assert response.status_code == 400, endpoint
         assert "not one the site knows" in response.json()["error"]
+    # Addresses the allow-list's parser and the sender's (urllib3, through requests) read
+    # differently, or that hide a host in userinfo: refused whatever the host looks like.
+    for endpoint in (
+        "https://127.0.0.1:8113\\@fcm.googleapis.com/x",  # urllib3 connects to 127.0.0.1:8113
+        "https://fcm.googleapis.com@127.0.0.1/x",
+        "https://fcm.googleapis.com:443@127.0.0.1/x",
+        "https://user:pw@fcm.googleapis.com/x",
+        "https://fcm.googleapis.com%2f@127.0.0.1/x",
+        "https://fcm.googleapis.com\t/x",
+        "https://fcm.googleapis.com /x",
+        "https://fcm.googleapis.com/x\\y",
+        "https://fcm.googleapis.com\u3002evil.example/x",
+    ):
+        body = {"endpoint": endpoint, "keys": keys}
+        response = client.post("/accounts/devices/", body, content_type="application/json")
+        assert response.status_code == 400, endpoint
+        assert "cannot be used" in response.json()["error"]
     for endpoint in (
         "https://fcm.googleapis.com/fcm/send/abc",
         "https://updates.push.services.mozilla.com/wpush/v2/abc",
