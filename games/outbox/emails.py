@@ -147,6 +147,13 @@ def _context(notice: Notice, together: list[Notice]) -> dict:
     return context
 
 
+def headline(notice: Notice) -> tuple[str, str]:
+    """The subject and first line of the notice's email, in the active language and time zone:
+    what a push says for a kind without words of its own (``push.payload``)."""
+    context = _context(notice, [])
+    return context["subject"], next(iter(context["lines"]), "")
+
+
 def _greeting(user) -> str:
     if user is None:
         return _("Hello,")

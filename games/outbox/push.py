@@ -5,7 +5,11 @@ hours), then calls ``before_email``: it writes a ``PushDelivery`` row per device
 (unique per notice and device) and pushes the rows not yet pushed, under the notice's row lock, so
 retries, redeliveries and parallel sweeps push each device once. A push service that answers 404
 or 410 has forgotten the subscription: it is deleted. Other failures are tried again by the sweep
-(``retry_due``), backing off.
+(``retry_due``), backing off, and given up after ``MAX_ATTEMPTS``.
+
+Email never depends on push: every failure of a push, of any kind (the push service away, a
+``py_vapid`` error over the claims, a payload that cannot be built), is caught per device and
+recorded on its delivery row, and the email goes on as if the device did not exist.
 
 The payload (``payload``) says only what the player's email says: the game's name, what is to be
 decided, and for a decision that needs no maze the one-tap links of the email (signed,
@@ -19,7 +23,6 @@ import json
 import logging
 from datetime import datetime, timedelta
 
-import requests
 from django.conf import settings
 from django.db import transaction
 from django.urls import reverse
@@ -33,7 +36,7 @@ from games import engine
 from games.models import ChatMessage, Game, Notice, PushDelivery, Seat
 from games.read import lists
 from games.read.seats import display_name
-from saboteur_site import vapid
+from saboteur_site import push_endpoints, vapid
 from saboteur_site.text import one_line
 
 from . import emails, one_tap
@@ -42,9 +45,11 @@ from .quiet import user_zone
 
 log = logging.getLogger(__name__)
 
-# What a push carries: every notice about a player's own games (an invitation goes to an address,
-# the digest is an email's summary of the turns pushed one by one).
-PUSHED_KINDS = frozenset(Notice.Kind) - {Notice.Kind.INVITATION, Notice.Kind.DIGEST}
+# Notices that are email only: an invitation goes to an address, the digest is an email's summary
+# of the turns pushed one by one. Every other kind is pushed, with the words of ``_TEXTS`` (a
+# test walks every kind: each is in one of the two).
+EMAIL_ONLY = frozenset({Notice.Kind.INVITATION, Notice.Kind.DIGEST})
+PUSHED_KINDS = frozenset(Notice.Kind) - EMAIL_ONLY
 
 # The email of an event that push brought to a device used this recently can wait this long (the
 # profile's choice); it is not sent when the player opens the game meanwhile.
@@ -89,9 +94,15 @@ def before_email(notice: Notice, *, address: str | None, now: datetime) -> str |
 
     Returns None when the email is to be sent now; else the notice's status, saved: sent (push
     only: no address, or the player opened the game while the email waited) or pending (the email
-    waits a while, as the player chose, for a push reached a device in use).
+    waits a while, as the player chose, for a push reached a device in use). A push that fails,
+    however, only counts as a device not reached: it never fails, delays or skips the email.
     """
-    reached = deliver(notice, now=now)
+    try:
+        with transaction.atomic():  # a savepoint: whatever fails here leaves the email's lock
+            reached = deliver(notice, now=now)
+    except Exception:  # deliver records each device's failure; this is for the unforeseen
+        log.exception("pushing notice %s failed; its email goes on", notice.pk)
+        reached = []
     held_at = notice.data.get("email_held_at")
     if address is not None and held_at is None and _email_can_wait(notice, reached, now):
         notice.due_at = now + EMAIL_WAIT
@@ -142,10 +153,7 @@ def deliver(notice: Notice, *, now: datetime) -> list[PushSubscription]:
             status=PushDelivery.Status.PENDING, due_at__lte=now
         )
     )
-    if pending:
-        data = json.dumps(payload(notice), separators=(",", ":"))
-        for delivery in pending:
-            _push(delivery, notice, data, now)
+    _push_each(pending, notice, now)
     sent = notice.pushes.filter(status=PushDelivery.Status.SENT).select_related("subscription")
     return [delivery.subscription for delivery in sent]
 
@@ -189,13 +197,30 @@ def _retry(pk: int, now: datetime, hold_or_skip) -> int:
             delivery.status, delivery.last_error = PushDelivery.Status.FAILED, why or "skipped"
             delivery.save(update_fields=["status", "last_error"])
             return 0
+        return _push_each([delivery], notice, now)
+
+
+def _push_each(deliveries: list[PushDelivery], notice: Notice, now: datetime) -> int:
+    """Push the notice to these devices; each failure is recorded on its row. Returns how many
+    devices took it."""
+    if not deliveries:
+        return 0
+    try:
         data = json.dumps(payload(notice), separators=(",", ":"))
-        return int(_push(delivery, notice, data, now))
+    except Exception as error:  # a notice whose words cannot be built fails its pushes, not more
+        log.exception("the push of notice %s could not be built", notice.pk)
+        for delivery in deliveries:
+            _failed(delivery, error, now, give_up=False)
+        return 0
+    return sum(_push(delivery, notice, data, now) for delivery in deliveries)
 
 
 def _push(delivery: PushDelivery, notice: Notice, data: str, now: datetime) -> bool:
     """One HTTP request to the device's push service; the row records what came of it."""
     device = delivery.subscription
+    if push_endpoints.problem(device.endpoint) is not None:  # kept before a stricter check
+        _failed(delivery, ValueError("the endpoint is not a push service's"), now, give_up=True)
+        return False
     headers = {"Urgency": "high" if notice.kind in _TURN_KINDS else "normal"}
     if notice.game_id:
         # A newer message on the same topic replaces one the push service still holds.
@@ -220,7 +245,7 @@ def _push(delivery: PushDelivery, notice: Notice, data: str, now: datetime) -> b
             return False
         _failed(delivery, error, now, give_up=error.status_code not in (None, 429, 500, 502, 503))
         return False
-    except requests.RequestException as error:  # unreachable, timed out
+    except Exception as error:  # unreachable, timed out, a py_vapid error over the claims...
         _failed(delivery, error, now, give_up=False)
         return False
     delivery.status, delivery.sent_at = PushDelivery.Status.SENT, now
@@ -233,7 +258,7 @@ def _push(delivery: PushDelivery, notice: Notice, data: str, now: datetime) -> b
 
 def _failed(delivery: PushDelivery, error: Exception, now: datetime, *, give_up: bool) -> None:
     delivery.attempts += 1
-    delivery.last_error = one_line(str(error))[:300]
+    delivery.last_error = one_line(f"{type(error).__name__}: {error}")[:300]
     if give_up or delivery.attempts >= MAX_ATTEMPTS:
         delivery.status = PushDelivery.Status.FAILED
     else:
@@ -339,6 +364,11 @@ def _mention(notice: Notice) -> tuple[str, str]:
     return title, text
 
 
+def _as_email(notice: Notice) -> tuple[str, str]:
+    """The email's subject and first line (moderators' clock changes, vacations)."""
+    return emails.headline(notice)
+
+
 def _named(title: str, body: str = ""):
     def texts(notice: Notice) -> tuple[str, str]:
         names = {"game": notice.game.name if notice.game else ""}
@@ -378,4 +408,9 @@ _TEXTS = {
     Notice.Kind.REPLACED: _named(
         gettext_noop("Your seat in %(game)s was taken over"), gettext_noop("Go to your games")
     ),
+    Notice.Kind.PAUSED: _as_email,
+    Notice.Kind.RESUMED: _as_email,
+    Notice.Kind.EXTENDED: _as_email,
+    Notice.Kind.VACATION: _as_email,
+    Notice.Kind.VACATION_ENDING: _as_email,
 }

@@ -18,8 +18,9 @@ from django.db.models import F
 from django.utils import timezone
 
 from games import dispatch
-from games.models import Game, Notice, Seat
+from games.models import ChatMessage, Game, Notice, Seat
 from saboteur_site import logs
+from saboteur_site.text import one_line
 
 from . import push
 from .emails import build_email
@@ -76,6 +77,9 @@ def _still_relevant(notice: Notice) -> str | None:
         deadline = game.deadline.isoformat() if game.deadline else None
         if deadline != notice.data.get("deadline") or game.status not in UNDERWAY:
             return "the deadline has changed since"
+    if notice.kind == Notice.Kind.MENTION:
+        if not ChatMessage.objects.filter(pk=notice.data.get("message")).exists():
+            return "the message was deleted"  # by the moderators, while the notice waited
     if notice.kind in (Notice.Kind.TURN, Notice.Kind.REMINDER):
         if game.status != Game.Status.RUNNING:
             return "game not running"
@@ -132,15 +136,33 @@ def send(notice_id: int, *, now: datetime | None = None) -> str:
 
 
 def _deliver(notice_id: int, now: datetime) -> str:
-    """``send``, answering ``SENT_NOW`` when this very call sent the email."""
+    """``send``, answering ``SENT_NOW`` when this very call sent the email.
+
+    Whatever fails on the way (the SMTP server, the words of an email, the database) is counted
+    on the row and recorded, and the row is tried again later, given up after ``MAX_ATTEMPTS``
+    (then "failed" in the admin's outbox): no row stays due for ever with 0 attempts.
+    """
     attempt = _Attempt()
     try:
         return _send(notice_id, now, attempt)
-    except DatabaseError:
+    except DatabaseError as error:
         if not attempt.delivered:
+            _record_failure_if_possible(notice_id, error, now, attempt)
             raise
+    except Exception as error:
+        _record_failure_if_possible(notice_id, error, now, attempt)
+        raise
     _confirm_sent(notice_id, now, attempt.together)
     return SENT_NOW
+
+
+def _record_failure_if_possible(notice_id: int, error: Exception, now, attempt) -> None:
+    if attempt.recorded:
+        return
+    try:
+        _record_failure(notice_id, error, now)
+    except DatabaseError:  # the database is away: the row stays as it was, for the next sweep
+        log.warning("could not record the failure of notice %s", notice_id)
 
 
 def hold_or_skip(notice: Notice, now: datetime) -> tuple[datetime | None, str | None]:
@@ -179,6 +201,7 @@ def hold_or_skip(notice: Notice, now: datetime) -> tuple[datetime | None, str | 
 
 class _Attempt:
     delivered = False
+    recorded = False  # its failure is on the row already
     together: tuple[int, ...] = ()  # the rows told in the same email
 
 
@@ -226,7 +249,8 @@ def _send(notice_id: int, now: datetime, attempt: _Attempt) -> str:
             _told_with(notice.pk, attempt.together)
             return SENT_NOW
     # Outside the transaction, so that the record of the failure is kept.
-    _record_failure(notice, failure, now)
+    _record_failure(notice.pk, failure, now)
+    attempt.recorded = True
     raise failure
 
 
@@ -275,18 +299,22 @@ def _confirm_sent(notice_id: int, now: datetime, together=()) -> str:
 MAX_ATTEMPTS = 8
 
 
-def _record_failure(notice: Notice, error: Exception, now: datetime) -> None:
+def _record_failure(notice_id: int, error: Exception, now: datetime) -> None:
     """Count the failed attempt, try again later (backing off), give up after MAX_ATTEMPTS.
 
     Moving ``due_at`` on keeps a failing address from holding up the sweep's other rows.
     """
-    attempts = notice.attempts + 1
-    changes = {"attempts": attempts, "last_error": str(error)[:300]}
-    if attempts >= MAX_ATTEMPTS:
-        changes["status"] = Notice.Status.FAILED
-    else:
-        changes["due_at"] = now + min(timedelta(minutes=2**attempts), timedelta(hours=6))
-    Notice.objects.filter(pk=notice.pk, status=Notice.Status.PENDING).update(**changes)
+    with transaction.atomic():
+        notice = Notice.objects.select_for_update().filter(pk=notice_id).first()
+        if notice is None or notice.status != Notice.Status.PENDING:
+            return
+        notice.attempts += 1
+        notice.last_error = one_line(f"{type(error).__name__}: {error}")[:300]
+        if notice.attempts >= MAX_ATTEMPTS:
+            notice.status = Notice.Status.FAILED
+        else:
+            notice.due_at = now + min(timedelta(minutes=2**notice.attempts), timedelta(hours=6))
+        notice.save(update_fields=["attempts", "last_error", "status", "due_at"])
 
 
 def _wanted(notice: Notice) -> bool:
