@@ -1,6 +1,6 @@
 """Glue between django-allauth and our User model."""
 
-from urllib.parse import urlencode, urlsplit
+from urllib.parse import urlencode, urlsplit, urlunsplit
 
 from allauth.account.adapter import DefaultAccountAdapter
 from django.conf import settings
@@ -28,6 +28,17 @@ class SiteName:
         return urlsplit(settings.SITE_URL).netloc or settings.SITE_URL
 
 
+def on_site(url):
+    """``url`` (an absolute link allauth built from the request) on SITE_URL's scheme and host;
+    anything that is not an absolute link is left alone."""
+    if not isinstance(url, str):
+        return url
+    parts, site = urlsplit(url), urlsplit(settings.SITE_URL)
+    if not (parts.scheme and parts.netloc):
+        return url
+    return urlunsplit((site.scheme, site.netloc, parts.path, parts.query, parts.fragment))
+
+
 def user_display(user) -> str:
     """What the site shows for a user: the display name, never the email address."""
     return user.display_name or user.username
@@ -52,8 +63,13 @@ class AccountAdapter(DefaultAccountAdapter):
         if user is None:
             user = get_user_model().objects.filter(email__iexact=email).first()
         language = (getattr(user, "language", "") or "") or translation.get_language()
+        # Every link on SITE_URL's scheme and host, as the site's own emails (not the request's
+        # host, nor allauth's https whatever the site is on).
+        links = {k: on_site(v) for k, v in context.items() if k.endswith("_url") and v}
         with translation.override(language):
-            super().send_mail(template_prefix, email, {**context, "current_site": SiteName()})
+            super().send_mail(
+                template_prefix, email, {**context, **links, "current_site": SiteName()}
+            )
 
     def get_email_confirmation_url(self, request, emailconfirmation) -> str:
         url = super().get_email_confirmation_url(request, emailconfirmation)

@@ -8,4 +8,6 @@ class GamesConfig(AppConfig):
     verbose_name = _("Games")
 
     def ready(self) -> None:
+        from saboteur_site import checks  # noqa: F401 - registers the deploy checks
+
         from .read import invalidation  # noqa: F401 - connects the read side's cache invalidation

@@ -16,7 +16,7 @@ from django.conf import settings
 from django.http import HttpResponse, JsonResponse
 from django.shortcuts import render
 from django.template.loader import render_to_string
-from django.templatetags.static import static
+from django.templatetags.static import PrefixNode, static
 from django.urls import reverse
 from django.utils.safestring import mark_safe
 from django.utils.translation import get_language
@@ -83,7 +83,10 @@ def _worker_source() -> str:
     context = {
         "assets": mark_safe(json.dumps(urls)),  # noqa: S308 - our own static URLs, as JSON
         "offline": mark_safe(json.dumps(offline)),  # noqa: S308
-        "static_prefix": mark_safe(json.dumps(static(""))),  # noqa: S308
+        # STATIC_URL as pages link it (with the script prefix), not static(""): under the
+        # manifest storage of production, static("") asks the manifest for a file named "" and
+        # fails, which made /sw.js answer 500 after collectstatic.
+        "static_prefix": mark_safe(json.dumps(PrefixNode.handle_simple("STATIC_URL"))),  # noqa: S308
         "icon": mark_safe(json.dumps(static("icons/icon-192.png"))),  # noqa: S308
         "badge": mark_safe(json.dumps(static("icons/badge-96.png"))),  # noqa: S308
     }

@@ -4,11 +4,15 @@ Everything that differs between machines comes from environment variables.
 There are two modes, chosen by DJANGO_ENV:
 
 * ``production`` (the default, so a forgotten variable fails safe): DJANGO_SECRET_KEY,
-  DJANGO_ALLOWED_HOSTS and DATABASE_URL are required, cookies are secure, HTTPS is enforced.
+  DJANGO_ALLOWED_HOSTS, DATABASE_URL (PostgreSQL), REDIS_URL and SITE_URL are required, cookies
+  are secure, HTTPS is enforced.
 * ``development`` (set by ``make run`` and ``make test``): local defaults (SQLite, mail to
   files, an insecure secret key) so the site starts with no setup.
 
 DEBUG is off in both unless DJANGO_DEBUG=1, which production refuses.
+
+Every missing or wrong variable is noted as it is read (``refuse``) and the settings refuse to
+start at their end, naming them all at once: one line each on stderr (saboteur_site/startup.py).
 """
 
 import os
@@ -19,14 +23,23 @@ import dj_database_url
 from django.utils.csp import CSP
 from django.utils.translation import gettext_lazy as _
 
-# A refusal to start (an ImproperlyConfigured): the entry points print it as one line.
+# A refusal to start (an ImproperlyConfigured): the entry points print a line per problem.
 from saboteur_site.startup import Refused
+from saboteur_site.vapid import default_subject, subject_problem
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 RUN_DIR = BASE_DIR / ".run"
 
 _TRUE = {"1", "true", "yes", "on"}
 _FALSE = {"0", "false", "no", "off", ""}
+
+# What is wrong with the environment, refused all at once at the end of this module.
+_problems: list[str] = []
+
+
+def refuse(problem: str) -> None:
+    """Note a missing or wrong variable; the settings refuse to start at their end."""
+    _problems.append(problem)
 
 
 def env_str(name: str, default: str = "") -> str:
@@ -42,7 +55,8 @@ def env_bool(name: str, default: bool = False) -> bool:
         return True
     if value in _FALSE:
         return False
-    raise Refused(f"{name} must be one of 1/0, true/false, yes/no, on/off; got {raw!r}.")
+    refuse(f"{name} must be one of 1/0, true/false, yes/no, on/off; got {raw!r}.")
+    return default
 
 
 def env_int(name: str, default: int) -> int:
@@ -52,7 +66,8 @@ def env_int(name: str, default: int) -> int:
     try:
         return int(raw)
     except ValueError:
-        raise Refused(f"{name} must be an integer; got {raw!r}.") from None
+        refuse(f"{name} must be an integer; got {raw!r}.")
+        return default
 
 
 def env_list(name: str, default: list[str] | None = None) -> list[str]:
@@ -65,11 +80,13 @@ def env_list(name: str, default: list[str] | None = None) -> list[str]:
 def require(name: str, why: str) -> str:
     value = env_str(name)
     if not value:
-        raise Refused(
-            f"{name} is not set. {why} "
-            "DJANGO_ENV is 'production' unless set to 'development' "
+        hint = (
+            ""
+            if any("is not set" in problem for problem in _problems)
+            else " DJANGO_ENV is 'production' unless set to 'development' "
             "(see the README's table of environment variables)."
-        )
+        )  # said once, on the first missing variable
+        refuse(f"{name} is not set. {why}{hint}")
     return value
 
 
@@ -77,12 +94,12 @@ def require(name: str, why: str) -> str:
 
 DJANGO_ENV = env_str("DJANGO_ENV", "production").lower()
 if DJANGO_ENV not in {"production", "development"}:
-    raise Refused(f"DJANGO_ENV must be 'production' or 'development'; got {DJANGO_ENV!r}.")
-PRODUCTION = DJANGO_ENV == "production"
+    refuse(f"DJANGO_ENV must be 'production' or 'development'; got {DJANGO_ENV!r}.")
+PRODUCTION = DJANGO_ENV != "development"  # an unknown mode is checked as production
 
 DEBUG = env_bool("DJANGO_DEBUG", False)
 if PRODUCTION and DEBUG:
-    raise Refused("DJANGO_DEBUG=1 is refused in production (DJANGO_ENV=production).")
+    refuse("DJANGO_DEBUG=1 is refused in production (DJANGO_ENV=production).")
 
 if PRODUCTION:
     SECRET_KEY = require(
@@ -170,13 +187,27 @@ TEMPLATES = [
 
 if PRODUCTION:
     require("DATABASE_URL", "Production runs on PostgreSQL, e.g. postgres://user:pw@host/db.")
-DATABASES = {
-    "default": dj_database_url.config(
-        default=f"sqlite:///{BASE_DIR / 'db.sqlite3'}",
-        conn_max_age=env_int("DATABASE_CONN_MAX_AGE", 60),
-        conn_health_checks=True,
+_sqlite = f"sqlite:///{BASE_DIR / 'db.sqlite3'}"
+try:
+    DATABASES = {
+        "default": dj_database_url.config(
+            default=_sqlite,
+            conn_max_age=env_int("DATABASE_CONN_MAX_AGE", 60),
+            conn_health_checks=True,
+        )
+    }
+except Exception:  # an unknown scheme (named without the rest: it may hold a password)
+    refuse(
+        f"DATABASE_URL is not a database address dj-database-url knows; its scheme is "
+        f"{urlsplit(env_str('DATABASE_URL')).scheme!r}. Use postgres://user:pw@host/db."
     )
-}
+    DATABASES = {"default": dj_database_url.parse(_sqlite)}
+if PRODUCTION and env_str("DATABASE_URL") and "postgresql" not in DATABASES["default"]["ENGINE"]:
+    refuse(
+        "DATABASE_URL must be a PostgreSQL address in production, e.g. "
+        f"postgres://user:pw@host/db; got a {urlsplit(env_str('DATABASE_URL')).scheme!r} one "
+        "(SQLite is for `make run` alone: one machine, one writer at a time)."
+    )
 # psycopg's connection pool (Django's "pool" option), on by default in production: each process
 # (a gunicorn worker, a Celery worker) keeps MIN_SIZE..MAX_SIZE open connections and lends them
 # out per request, instead of connecting for every request or pinning one per thread.
@@ -299,7 +330,6 @@ ACCOUNT_CHANGE_EMAIL = True
 ACCOUNT_REAUTHENTICATION_REQUIRED = True
 ACCOUNT_EMAIL_NOTIFICATIONS = True
 ACCOUNT_EMAIL_SUBJECT_PREFIX = "[Saboteur] "
-ACCOUNT_DEFAULT_HTTP_PROTOCOL = "https" if PRODUCTION else "http"
 # Thresholds are part of the contract (README, tests): keep them explicit.
 ACCOUNT_RATE_LIMITS = {
     "login": "30/m/ip",
@@ -357,6 +387,12 @@ CELERY_ACCEPT_CONTENT = ["json"]
 CELERY_RESULT_EXPIRES = 3600
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_TIMEZONE = "UTC"
+# Beat's record of when each entry last ran: under the run folder (never in the repository, nor in
+# whatever folder beat was started from); created by beat (saboteur_site/celery.py).
+CELERY_BEAT_SCHEDULE_FILENAME = env_str(
+    "CELERY_BEAT_SCHEDULE_FILE", str(RUN_DIR / "celerybeat-schedule")
+)
+CELERY_BEAT_SCHEDULER = "saboteur_site.beat:Scheduler"
 # One sweep a minute: deadlines, digests and every outbox row that is due (games/tasks.py).
 CELERY_BEAT_SCHEDULE: dict = {
     "sweep": {"task": "games.tasks.sweep", "schedule": 60.0},
@@ -381,14 +417,19 @@ if PRODUCTION:
     )
 else:
     SITE_URL = env_str("SITE_URL", "http://127.0.0.1:8000")
+# allauth's links (verification, password reset) on SITE_URL's scheme (accounts/adapter.py puts
+# them on its host too), like every other link the site emails.
+ACCOUNT_DEFAULT_HTTP_PROTOCOL = "http" if SITE_URL.startswith("http://") else "https"
 
 # Web Push (games/outbox/push.py): the site's VAPID key pair (RFC 8292). Without a private key
 # the site runs without push notifications and /health/ says so. `make run` makes a pair under
-# .run/vapid/ once. The subject tells push services whom to contact (mailto: or https:).
+# .run/vapid/ once. The subject tells push services whom to contact: by default a mailto: of the
+# sender's address, or the site when it is https without a port (saboteur_site/vapid.py); one
+# that push services would refuse is refused here, at start, rather than failing every push.
 VAPID_PRIVATE_KEY = env_str("VAPID_PRIVATE_KEY")
-VAPID_SUBJECT = env_str("VAPID_SUBJECT") or (
-    SITE_URL if SITE_URL.startswith("https://") else "mailto:webmaster@localhost"
-)
+VAPID_SUBJECT = env_str("VAPID_SUBJECT") or default_subject(DEFAULT_FROM_EMAIL, SITE_URL)
+if (_subject_problem := subject_problem(VAPID_SUBJECT)) is not None:
+    refuse(f"VAPID_SUBJECT {_subject_problem}; got {VAPID_SUBJECT!r}.")
 # Push endpoints the site posts to: https on a known push service's host (a browser gives its
 # own), so that a forged subscription cannot make the site post elsewhere. Development allows
 # any host over http too (the tests' local push service).
@@ -424,7 +465,8 @@ USE_TZ = True
 
 STATIC_URL = "static/"
 # collectstatic is a production step; elsewhere files are served from their source folders.
-STATIC_ROOT = BASE_DIR / "staticfiles" if PRODUCTION else None
+_static_root = env_str("DJANGO_STATIC_ROOT", str(BASE_DIR / "staticfiles"))
+STATIC_ROOT = Path(_static_root) if PRODUCTION else None
 STATICFILES_DIRS = [BASE_DIR / "static"]
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
@@ -479,13 +521,15 @@ if PRODUCTION:
     # Links in emails must work and must not send a player's one-tap or confirmation link over
     # plain HTTP: an absolute address, and https:// whenever the site itself is served over TLS.
     _site = urlsplit(SITE_URL)
-    if _site.scheme not in {"http", "https"} or not _site.hostname:
-        raise Refused(
+    if not SITE_URL:
+        pass  # refused above as missing
+    elif _site.scheme not in {"http", "https"} or not _site.hostname:
+        refuse(
             f"SITE_URL must be the site's full address with its scheme, e.g. "
             f"https://saboteur.example; got {SITE_URL!r}."
         )
-    if _site.scheme == "http" and (SECURE_SSL_REDIRECT or _behind_tls_proxy):
-        raise Refused(
+    elif _site.scheme == "http" and (SECURE_SSL_REDIRECT or _behind_tls_proxy):
+        refuse(
             f"SITE_URL must start with https:// when the site is served over TLS "
             f"(DJANGO_SECURE_SSL_REDIRECT=1 or DJANGO_BEHIND_TLS_PROXY=1); got {SITE_URL!r}."
         )
@@ -496,11 +540,13 @@ if PRODUCTION:
 # line per request and per Celery task, with the game id where there is one).
 LOG_FORMAT = env_str("DJANGO_LOG_FORMAT", "json" if PRODUCTION else "text").lower()
 if LOG_FORMAT not in {"json", "text"}:
-    raise Refused(f"DJANGO_LOG_FORMAT must be 'json' or 'text'; got {LOG_FORMAT!r}.")
+    refuse(f"DJANGO_LOG_FORMAT must be 'json' or 'text'; got {LOG_FORMAT!r}.")
+    LOG_FORMAT = "text"
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
     "formatters": {
+        # The servers' own lines use the same (saboteur_site/uvicorn_logging.json).
         "json": {
             "()": "pythonjsonlogger.json.JsonFormatter",
             "fmt": "%(asctime)s %(levelname)s %(name)s %(message)s",
@@ -522,3 +568,8 @@ LOGGING = {
         "celery.app.trace": {"level": "WARNING" if LOG_FORMAT == "json" else "INFO"},
     },
 }
+
+# --- Refusing to start ----------------------------------------------------------------------
+
+if _problems:  # every one of them at once, a line each (saboteur_site/startup.py)
+    raise Refused(*_problems)

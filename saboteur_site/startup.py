@@ -1,10 +1,11 @@
-"""Refusing to start, in one line.
+"""Refusing to start, one line per problem.
 
-The settings refuse to start with a missing or unsafe variable (``Refused``, raised by
-``saboteur_site/settings.py``). Every entry point (``manage.py``, the WSGI and ASGI modules, Celery
-workers and beat) turns that refusal into one line on stderr and a non-zero exit status: the
-message names the variable and what to do, and a traceback through Django's setup would only
-bury it. Other errors keep their tracebacks.
+The settings refuse to start with missing or unsafe variables (``Refused``, raised by
+``saboteur_site/settings.py`` once it has read them all, naming every problem at once). Every
+entry point (``manage.py``, the WSGI and ASGI modules, Celery workers and beat) turns that refusal
+into one line per problem on stderr, each starting ``error: ``, and exit status 1: each line names
+the variable and what to do, and a traceback through Django's setup would only bury them. Other
+errors keep their tracebacks.
 """
 
 from __future__ import annotations
@@ -17,11 +18,17 @@ from django.core.exceptions import ImproperlyConfigured
 
 
 class Refused(ImproperlyConfigured):
-    """A setting the site will not start with; the message says which, and how to fix it."""
+    """Settings the site will not start with; each message says which, and how to fix it."""
+
+    def __init__(self, *problems: str):
+        self.problems = list(problems)
+        super().__init__("\n".join(problems))
 
 
 def one_line(error: Refused) -> str:
-    return "error: " + " ".join(str(error).split())
+    """The refusal's lines: one per problem, each on one line and starting with ``error: ``."""
+    problems = getattr(error, "problems", None) or [str(error)]
+    return "\n".join("error: " + " ".join(problem.split()) for problem in problems)
 
 
 @contextmanager

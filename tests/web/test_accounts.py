@@ -210,3 +210,23 @@ def test_the_sign_up_and_log_in_forms_are_translated(client, language):
         body = client.get(reverse(name), headers={"Accept-Language": language}).content.decode()
         labels = re.findall(r"<label[^>]*>([^<]*)</label>", body)
         assert labels and not any(label.strip(": ") in ("Email", "Password") for label in labels)
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    "site_url", ["http://play.example:8123", "https://saboteur.example", "https://x.example:8443"]
+)
+def test_allauths_links_follow_the_site_url_not_the_request(client, user, settings, site_url):
+    """Verification and reset links were built from the request's host, and always https in
+    production whatever SITE_URL said: a site on http (a trial without TLS) or behind a proxy
+    that passes another Host sent links that did not open. They follow SITE_URL, as the site's
+    own emails do."""
+    settings.SITE_URL = site_url
+    settings.ACCOUNT_DEFAULT_HTTP_PROTOCOL = "https"  # production's old value, whatever the site
+    sign_up(client)  # asked of "testserver", the host the request came to
+    client.post(reverse("account_reset_password"), {"email": user.email})
+    verification, reset = mail.outbox[-2:]
+    assert f"{site_url}/accounts/confirm-email/" in verification.body
+    assert f"{site_url}/accounts/password/reset/key/" in reset.body
+    for message in (verification, reset):
+        assert "testserver" not in message.body

@@ -54,6 +54,109 @@ def one_line_refusal(result) -> str:
     return lines[0]
 
 
+def refusal_lines(result) -> list[str]:
+    """Every line of a refusal: exit status 1, each line on stderr an ``error: ``, no traceback."""
+    assert result.returncode == 1, result.stdout + result.stderr
+    lines = result.stderr.strip().splitlines()
+    assert all(line.startswith("error: ") for line in lines), result.stderr
+    return lines
+
+
+def test_production_names_every_missing_variable_at_once_a_line_each():
+    env = production_env(
+        DJANGO_SECRET_KEY=None,
+        DJANGO_ALLOWED_HOSTS=None,
+        DATABASE_URL=None,
+        REDIS_URL=None,
+        SITE_URL=None,
+    )
+    lines = refusal_lines(run_manage(["check"], **env))
+    assert [line.split(" is not set.")[0] for line in lines] == [
+        "error: DJANGO_SECRET_KEY",
+        "error: DJANGO_ALLOWED_HOSTS",
+        "error: DATABASE_URL",
+        "error: REDIS_URL",
+        "error: SITE_URL",
+    ]
+    assert sum("DJANGO_ENV is 'production'" in line for line in lines) == 1  # said once
+
+
+def test_missing_and_wrong_variables_are_refused_together():
+    env = production_env(
+        DJANGO_SECRET_KEY=None,
+        DJANGO_HSTS_SECONDS="a year",
+        DJANGO_BEHIND_TLS_PROXY="maybe",
+        DJANGO_LOG_FORMAT="xml",
+        VAPID_SUBJECT="https://saboteur.example:8443",
+    )
+    lines = refusal_lines(run_manage(["check"], **env))
+    assert len(lines) == 5, lines
+    for expected in (
+        "DJANGO_SECRET_KEY is not set",
+        "DJANGO_HSTS_SECONDS must be an integer; got 'a year'",
+        "DJANGO_BEHIND_TLS_PROXY must be one of 1/0",
+        "DJANGO_LOG_FORMAT must be 'json' or 'text'; got 'xml'",
+        "VAPID_SUBJECT is refused by the push library",
+    ):
+        assert any(expected in line for line in lines), (expected, lines)
+
+
+@pytest.mark.parametrize("database", ["sqlite:///tmp/site.sqlite3", "mysql://u:secret@db/site"])
+def test_production_refuses_a_database_other_than_postgresql(database):
+    [line] = refusal_lines(run_manage(["check"], **production_env(DATABASE_URL=database)))
+    assert "DATABASE_URL must be a PostgreSQL address in production" in line
+    assert "secret" not in line  # the address's password is never printed
+
+
+@pytest.mark.parametrize(
+    "subject",
+    ["http://saboteur.example", "https://saboteur.example:8443", "https://saboteur.example/x",
+     "webmaster@saboteur.example", "mailto:nobody"],
+)  # fmt: skip
+def test_production_refuses_a_vapid_subject_push_services_refuse(subject):
+    [line] = refusal_lines(run_manage(["check"], **production_env(VAPID_SUBJECT=subject)))
+    assert line.startswith("error: VAPID_SUBJECT ") and repr(subject) in line
+
+
+SUBJECT = "from django.conf import settings; print(settings.VAPID_SUBJECT)"
+
+
+@pytest.mark.parametrize(
+    ("site_url", "sender", "subject"),
+    [
+        # A port: the site cannot be the subject (py_vapid refuses it), the sender's address is.
+        ("https://saboteur.example:8443", "Saboteur <play@saboteur.example>",
+         "mailto:play@saboteur.example"),
+        ("http://127.0.0.1:8000", "", "mailto:noreply@localhost"),
+        # A local sender on a public https site: the site is the better contact.
+        ("https://saboteur.example", "Saboteur <noreply@localhost>", "https://saboteur.example"),
+        ("https://saboteur.example", "play@saboteur.example", "mailto:play@saboteur.example"),
+    ],
+)  # fmt: skip
+def test_the_default_vapid_subject_is_one_push_services_take(site_url, sender, subject):
+    env = production_env(SITE_URL=site_url, DEFAULT_FROM_EMAIL=sender or None)
+    env["DJANGO_SECURE_SSL_REDIRECT"] = "0"
+    result = run_manage(["shell", "-c", SUBJECT], **env)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split()[-1] == subject
+    from saboteur_site.vapid import subject_problem
+
+    assert subject_problem(subject) is None
+
+
+def test_check_deploy_warns_about_a_local_push_subject():
+    from saboteur_site import vapid
+
+    key, _public = vapid.generate()
+    env = production_env(VAPID_PRIVATE_KEY=key, VAPID_SUBJECT="mailto:webmaster@localhost")
+    result = run_manage(["check", "--deploy", "--fail-level", "WARNING"], **env)
+    assert result.returncode == 1
+    assert "saboteur.W001" in result.stderr + result.stdout
+    env = production_env(VAPID_PRIVATE_KEY=key, VAPID_SUBJECT="mailto:ops@saboteur.example")
+    result = run_manage(["check", "--deploy", "--fail-level", "WARNING"], **env)
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
 def test_production_without_secret_key_stops_with_one_clear_line():
     result = run_manage(["check"], **production_env(DJANGO_SECRET_KEY=None))
     assert "DJANGO_SECRET_KEY is not set" in one_line_refusal(result)
