@@ -242,7 +242,7 @@ def stack(tmp_path_factory):
         forget_queue(redis_url(), queue)
     # What the processes wrote while stopping, and anything no test looked at.
     left = the_stack.problems(running=False)
-    assert not left, "\n".join(left)
+    assert not left, f"the stack's logs ({log_dir}):\n" + "\n".join(left)
 
 
 def _listening(port: int) -> bool:
@@ -294,7 +294,9 @@ def _no_production_problems(stack):
     went wrong while it started (``Stack.problems``)."""
     yield
     found = stack.problems()
-    assert not found, "the production stack reported problems:\n" + "\n".join(found)
+    assert not found, (
+        f"the production stack reported problems (its logs: {stack.log_dir}):\n" + "\n".join(found)
+    )
 
 
 class BrowserProblems:

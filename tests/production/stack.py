@@ -19,6 +19,7 @@ import asyncio
 import email
 import email.policy
 import json
+import logging
 import os
 import re
 import signal
@@ -325,6 +326,7 @@ class SmtpSink:
         self._condition = threading.Condition()
         self.port = free_port()
         self._controller = Controller(self, hostname="127.0.0.1", port=self.port)
+        logging.getLogger("mail.log").setLevel(logging.WARNING)  # a line per SMTP command
 
     async def handle_DATA(self, server, session, envelope):  # noqa: N802 - aiosmtpd's name
         message = email.message_from_bytes(envelope.content, policy=email.policy.default)

@@ -142,6 +142,17 @@ def stream_open(page):
     )
 
 
+# Every change of the stream's state from now on (static/js/live.js: "open", "closed" when it
+# fails and the page polls instead, "ended"). Staying open all along means the moves came through
+# it: while it is healthy the page skips its 10-second poll.
+WATCH_STREAM = """() => {
+  window.streamStates = [];
+  const script = document.querySelector("script[data-live-url]");
+  new MutationObserver(() => window.streamStates.push(script.dataset.state))
+    .observe(script, {attributes: true, attributeFilter: ["data-state"]});
+}"""
+
+
 def whose_turn(pages: dict) -> str:
     """The name of the player whose page says it is their decision."""
 
@@ -255,7 +266,7 @@ def test_three_people_sign_up_play_chat_and_get_a_notification(stack, new_page):
         timeout=60,
         what="the worker's push to Dwalin's device",
     )
-    [push] = pushed
+    push = pushed[0]
     assert push.problems == [], push.problems
     assert GAME in push.payload["title"], push.payload
     stack.mail.wait_for(
@@ -275,6 +286,7 @@ def test_three_people_sign_up_play_chat_and_get_a_notification(stack, new_page):
         page.goto(url)
     for page in pages.values():
         stream_open(page)
+        page.evaluate(WATCH_STREAM)
         page.evaluate("window.sameDocument = true")  # gone if the page is ever reloaded
 
     placed = []
@@ -309,6 +321,8 @@ def test_three_people_sign_up_play_chat_and_get_a_notification(stack, new_page):
     for name, page in pages.items():
         assert page.evaluate("window.sameDocument === true"), f"{name}'s page was reloaded"
         expect(page.locator("script[data-live-url]")).to_have_attribute("data-state", "open")
+        states = page.evaluate("window.streamStates")
+        assert set(states) <= {"open"}, f"{name}'s stream was not open all along: {states}"
     streams = stack.proxy.to("uvicorn", r"^/games/\d+/live/$")
     assert streams and all(answer.status == 200 for answer in streams), streams
     assert not stack.proxy.to("gunicorn", r"/live/$"), "a live stream went to gunicorn"
