@@ -197,7 +197,7 @@ def stack(tmp_path_factory):
                 "--port",
                 str(live_port),
                 "--workers",
-                "1",
+                "2",
                 "--timeout-graceful-shutdown",
                 "5",
             ],
