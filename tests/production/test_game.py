@@ -205,11 +205,12 @@ def cell(page, x, y):
 # -- The test ---------------------------------------------------------------------------------
 
 
-def test_three_people_sign_up_play_chat_and_get_a_notification(stack, new_page):
+def test_three_people_sign_up_play_chat_and_get_a_notification(stack, new_page, browser_problems):
     """The whole visit, on the production stack: sign-up with the emailed link, log-in, push
     turned on (the worker pushes the game's start to the push service; the service worker shows
     it), a game created, joined and started through the pages, ten moves each seen live on the
-    other two pages, a chat message seen live, the offline page."""
+    other two pages, a chat message seen live, a log-out (gunicorn) ending that session's stream
+    (uvicorn) at once, the offline page."""
     origin = stack.origin
 
     # Thorin signs up; the worker is not involved: the confirmation goes out with the request.
@@ -269,11 +270,12 @@ def test_three_people_sign_up_play_chat_and_get_a_notification(stack, new_page):
     push = pushed[0]
     assert push.problems == [], push.problems
     assert GAME in push.payload["title"], push.payload
-    stack.mail.wait_for(
+    told = stack.mail.wait_for(
         lambda m: "balin@example.com" in m["To"] and GAME in (m["Subject"] + text_of(m)),
         timeout=60,
         what=f"to Balin about {GAME}",
     )
+    assert url in text_of(told), text_of(told)  # the game's link, on SITE_URL
     dwalin.goto(url)
     controlled(dwalin)
     [notification] = deliver_push(dwalin, origin, push.payload)
@@ -326,6 +328,14 @@ def test_three_people_sign_up_play_chat_and_get_a_notification(stack, new_page):
     streams = stack.proxy.to("uvicorn", r"^/games/\d+/live/$")
     assert streams and all(answer.status == 200 for answer in streams), streams
     assert not stack.proxy.to("gunicorn", r"/live/$"), "a live stream went to gunicorn"
+
+    # Balin logs out in another tab (gunicorn): his game page's stream (uvicorn) ends at once.
+    other_tab = browser_problems.attach(balin.context.new_page(), "Balin's other tab")
+    other_tab.goto(f"{origin}/")
+    other_tab.get_by_role("button", name="Log out").click()
+    expect(balin.locator("script[data-live-url]")).to_have_attribute(
+        "data-state", "ended", timeout=LIVE_WAIT
+    )
 
     # Dwalin's connection drops: the service worker shows the offline page.
     dwalin.context.set_offline(True)
