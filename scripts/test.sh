@@ -23,6 +23,15 @@ lint-imports
 
 # Every run always happens, so one failure does not hide the other's results.
 status=0
+# One pytest run; its failure is remembered. Exit status 5 is pytest's "no tests collected":
+# arguments such as `-k leak` may select none of one run's tests, which is no failure.
+run_pytest() {
+    local code=0
+    "$@" || code=$?
+    if [ "$code" -ne 0 ] && [ "$code" -ne 5 ]; then
+        status=1
+    fi
+}
 # One pytest process per core, at most four (TEST_PROCESSES overrides; 0 runs them in this
 # process): each has its own test database, Redis key prefix and Celery queues
 # (tests/redis_space.py), and a process that runs out of tests takes some of another's
@@ -32,15 +41,16 @@ if [ "$processes" -gt 4 ]; then
     processes=4
 fi
 say "Tests (PostgreSQL, Redis, Celery worker; $processes processes)"
-pytest --ignore=tests/e2e --ignore=tests/production --numprocesses "$processes" --dist worksteal "$@" || status=1
+run_pytest pytest --ignore=tests/e2e --ignore=tests/production --numprocesses "$processes" \
+    --dist worksteal "$@"
 
 say "Browser tests (Chromium)"
-DJANGO_ALLOW_ASYNC_UNSAFE=true pytest tests/e2e "$@" || status=1
+DJANGO_ALLOW_ASYNC_UNSAFE=true run_pytest pytest tests/e2e "$@"
 
 # The README's production stack (gunicorn, uvicorn, Celery worker and beat, behind one proxy, on
 # a database of its own) played through Chromium: its own pytest session (tests/production).
 say "Production end-to-end tests (DJANGO_ENV=production)"
-DJANGO_ALLOW_ASYNC_UNSAFE=true pytest tests/production "$@" || status=1
+DJANGO_ALLOW_ASYNC_UNSAFE=true run_pytest pytest tests/production "$@"
 
 if [ "$status" -ne 0 ]; then
     say "FAILED: see the pytest output above"
