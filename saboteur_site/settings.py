@@ -70,6 +70,17 @@ def env_int(name: str, default: int) -> int:
         return default
 
 
+def env_float(name: str, default: float) -> float:
+    raw = os.environ.get(name)
+    if raw is None or not raw.strip():
+        return default
+    try:
+        return float(raw)
+    except ValueError:
+        refuse(f"{name} must be a number; got {raw!r}.")
+        return default
+
+
 def env_list(name: str, default: list[str] | None = None) -> list[str]:
     raw = os.environ.get(name)
     if raw is None:
@@ -387,16 +398,33 @@ CELERY_ACCEPT_CONTENT = ["json"]
 CELERY_RESULT_EXPIRES = 3600
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_TIMEZONE = "UTC"
-# Beat's record of when each entry last ran: under the run folder (never in the repository, nor in
-# whatever folder beat was started from); created by beat (saboteur_site/celery.py).
-CELERY_BEAT_SCHEDULE_FILENAME = env_str(
-    "CELERY_BEAT_SCHEDULE_FILE", str(RUN_DIR / "celerybeat-schedule")
-)
-CELERY_BEAT_SCHEDULER = "saboteur_site.beat:Scheduler"
-# One sweep a minute: deadlines, digests and every outbox row that is due (games/tasks.py).
+# One sweep a minute: deadlines, digests and every outbox row that is due (games/tasks.py). The
+# tests run it faster.
+SWEEP_SECONDS = env_float("SWEEP_SECONDS", 60.0)
 CELERY_BEAT_SCHEDULE: dict = {
-    "sweep": {"task": "games.tasks.sweep", "schedule": 60.0},
+    "sweep": {"task": "games.tasks.sweep", "schedule": SWEEP_SECONDS},
 }
+if CELERY_BROKER_URL.startswith(("redis://", "rediss://")):
+    # Beat may run on several machines: RedBeat keeps the schedule in Redis under a lock that one
+    # beat holds and renews at each tick; the others wait for it, and when its holder is gone
+    # (at most BEAT_LOCK_SECONDS later) one of them takes it and ticks on. So each sweep is sent
+    # once whatever the number of beats (tests/tasks/test_two_beats.py).
+    CELERY_BEAT_SCHEDULER = "redbeat.RedBeatScheduler"
+    CELERY_REDBEAT_REDIS_URL = CELERY_BROKER_URL
+    CELERY_REDBEAT_REDIS_OPTIONS: dict = {}
+    # Two sites (or test runs) sharing one Redis keep their schedules and locks apart.
+    CELERY_REDBEAT_KEY_PREFIX = env_str("CACHE_KEY_PREFIX", "saboteur") + ":redbeat:"
+    CELERY_REDBEAT_LOCK_TIMEOUT = max(env_int("BEAT_LOCK_SECONDS", 150), 1)
+    # Beat ticks (renewing the lock), and a waiting beat asks for the lock, this often at most.
+    CELERY_BEAT_MAX_LOOP_INTERVAL = CELERY_REDBEAT_LOCK_TIMEOUT / 5
+else:
+    # One machine (`make run`): Celery's own scheduler, its record of when each entry last ran
+    # under the run folder (never in the repository, nor in whatever folder beat was started
+    # from); the folder is made by beat (saboteur_site/beat.py).
+    CELERY_BEAT_SCHEDULER = "saboteur_site.beat:Scheduler"
+    CELERY_BEAT_SCHEDULE_FILENAME = env_str(
+        "CELERY_BEAT_SCHEDULE_FILE", str(RUN_DIR / "celerybeat-schedule")
+    )
 # Keep the settings' LOGGING (JSON lines in production) in the worker too.
 CELERY_WORKER_HIJACK_ROOT_LOGGER = False
 # A move must not wait on a broker that is down: publishing fails fast and the sweep catches up.

@@ -128,13 +128,19 @@ def test_the_servers_lines_have_the_sites_json_format():
 
 
 def test_beat_keeps_its_schedule_under_the_run_folder_not_where_it_started(tmp_path):
+    """On one machine without Redis (`make run`) beat keeps its schedule in a file; with Redis
+    the schedule lives there (RedBeat, tests/tasks/test_two_beats.py) and beat writes no file."""
     started_in, schedule = tmp_path / "cwd", tmp_path / "run" / "not-yet" / "beat-schedule"
     started_in.mkdir()
-    env = {
-        **environment(CELERY_BEAT_SCHEDULE_FILE=str(schedule)),
-        "PYTHONPATH": str(ROOT),
-        "CELERY_QUEUE": "pytest-beat-never-consumed",
-    }
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("DJANGO_", "REDIS_", "CEL"))}
+    env.update(
+        DJANGO_ENV="development",
+        DJANGO_LOG_FORMAT="json",
+        PYTHONPATH=str(ROOT),
+        CELERY_BROKER_URL="filesystem://",
+        CELERY_BROKER_DIR=str(tmp_path / "broker"),
+        CELERY_BEAT_SCHEDULE_FILE=str(schedule),
+    )
     err = tmp_path / "stderr"
     with err.open("w") as stderr:
         beat = subprocess.Popen(
