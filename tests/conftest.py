@@ -16,6 +16,9 @@ from django.test.utils import override_settings
 from saboteur_site.celery import app as celery_app
 from tests.redis_space import RUN_PREFIX, RUN_QUEUE, clear_run_cache, forget_queue, redis_url
 
+# Each failure named as it happens, not only in the final summary (tests/failures_at_once.py).
+pytest_plugins = ["tests.failures_at_once"]
+
 FAST_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 
 
