@@ -1,15 +1,20 @@
 """The Celery application.
 
 Workers and beat start with ``celery -A saboteur_site worker`` / ``beat``. Configuration
-comes from Django settings (``CELERY_*``). With no Redis configured, the broker is kombu's
-filesystem transport in ``.run/broker/`` so that ``make run`` needs no servers.
+comes from Django settings (``CELERY_*``). ``make run`` needs no servers: its broker is kombu's
+SQLAlchemy transport on a SQLite file, ``.run/broker.sqlite3`` (``scripts/lib.sh``); with neither
+Redis nor a broker URL configured it is kombu's filesystem transport in ``.run/broker/``, which
+under load can read a message file before its writer has filled it and then stops the worker
+(``docs/soak.md``).
 """
 
 import logging
 import os
+import sqlite3
+from pathlib import Path
 
 from celery import Celery
-from celery.signals import task_postrun, task_prerun
+from celery.signals import task_postrun, task_prerun, worker_ready
 from celery.worker.consumer import Consumer as CeleryConsumer
 
 from . import logs
@@ -64,8 +69,82 @@ def _filesystem_broker_options(broker_dir) -> dict:
     }
 
 
+SQLITE_BROKER_PREFIXES = ("sqla+sqlite://", "sqlalchemy+sqlite://")
+
+
+def sqlite_broker_path(broker_url: str) -> Path | None:
+    """The file of a SQLAlchemy-on-SQLite broker URL (``sqla+sqlite:////abs/path``), else None."""
+    if not broker_url.startswith(SQLITE_BROKER_PREFIXES):
+        return None
+    from sqlalchemy.engine import make_url
+
+    database = make_url(broker_url.partition("+")[2]).database
+    return Path(database) if database and database != ":memory:" else None
+
+
+def _sqlite_broker_options(path: Path) -> dict:
+    """kombu's SQLAlchemy transport on one SQLite file shared by runserver (which publishes),
+    the worker and beat, each a process of its own (and the worker's pool forks children).
+
+    - WAL journal: readers and the one writer do not block each other (it stays set in the file).
+    - A 30-second busy timeout instead of Python's 5: on a loaded machine a writer may wait for
+      another; what still fails is an ``OperationalError``, a connection error to Celery (the
+      consumer reconnects, a publish fails and beat's sweep catches up), never a crash.
+    - No connection pool (each session opens its file and closes it): no SQLite connection is
+      ever inherited across the prefork pool's fork.
+
+    These are passed to ``sqlalchemy.create_engine`` by the transport.
+    """
+    from sqlalchemy.pool import NullPool
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    connection = sqlite3.connect(path, timeout=30)
+    try:
+        connection.execute("PRAGMA journal_mode=WAL")
+    finally:
+        connection.close()
+    return {"poolclass": NullPool, "connect_args": {"timeout": 30}}
+
+
+def prune_delivered_messages(path: Path) -> int:
+    """Deletes the SQLite broker's delivered messages; returns how many.
+
+    kombu's SQLAlchemy transport marks a message invisible when a consumer takes it and never
+    deletes it: the table would grow by every task ever sent, and each poll scans past them. An
+    invisible row is never read again (a task given back, by a warm shutdown or a rejection, is
+    put as a new row), so deleting them at any time loses nothing.
+    """
+    connection = sqlite3.connect(path, timeout=30)
+    try:
+        with connection:
+            return connection.execute("DELETE FROM kombu_message WHERE visible = 0").rowcount
+    except sqlite3.OperationalError:  # no table yet (nothing sent), or locked for 30 s
+        log.warning("could not prune the broker's delivered messages", exc_info=True)
+        return 0
+    finally:
+        connection.close()
+
+
+PRUNE_EVERY = 600.0  # seconds
+
+
+@worker_ready.connect
+def _prune_sqlite_broker(sender, **kwargs):
+    """In the worker (its main process): prune when it starts and every ten minutes."""
+    path = sqlite_broker_path(sender.app.conf.broker_url or "")
+    if path is None:
+        return
+
+    def prune():
+        count = prune_delivered_messages(path)
+        log.info("broker: %d delivered messages pruned from %s", count, path.name)
+
+    prune()
+    sender.timer.call_repeatedly(PRUNE_EVERY, prune)
+
+
 @app.on_configure.connect
-def _configure_filesystem_broker(sender, **kwargs):
+def _configure_embedded_broker(sender, **kwargs):
     from django.conf import settings
 
     # The first read of the settings in a worker or beat: a refusal is one line, not a traceback.
@@ -75,6 +154,8 @@ def _configure_filesystem_broker(sender, **kwargs):
         sender.conf.broker_transport_options = _filesystem_broker_options(
             settings.CELERY_BROKER_DIR
         )
+    elif (path := sqlite_broker_path(broker_url)) is not None:
+        sender.conf.broker_transport_options = _sqlite_broker_options(path)
 
 
 app.autodiscover_tasks()

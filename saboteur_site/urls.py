@@ -14,8 +14,10 @@ from . import pwa, vapid
 
 # For the load balancer: PostgreSQL answers, the cache (Redis) stores and reads, a Celery worker
 # answers a ping. 200 when all hold, else 503; JSON with ?format=json or Accept: application/json.
-# The run mode's filesystem broker has no remote control, so no worker can answer a ping there:
-# the check is left out rather than reporting a working worker as down.
+# The embedded brokers (kombu's filesystem transport, and its SQLAlchemy transport, make run's)
+# have no remote control (the SQLAlchemy one has no fanout exchange, so the worker starts without
+# it), so no worker can answer a ping there: the check is left out rather than reporting a
+# working worker as down.
 @dataclasses.dataclass
 class WebPush(HealthCheck):
     """Whether push notifications are on; never fails (the site works without them), but says
@@ -28,7 +30,8 @@ class WebPush(HealthCheck):
 
 
 _checks = [Database, Cache, WebPush]
-if not settings.CELERY_BROKER_URL.startswith("filesystem://"):
+_BROKERS_WITHOUT_REMOTE_CONTROL = ("filesystem://", "sqla+", "sqlalchemy+")
+if not settings.CELERY_BROKER_URL.startswith(_BROKERS_WITHOUT_REMOTE_CONTROL):
     _checks.append((Ping, {"timeout": timedelta(seconds=1), "limit": 1}))
 _health_checks = HealthCheckView.as_view(checks=_checks)
 

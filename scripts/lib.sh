@@ -20,12 +20,17 @@ site_url_for() {
 }
 
 # The environment of `make run` (and of `make admin` beside it): development mode, SQLite,
-# Celery's filesystem broker, email written to .run/mail/. Values already set win, except Redis:
-# run mode has no servers to depend on. Sets HOST_PORT, the address runserver serves.
+# a SQLite file as Celery's broker, email written to .run/mail/. Values already set win, except
+# Redis and the broker: run mode has no servers to depend on. Sets HOST_PORT, the address
+# runserver serves.
 run_mode_env() {
     export DJANGO_ENV="${DJANGO_ENV:-development}"
     export DJANGO_DEBUG="${DJANGO_DEBUG:-1}"
     unset REDIS_URL CELERY_BROKER_URL CELERY_RESULT_BACKEND
+    # kombu's SQLAlchemy transport on a SQLite file (saboteur_site/celery.py), not its filesystem
+    # transport, the default without Redis: under load that one read a message file before its
+    # writer had filled it, and the worker died of the JSONDecodeError (docs/soak.md).
+    export CELERY_BROKER_URL="sqla+sqlite:///$ROOT/.run/broker.sqlite3"
     export DATABASE_URL="${DATABASE_URL:-sqlite:///$ROOT/db.sqlite3}"
     export EMAIL_BACKEND="${EMAIL_BACKEND:-django.core.mail.backends.filebased.EmailBackend}"
     export EMAIL_FILE_PATH="${EMAIL_FILE_PATH:-$ROOT/.run/mail}"

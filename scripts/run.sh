@@ -1,16 +1,17 @@
 #!/usr/bin/env bash
 # `make run`: the site on http://127.0.0.1:8000 with a real Celery worker and beat,
-# SQLite, an embedded broker (.run/broker/) and email written to .run/mail/.
+# SQLite, an embedded broker (.run/broker.sqlite3) and email written to .run/mail/.
+# runserver serves for as long as the script runs; the worker is restarted when it dies.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 cd "$ROOT"
 
-# Run mode has no servers to depend on: SQLite, filesystem broker, file mail (lib.sh).
+# Run mode has no servers to depend on: SQLite, a SQLite file as broker, file mail (lib.sh).
 run_mode_env
 export PYTHONUNBUFFERED=1
 
 ensure_venv site
-mkdir -p .run/mail .run/broker .run/logs
+mkdir -p .run/mail .run/logs
 
 # Push notifications: a VAPID key pair made once under .run/ (production sets its own).
 if [ -z "${VAPID_PRIVATE_KEY:-}" ]; then
@@ -31,14 +32,21 @@ python manage.py seed_demo_game
 # only (Celery's main process then shuts its pool and beat down in order; signalling them all
 # at once can hang it), then TERM/KILL to whatever is left in the group (runserver's
 # autoreloader child survives its parent otherwise).
-pids=()
+worker_pid=""
+server_pid=""
+sleeper="" # the pause before a restart, when the worker restarts too often (below)
 cleanup() {
+    local status="${1:-0}"
     # Ignore further signals while stopping: `make` passes its own TERM on to this script, and
     # a second TERM must not cut the cleanup short and leave the worker and the server running.
     trap '' INT TERM
     trap - EXIT
     say "Stopping"
-    local pid killer
+    [ -z "$sleeper" ] || kill "$sleeper" 2>/dev/null || true
+    local pid killer pids=()
+    for pid in $worker_pid $server_pid; do
+        pids+=("$pid")
+    done
     for pid in "${pids[@]}"; do
         kill -TERM "$pid" 2>/dev/null || true
     done
@@ -55,17 +63,76 @@ cleanup() {
     done
     kill -- "-$killer" 2>/dev/null || true
     wait "$killer" 2>/dev/null || true
+    exit "$status"
 }
-trap cleanup INT TERM EXIT
+trap 'cleanup 0' INT TERM
+trap 'cleanup $?' EXIT
+
+# A line in the terminal and in the worker's log (bench/soak.py counts the restarts there).
+note() {
+    say "$*"
+    printf '[%s] run.sh: %s\n' "$(date -u '+%Y-%m-%d %H:%M:%S')" "$*" >>.run/logs/celery.log
+}
+
+start_worker() {
+    setsid celery -A saboteur_site worker --beat --loglevel=info --concurrency=2 \
+        --schedule="$ROOT/.run/celerybeat-schedule" >>.run/logs/celery.log 2>&1 &
+    worker_pid=$!
+}
 
 say "Starting the Celery worker and beat (logs: .run/logs/celery.log)"
-setsid celery -A saboteur_site worker --beat --loglevel=info --concurrency=2 \
-    --schedule="$ROOT/.run/celerybeat-schedule" >>.run/logs/celery.log 2>&1 &
-pids+=($!)
+start_worker
 
 say "Serving $SITE_URL/ (mail goes to .run/mail/; Ctrl-C stops everything)"
 setsid python manage.py runserver "$HOST_PORT" &
-pids+=($!)
+server_pid=$!
 
-# Stop everything as soon as either process dies, or on Ctrl-C.
-wait -n "${pids[@]}" || true
+# Like a supervisor: a worker that dies is started again and runserver keeps serving (the open
+# pages keep working; tasks sent meanwhile wait in the broker, and beat's minute sweep replays
+# what a dead worker had taken: bot moves, emails). At most RESTARTS_PER_WINDOW restarts in
+# RESTART_WINDOW seconds: a worker that cannot start is retried at that pace, not in a loop.
+# When runserver stops, everything stops; Ctrl-C stops everything.
+RESTARTS_PER_WINDOW=5
+RESTART_WINDOW=300
+restarts=() # when the recent restarts happened (seconds since the epoch)
+while true; do
+    ended=""
+    status=0
+    wait -n -p ended "$worker_pid" "$server_pid" || status=$?
+    if [ "$ended" = "$server_pid" ]; then
+        note "runserver exited (status $status); stopping everything"
+        cleanup "$status"
+    fi
+    [ "$ended" = "$worker_pid" ] || continue # not one of ours (cannot happen), wait again
+    note "the Celery worker (pid $worker_pid) exited with status $status"
+    # What is left of it (the pool's children, the embedded beat) must not outlive it: two beats
+    # would send every sweep twice.
+    kill -TERM -- "-$worker_pid" 2>/dev/null || true
+    sleep 1
+    kill -KILL -- "-$worker_pid" 2>/dev/null || true
+    now="$(date +%s)"
+    recent=()
+    for at in "${restarts[@]}"; do
+        if [ $((now - at)) -lt "$RESTART_WINDOW" ]; then recent+=("$at"); fi
+    done
+    restarts=("${recent[@]}")
+    if [ "${#restarts[@]}" -ge "$RESTARTS_PER_WINDOW" ]; then
+        delay=$((restarts[0] + RESTART_WINDOW - now))
+        note "the worker restarted $RESTARTS_PER_WINDOW times in ${RESTART_WINDOW}s; next try in ${delay}s (runserver keeps serving)"
+        # Interruptible (Ctrl-C) and watching runserver meanwhile.
+        sleep "$delay" &
+        sleeper=$!
+        ended=""
+        wait -n -p ended "$sleeper" "$server_pid" || status=$?
+        if [ "$ended" = "$server_pid" ]; then
+            note "runserver exited (status $status); stopping everything"
+            cleanup "$status"
+        fi
+        sleeper=""
+        now="$(date +%s)"
+        restarts=("${restarts[@]:1}")
+    fi
+    restarts+=("$now")
+    start_worker
+    note "the Celery worker restarted (pid $worker_pid; restart ${#restarts[@]} in the last ${RESTART_WINDOW}s)"
+done

@@ -1,0 +1,250 @@
+"""`make run` survives a long session (issue 35, point 2): scripts/run.sh, run as it is, keeps
+runserver serving when the Celery worker dies, starts the worker again (at a bounded rate, with
+a line in the log), and Ctrl-C still stops everything.
+
+The script runs in a throwaway copy of the tree's entry points (its own scripts/, symlinks to
+the code and the venv), so that its ``.run/`` folder and ``db.sqlite3`` are the test's, on a
+free port. Its venv check is told the venv is current (a marker file in the copy): the test is
+about supervision, never installs anything, and leaves the real .venv alone.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+LINKED = [
+    "manage.py", "saboteur_site", "games", "accounts", "templates", "static", "locale",
+    "pyproject.toml", "requirements.lock", "requirements-dev.lock",
+]  # fmt: skip
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def copy_of_the_tree(tmp_path: Path) -> Path:
+    tree = tmp_path / "tree"
+    (tree / "scripts").mkdir(parents=True)
+    for script in ("run.sh", "lib.sh"):
+        (tree / "scripts" / script).write_text((ROOT / "scripts" / script).read_text())
+    for name in LINKED:
+        (tree / name).symlink_to(ROOT / name)
+    (tree / ".venv").mkdir()
+    for entry in (ROOT / ".venv").iterdir():  # bin, lib, pyvenv.cfg...: the same interpreter
+        if not entry.name.startswith(".installed-"):
+            (tree / ".venv" / entry.name).symlink_to(entry)
+    digest = subprocess.run(
+        ["bash", "-c", 'source scripts/lib.sh && lock_digest "$LOCK"'],
+        cwd=tree, capture_output=True, text=True, check=True, timeout=30,
+    ).stdout.strip()  # fmt: skip
+    (tree / ".venv" / ".installed-site.sha256").write_text(digest + "\n")
+    return tree
+
+
+def wait_until(condition, what: str, timeout: float, log: Path | None = None, script=None):
+    """Polls ``condition`` until it holds; fails after ``timeout`` seconds, or at once if the
+    ``script`` (run.sh) has ended meanwhile."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = condition()
+        if value:
+            return value
+        if script is not None and script.poll() is not None:
+            break
+        time.sleep(0.25)
+    detail = log.read_text()[-4000:] if log is not None and log.exists() else ""
+    pytest.fail(f"not within {timeout}s: {what}\n{detail}")
+
+
+def children(pid: int) -> list[tuple[int, str]]:
+    """(pid, command line) of the processes whose parent is ``pid``."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+            cmdline = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode()
+        except OSError:
+            continue
+        parent = int(stat.rpartition(")")[2].split()[1])
+        if parent == pid:
+            found.append((int(entry.name), cmdline))
+    return found
+
+
+def child_running(script: subprocess.Popen, marker: str) -> int | None:
+    pids = [pid for pid, cmdline in children(script.pid) if marker in cmdline]
+    return pids[0] if len(pids) == 1 else None
+
+
+def alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
+
+
+def in_tree(tree: Path) -> list[int]:
+    """Processes whose working folder is the copy (what run.sh started and all their children)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                if Path(os.readlink(entry / "cwd")) == tree and alive(int(entry.name)):
+                    found.append(int(entry.name))
+            except OSError:
+                continue
+    return found
+
+
+def clean_env() -> dict:
+    """The test run's environment without what would point run.sh at the suite's servers."""
+    return {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(("DJANGO_", "CELERY_", "EMAIL_", "VAPID_"))
+        and k not in ("REDIS_URL", "DATABASE_URL", "SITE_URL", "CACHE_KEY_PREFIX", "RUN_ADDR")
+    }
+
+
+def describe(pids: list[int]) -> str:
+    lines = []
+    for pid in pids:
+        try:
+            cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().replace(bytes(1), b" ")
+            lines.append(f"{pid}: {cmdline.decode()}")
+        except OSError:
+            pass
+    return "; ".join(lines)
+
+
+def serves(url: str) -> bool:
+    try:
+        with urllib.request.urlopen(url, timeout=5) as response:  # noqa: S310 - our own site
+            return response.status == 200
+    except OSError:
+        return False
+
+
+def count(log: Path, text: str) -> int:
+    return log.read_text().count(text) if log.exists() else 0
+
+
+@pytest.mark.slow
+def test_run_restarts_a_dead_worker_keeps_serving_and_stops_on_ctrl_c(tmp_path):
+    tree = copy_of_the_tree(tmp_path)
+    port = free_port()
+    env = clean_env()
+    env.update(RUN_ADDR=f"127.0.0.1:{port}", PYTHONUNBUFFERED="1")
+    health = f"http://127.0.0.1:{port}/health/"
+    log = tree / ".run" / "logs" / "celery.log"
+    output = tmp_path / "run.out"
+    with output.open("w") as out:
+        script = subprocess.Popen(
+            ["bash", "scripts/run.sh"], cwd=tree, env=env, stdout=out, stderr=subprocess.STDOUT
+        )
+    try:
+        wait_until(lambda: serves(health), "the site serves /health/", 240, output, script)
+        wait_until(lambda: count(log, " ready.") == 1, "the worker is ready", 120, log)
+        # Run mode's broker: the SQLite file, not the filesystem transport.
+        assert "sqla+sqlite:///" in log.read_text()
+        assert (tree / ".run" / "broker.sqlite3").exists()
+        server = wait_until(lambda: child_running(script, "runserver"), "runserver", 10)
+        worker = wait_until(lambda: child_running(script, "worker --beat"), "the worker", 10)
+
+        # A crash of the worker (what the JSONDecodeError did): runserver keeps serving and the
+        # worker comes back.
+        os.kill(worker, signal.SIGKILL)
+        wait_until(
+            lambda: count(log, "the Celery worker restarted") == 1, "a restart line", 30, log
+        )
+        assert f"the Celery worker (pid {worker}) exited with status 137" in log.read_text()
+        wait_until(lambda: count(log, " ready.") == 2, "the new worker is ready", 120, log)
+        assert serves(health) and alive(server)
+        assert count(log, "beat: Starting") == 2  # beat, embedded in the worker, came back too
+        assert child_running(script, "runserver") == server
+        again = child_running(script, "worker --beat")
+        assert again is not None and again != worker
+        # The new worker takes tasks sent after its start, from another process (as runserver).
+        ping = subprocess.run(
+            [str(ROOT / ".venv/bin/python"), "manage.py", "shell", "-c",
+             "from games.tasks import ping; print(ping.delay().id)"],
+            cwd=tree, env={**env, **run_mode_env(tree)}, capture_output=True, text=True,
+            timeout=120,
+        )  # fmt: skip
+        assert ping.returncode == 0, ping.stderr
+        task_id = ping.stdout.split()[-1]
+        wait_until(
+            lambda: f"games.tasks.ping[{task_id}] succeeded" in log.read_text(),
+            "the ping task runs on the restarted worker",
+            60,
+            log,
+        )
+
+        # A worker that keeps dying is restarted at most five times in five minutes: the sixth
+        # death waits, and says so, while runserver keeps serving.
+        for restarts in range(2, 6):
+            dying = wait_until(lambda: child_running(script, "worker --beat"), "a worker", 30)
+            os.kill(dying, signal.SIGKILL)
+            wait_until(
+                lambda n=restarts: count(log, "the Celery worker restarted") == n,
+                f"restart {restarts}",
+                30,
+                log,
+            )
+        os.kill(wait_until(lambda: child_running(script, "worker --beat"), "a worker", 30), 9)
+        wait_until(
+            lambda: "the worker restarted 5 times in 300s; next try in" in log.read_text(),
+            "the restart limit line",
+            30,
+            log,
+        )
+        assert count(log, "the Celery worker restarted") == 5
+        assert serves(health) and child_running(script, "runserver") == server
+
+        # Ctrl-C, even while waiting to restart: everything stops, nothing is left behind.
+        script.send_signal(signal.SIGINT)
+        assert script.wait(timeout=60) == 0
+        wait_until(
+            lambda: not in_tree(tree),
+            f"every process started by run.sh is gone: {describe(in_tree(tree))}",
+            30,
+        )
+        assert not serves(health)
+    finally:
+        if script.poll() is None:
+            script.send_signal(signal.SIGINT)
+            try:
+                script.wait(timeout=60)
+            except subprocess.TimeoutExpired:
+                script.kill()
+        for pid in in_tree(tree):  # only processes running in this test's own copy
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
+
+
+def run_mode_env(tree: Path) -> dict:
+    """lib.sh's run_mode_env for the copy, as a dict (the variables the script exports)."""
+    out = subprocess.run(
+        ["bash", "-c", "source scripts/lib.sh && run_mode_env && env -0"],
+        cwd=tree, capture_output=True, check=True, timeout=30,
+        env=clean_env(),
+    ).stdout.decode()  # fmt: skip
+    exported = dict(item.split("=", 1) for item in out.split("\0") if "=" in item)
+    keys = ("DJANGO_ENV", "DJANGO_DEBUG", "CELERY_BROKER_URL", "DATABASE_URL", "EMAIL_BACKEND")
+    return {key: exported[key] for key in keys}
