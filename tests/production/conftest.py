@@ -16,7 +16,9 @@ from __future__ import annotations
 
 import os
 import secrets
+import shutil
 import sys
+import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
@@ -115,9 +117,11 @@ def _admin_connection():
 
 
 @pytest.fixture(scope="session")
-def stack(tmp_path_factory):
+def stack(request):
     """The production stack, from a fresh database to the servers answering behind the proxy."""
-    log_dir = tmp_path_factory.mktemp("production-logs")
+    # Not under pytest's own temporary folders, which other pytest runs on the machine rotate:
+    # kept after a failure for whoever reads it, deleted after a clean run.
+    log_dir = Path(tempfile.mkdtemp(prefix="saboteur-production-"))
     database = f"saboteur_production_{secrets.token_hex(6)}"
     queue = own_queue()
     private_key, _public = vapid.generate()
@@ -243,6 +247,8 @@ def stack(tmp_path_factory):
     # What the processes wrote while stopping, and anything no test looked at.
     left = the_stack.problems(running=False)
     assert not left, f"the stack's logs ({log_dir}):\n" + "\n".join(left)
+    if request.session.testsfailed == 0:
+        shutil.rmtree(log_dir, ignore_errors=True)
 
 
 def _listening(port: int) -> bool:
