@@ -123,7 +123,12 @@ def bot_move(*, game_id: int, version: int) -> Move | None:
         # move", statistics and the log must not take it for theirs.
         stand_in = seat.user is not None
         move = bot_decision(game, state, seat)
-        return apply(game, seat, move, automatic=stand_in, stand_in=stand_in)
+        # Like the site's own decision for the absent (``turn_timeout``), a stand-in's costs the
+        # seat no bank: a ban brings the deadline to now, and the bank spent then was lost to
+        # whoever took the seat over (issue 36).
+        return apply(
+            game, seat, move, automatic=stand_in, stand_in=stand_in, spend_bank=not stand_in
+        )
 
 
 def move_submit(
