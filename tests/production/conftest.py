@@ -14,6 +14,7 @@ Run it alone (its own pytest session, as ``make test`` does):
 
 from __future__ import annotations
 
+import contextlib
 import os
 import secrets
 import shutil
@@ -98,11 +99,9 @@ class Stack:
         ]
         found += [
             f"{a.upstream} answered {a.status} to {a.method} {a.path}"
-            for a in self.proxy.server_errors()
+            for a in self.proxy.take(self.proxy.server_errors)
         ]
-        found += [f"proxy: {error}" for error in self.proxy.errors]
-        self.proxy.answers[:] = [a for a in self.proxy.answers if a.status < 500]
-        self.proxy.errors.clear()
+        found += [f"proxy: {error}" for error in self.proxy.take(self.proxy.errors)]
         return found + self.logs.problems()
 
 
@@ -133,41 +132,49 @@ def stack(request):
     push = PushService()
     logs = LogCheck()
     processes: dict[str, Process] = {}
-    with _admin_connection() as connection:
-        connection.execute(f'CREATE DATABASE "{database}"')
-    proxy.start()
-    mail.start()
-    push.__enter__()
-    env = {
-        "PATH": f"{BIN}:{os.environ.get('PATH', '/usr/bin:/bin')}",
-        "HOME": os.environ.get("HOME", "/tmp"),  # noqa: S108 - a fallback only
-        "LANG": "C.UTF-8",
-        "PYTHONUNBUFFERED": "1",
-        "DJANGO_ENV": "production",
-        "DJANGO_SECRET_KEY": secrets.token_urlsafe(50),
-        "DJANGO_ALLOWED_HOSTS": "127.0.0.1,localhost",
-        # Plain HTTP on loopback: no TLS proxy, so no redirect and no X-Forwarded-Proto trusted.
-        "DJANGO_SECURE_SSL_REDIRECT": "0",
-        "SITE_URL": proxy.origin,
-        "DATABASE_URL": _database_url(database),
-        "REDIS_URL": redis_url(),
-        # This run's share of Redis (tests/redis_space.py): its cache prefix (deleted at the end
-        # of the run by tests/conftest.py), a queue and live channels of its own.
-        "CACHE_KEY_PREFIX": RUN_PREFIX,
-        "CELERY_QUEUE": queue,
-        "LIVE_CHANNEL": f"saboteur:test-live:{secrets.token_hex(6)}",
-        "EMAIL_HOST": "127.0.0.1",
-        "EMAIL_PORT": str(mail.port),
-        "EMAIL_TIMEOUT": "10",
-        "VAPID_PRIVATE_KEY": private_key,
-        "PUSH_ANY_HOST": "1",  # the local push service (tests/push_service.py)
-    }
-    if os.geteuid() == 0:
-        # Test machines run as root, which no deployment should: Celery's warning about it is
-        # the test machine's, not the site's (a Python warning, printed as plain text).
-        env["PYTHONWARNINGS"] = "ignore:You're running the worker with superuser privileges"
-    the_stack = Stack(proxy.origin, env, proxy, mail, push, logs, log_dir, processes, worker_name)
-    try:
+    # Undone in reverse order, each step even if another fails.
+    with contextlib.ExitStack() as cleanup:
+        with _admin_connection() as connection:
+            connection.execute(f'CREATE DATABASE "{database}"')
+        cleanup.callback(_drop_database, database)
+        cleanup.callback(forget_queue, redis_url(), queue)
+        proxy.start()
+        cleanup.callback(proxy.stop)
+        mail.start()
+        cleanup.callback(mail.stop)
+        cleanup.enter_context(push)
+        env = {
+            "PATH": f"{BIN}:{os.environ.get('PATH', '/usr/bin:/bin')}",
+            "HOME": os.environ.get("HOME", "/tmp"),  # noqa: S108 - a fallback only
+            "LANG": "C.UTF-8",
+            "PYTHONUNBUFFERED": "1",
+            "DJANGO_ENV": "production",
+            "DJANGO_SECRET_KEY": secrets.token_urlsafe(50),
+            "DJANGO_ALLOWED_HOSTS": "127.0.0.1,localhost",
+            # Plain HTTP on loopback: no TLS proxy, so no redirect and no X-Forwarded-Proto trusted.
+            "DJANGO_SECURE_SSL_REDIRECT": "0",
+            "SITE_URL": proxy.origin,
+            "DATABASE_URL": _database_url(database),
+            "REDIS_URL": redis_url(),
+            # This run's share of Redis (tests/redis_space.py): its cache prefix (deleted at the end
+            # of the run by tests/conftest.py), a queue and live channels of its own.
+            "CACHE_KEY_PREFIX": RUN_PREFIX,
+            "CELERY_QUEUE": queue,
+            "LIVE_CHANNEL": f"saboteur:test-live:{secrets.token_hex(6)}",
+            "EMAIL_HOST": "127.0.0.1",
+            "EMAIL_PORT": str(mail.port),
+            "EMAIL_TIMEOUT": "10",
+            "VAPID_PRIVATE_KEY": private_key,
+            "PUSH_ANY_HOST": "1",  # the local push service (tests/push_service.py)
+        }
+        if os.geteuid() == 0:
+            # Test machines run as root, which no deployment should: Celery's warning about it is
+            # the test machine's, not the site's (a Python warning, printed as plain text).
+            env["PYTHONWARNINGS"] = "ignore:You're running the worker with superuser privileges"
+        the_stack = Stack(
+            proxy.origin, env, proxy, mail, push, logs, log_dir, processes, worker_name
+        )
+        cleanup.callback(_stop, processes)
         # The release steps (README): migrate, collect the static files (WhiteNoise serves them).
         the_stack.manage("migrate", "--noinput", name="migrate")
         the_stack.manage("collectstatic", "--noinput", name="collectstatic")
@@ -233,22 +240,23 @@ def stack(request):
         )
         _wait_until_serving(the_stack, web_port, live_port)
         yield the_stack
-    finally:
-        # Stop in the order a deployment would: the clock, the workers, the web.
-        for name in ("beat", "worker", "uvicorn", "gunicorn"):
-            if name in processes:
-                processes[name].stop()
-        proxy.stop()
-        mail.stop()
-        push.__exit__(None, None, None)
-        with _admin_connection() as connection:
-            connection.execute(f'DROP DATABASE IF EXISTS "{database}" WITH (FORCE)')
-        forget_queue(redis_url(), queue)
     # What the processes wrote while stopping, and anything no test looked at.
     left = the_stack.problems(running=False)
     assert not left, f"the stack's logs ({log_dir}):\n" + "\n".join(left)
     if request.session.testsfailed == 0:
         shutil.rmtree(log_dir, ignore_errors=True)
+
+
+def _stop(processes: dict[str, Process]) -> None:
+    """Stop in the order a deployment would: the clock, the workers, the web."""
+    for name in ("beat", "worker", "uvicorn", "gunicorn"):
+        if name in processes:
+            processes[name].stop()
+
+
+def _drop_database(name: str) -> None:
+    with _admin_connection() as connection:
+        connection.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
 def _listening(port: int) -> bool:

@@ -195,6 +195,8 @@ class Proxy:
     def __init__(self, web_port: int, live_port: int):
         self.upstreams = {"gunicorn": web_port, "uvicorn": live_port}
         self.answers: list[Answer] = []
+        # The answers of status 5xx and the proxy's own failures, until a test takes them.
+        self.server_errors: list[Answer] = []
         self.errors: list[str] = []
         self.port: int | None = None
         self._loop = asyncio.new_event_loop()
@@ -222,8 +224,19 @@ class Proxy:
         self._loop.call_soon_threadsafe(self._loop.stop)
         self._thread.join(10)
 
-    def server_errors(self) -> list[Answer]:
-        return [answer for answer in list(self.answers) if answer.status >= 500]
+    @staticmethod
+    def take(items: list) -> list:
+        """Empty ``items`` (appended to by the proxy's thread) and return what it held."""
+        taken = []
+        while items:
+            taken.append(items.pop(0))
+        return taken
+
+    def _record(self, method: str, path: str, status: int, upstream: str) -> None:
+        answer = Answer(method, path, status, upstream)
+        self.answers.append(answer)
+        if status >= 500:
+            self.server_errors.append(answer)
 
     def to(self, upstream: str, pattern: str) -> list[Answer]:
         return [
@@ -261,7 +274,7 @@ class Proxy:
         kept = [(k, v) for k, v in headers if k.lower() not in HOP_BY_HOP]
         named = {k.lower(): v for k, v in headers}
         if "chunked" in named.get("transfer-encoding", "").lower():
-            self.answers.append(Answer(method, path, 501, "proxy"))
+            self._record(method, path, 501, "proxy")
             writer.write(b"HTTP/1.1 501 Not Implemented\r\nContent-Length: 0\r\n\r\n")
             await writer.drain()
             return
@@ -272,7 +285,7 @@ class Proxy:
                 "127.0.0.1", self.upstreams[upstream]
             )
         except OSError as error:
-            self.answers.append(Answer(method, path, 502, upstream))
+            self._record(method, path, 502, upstream)
             self.errors.append(f"{upstream} refused {method} {path}: {error!r}")
             writer.write(b"HTTP/1.1 502 Bad Gateway\r\nContent-Length: 0\r\n\r\n")
             await writer.drain()
@@ -290,7 +303,7 @@ class Proxy:
         head = await up_reader.readuntil(b"\r\n\r\n")
         status_line, *lines = head[:-4].decode("latin-1").split("\r\n")
         status = int(status_line.split(" ", 2)[1])
-        self.answers.append(Answer(method, path, status, upstream))
+        self._record(method, path, status, upstream)
         kept = [line for line in lines if line.split(":", 1)[0].strip().lower() not in HOP_BY_HOP]
         response = "\r\n".join([status_line, *kept, "Connection: close"]) + "\r\n\r\n"
         writer.write(response.encode("latin-1"))

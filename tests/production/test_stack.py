@@ -38,8 +38,8 @@ def test_a_plain_line_or_an_error_in_the_output_is_a_problem(tmp_path):
 
 
 def test_the_proxy_records_every_answer_by_upstream(stack):
-    """Control for the 5xx check: the proxy records each answer's status and server; the live
-    path goes to uvicorn, anything else to gunicorn."""
+    """Control for the 5xx check: the proxy records each answer's status and server (the live
+    path goes to uvicorn, anything else to gunicorn), and a 5xx among them is a problem."""
     with pytest.raises(HTTPError) as missing:
         urllib.request.urlopen(f"{stack.origin}/no-such-page/", timeout=30)  # noqa: S310
     assert missing.value.code == 404
@@ -54,6 +54,11 @@ def test_the_proxy_records_every_answer_by_upstream(stack):
         connection.close()
     [answer] = stack.proxy.to("uvicorn", r"^/games/999999/live/$")
     assert answer.status == status < 500
+
+    # What a 5xx would do: the stack reports it once (and this test then has nothing to answer).
+    stack.proxy._record("GET", "/control/", 502, "gunicorn")
+    assert "gunicorn answered 502 to GET /control/" in stack.problems()
+    assert stack.problems() == []
 
 
 @pytest.mark.after_the_rest
