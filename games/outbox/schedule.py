@@ -32,8 +32,16 @@ QUIET_MARGIN = timedelta(minutes=30)
 
 
 def decision_key(game: Game) -> str:
-    """The decision a notice belongs to: when it began (a new one at every move)."""
-    return game.decision_since.isoformat() if game.decision_since else ""
+    """The decision a notice belongs to: the game's version and when the decision began.
+
+    The version grows with every move, so two decisions of one seat never share a key, even
+    when they begin at the same instant (the site deciding for an absent seat in the same
+    transaction, a frozen clock): keyed by the time alone, the second one's "your turn" email
+    was dropped as a duplicate of the first (issue 36). The start tells a seat's decision from
+    the one a newcomer begins at the same version when the seat is handed over."""
+    if game.decision_since is None:
+        return ""
+    return f"v{game.version}@{game.decision_since.isoformat()}"
 
 
 def person_deciding(game: Game) -> Seat | None:

@@ -3,19 +3,24 @@ failed before its fix. Celery runs eagerly, with the slow-play scaffolding of
 test_notices_over_days.py (its fixtures too, hence the noqa)."""
 # ruff: noqa: F401, F811
 
+import importlib
 from datetime import timedelta
 
 import pytest
 
 from games.moderation import players as moderation
 from games.moderation import tables
-from games.models import Seat
+from games.models import Notice, Seat
+from games.outbox import schedule
+from games.tasks import sweep
 from tests.players import create_player
 from tests.tasks.test_notices_over_days import (  # the slow-play scaffolding, fixtures too
     eager_celery,  # autouse
     mover,
+    play,
     players,
     start,
+    to,
     traveller,
 )
 
@@ -46,3 +51,49 @@ def test_a_banned_players_seat_keeps_its_bank_for_whoever_takes_it_over(
     with django_capture_on_commit_callbacks(execute=True):
         seat = tables.seat_replace(game_id=game.pk, position=banned.position, new_user=fay)
     assert seat.bank_left == DAY
+
+
+# -- 12. A decision's notices keyed by the game's version ---------------------------------------
+
+
+def test_two_decisions_of_a_seat_beginning_at_the_same_instant_each_get_their_email(
+    players, traveller, django_capture_on_commit_callbacks
+):
+    """With the clock standing still (as in a transaction where the site decides for absent
+    seats, or a frozen test clock), a full round of passes brings the first player's turn back
+    at the very instant of their first one: its "your turn" row had the first one's key and
+    was dropped as a duplicate."""
+    game = start(players, capture=django_capture_on_commit_callbacks)
+    first = mover(game)
+    for _ in players:
+        play(game, django_capture_on_commit_callbacks)
+    assert mover(game).pk == first.pk
+    assert len(to(first.user, "Your turn")) == 2
+    turns = Notice.objects.filter(seat=first, kind=Notice.Kind.TURN)
+    assert sorted(turns.values_list("status", flat=True)) == ["sent", "sent"]
+
+
+def test_the_deploy_rekeys_the_pending_notices_of_decisions_under_way(
+    players, traveller, django_capture_on_commit_callbacks
+):
+    """Rows written before the new key (the decision's start alone) would look like another
+    decision's to the sender: migration 0007 gives the pending ones of current decisions the
+    new key, so their reminders still go."""
+    from django.apps import apps
+
+    rekey = importlib.import_module("games.migrations.0007_decision_keys").rekey
+    game = start(players, capture=django_capture_on_commit_callbacks)
+    reminders = Notice.objects.filter(game=game, kind=Notice.Kind.REMINDER, status="pending")
+    assert reminders.exists()
+    new_keys = set(reminders.values_list("key", flat=True))
+    old = game.decision_since.isoformat()
+    for notice in reminders:  # as the code before wrote them
+        notice.data["since"] = old
+        notice.key = notice.key.rsplit(":v", 1)[0] + ":" + old
+        notice.save()
+    rekey(apps, None)
+    assert set(reminders.values_list("key", flat=True)) == new_keys
+    assert {r.data["since"] for r in reminders.all()} == {schedule.decision_key(game)}
+    traveller.shift(timedelta(hours=13))  # half the day's turn: the first reminder
+    sweep()
+    assert len(to(mover(game).user, "Reminder")) == 1
