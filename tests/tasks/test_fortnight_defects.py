@@ -8,9 +8,9 @@ from datetime import timedelta
 
 import pytest
 
+from games.models import Notice, Seat
 from games.moderation import players as moderation
 from games.moderation import tables
-from games.models import Notice, Seat
 from games.outbox import schedule
 from games.tasks import sweep
 from tests.players import create_player
