@@ -156,8 +156,9 @@ def stack(request):
             "SITE_URL": proxy.origin,
             "DATABASE_URL": _database_url(database),
             "REDIS_URL": redis_url(),
-            # This run's share of Redis (tests/redis_space.py): its cache prefix (deleted at the end
-            # of the run by tests/conftest.py), a queue and live channels of its own.
+            # This run's share of Redis (tests/redis_space.py): its cache prefix, which RedBeat's
+            # schedule and lock carry too (deleted at the end of the run by tests/conftest.py), a
+            # queue and live channels of its own.
             "CACHE_KEY_PREFIX": RUN_PREFIX,
             "CELERY_QUEUE": queue,
             "LIVE_CHANNEL": f"saboteur:test-live:{secrets.token_hex(6)}",
@@ -234,6 +235,7 @@ def stack(request):
                 *celery,
                 "beat",
                 "--loglevel=info",
+                # Where a file schedule would go (RedBeat, with Redis, keeps it in Redis).
                 "--schedule",
                 str(log_dir / "celerybeat-schedule"),
             ],
