@@ -53,7 +53,9 @@ class ProfileForm(forms.Form):
         max_length=20,
         help_text=_(
             "Up to three, for example 8, 4, 1. Empty: the usual reminders, when half and nine "
-            "tenths of the time per turn have passed. Quiet hours still apply."
+            "tenths of the time per turn have passed; so too in a game whose time per turn is "
+            "shorter than all your hours. Quiet hours still apply: a reminder that would fall "
+            "in them comes before they begin."
         ),
         widget=forms.TextInput(attrs={"inputmode": "numeric", "placeholder": "8, 4, 1"}),
     )

@@ -236,6 +236,11 @@ class Reminder:
     mark: str
     left: timedelta
 
+    @property
+    def in_hours(self) -> bool:
+        """ "N hours before the deadline" (not a share of the time limit)."""
+        return self.mark.startswith("h")
+
 
 REMINDER_SHARES = (50, 90)  # per cent of the turn's time limit gone: the site's own schedule
 
@@ -246,6 +251,16 @@ def reminders(turn_limit: timedelta, hours: tuple[int, ...] | None) -> list[Remi
     if hours is None:
         return [Reminder(str(share), turn_limit * (100 - share) / 100) for share in REMINDER_SHARES]
     return [Reminder(f"h{n}", timedelta(hours=n)) for n in sorted(set(hours), reverse=True)]
+
+
+def fitting_hours(hours: tuple[int, ...] | None, limit: timedelta) -> tuple[int, ...] | None:
+    """The player's "hours before the deadline" that a decision of ``limit`` can hold: those
+    shorter than it. None (the site's schedule) when none is: "8, 2" in a one-hour game gave no
+    reminder at all, both due before the turn began (issue 36)."""
+    if hours is None:
+        return None
+    fitting = tuple(n for n in hours if timedelta(hours=n) < limit)
+    return fitting or None
 
 
 def parse_hours(text: str) -> tuple[int, ...] | None:

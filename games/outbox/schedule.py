@@ -127,7 +127,9 @@ def player_reminders(game: Game, user, span: timedelta | None = None) -> list[cl
     if not user.email_reminders:
         return []
     limit = span if game.daily_at is not None and span else game.turn_limit
-    return clock.reminders(limit, clock.parse_hours(user.reminder_hours))
+    return clock.reminders(
+        limit, clock.fitting_hours(clock.parse_hours(user.reminder_hours), limit)
+    )
 
 
 def reminder_times(*, game: Game, user, now: datetime, seat: Seat | None = None):
@@ -135,9 +137,13 @@ def reminder_times(*, game: Game, user, now: datetime, seat: Seat | None = None)
 
     A reminder is due when its share of the time limit (or its hours) is left before the
     deadline, counted by the game's clock (``games.clock``: weekends and vacations do not
-    count), so an extension or a pause moves it with the deadline. One due inside the player's
-    quiet hours moves to their end when that is before the deadline, else to half an hour
-    before they begin.
+    count), so an extension or a pause moves it with the deadline.
+
+    One due inside the player's quiet hours moves out of them. "N hours before the deadline"
+    comes half an hour before they begin (then more than N hours are left), or at their end
+    when they began already; moved to their end instead it came with far less than N hours
+    left, across a weekend with 1 h 15 min of 8 (issue 36). A share of the time limit moves to
+    their end when that is before the deadline, else before they begin.
     """
     seat = seat if seat is not None else clocks.deciding_seat(game)
     breaks = clocks.breaks_of(game, seat, now)
@@ -150,13 +156,19 @@ def reminder_times(*, game: Game, user, now: datetime, seat: Seat | None = None)
         due = clock.reminder_due(now, deadline, reminder.left, breaks)
         window = quiet_window(user, due)
         if window is not None:
-            quiet_start, quiet_end = window
-            if quiet_end < deadline:
-                due = quiet_end
-            elif quiet_start > now:
-                due = max(quiet_start - QUIET_MARGIN, now)
+            due = _out_of_quiet_hours(window, due, now, deadline, hours=reminder.in_hours)
         times.append((reminder, due))
     return times
+
+
+def _out_of_quiet_hours(window, due, now, deadline, *, hours: bool) -> datetime:
+    quiet_start, quiet_end = window
+    before = quiet_start - QUIET_MARGIN if quiet_start - QUIET_MARGIN > now else None
+    after = quiet_end if quiet_end < deadline else None
+    for when in (before, after) if hours else (after, before):
+        if when is not None:
+            return when
+    return max(quiet_start - QUIET_MARGIN, now) if quiet_start > now else due
 
 
 # Two reminders of one turn come at least this far apart (or as far apart as the time left at

@@ -4,9 +4,10 @@ test_notices_over_days.py (its fixtures too, hence the noqa)."""
 # ruff: noqa: F401, F811
 
 import importlib
-from datetime import timedelta
+from datetime import UTC, datetime, time, timedelta
 
 import pytest
+from django.core import mail
 
 from games.models import Notice, Seat
 from games.moderation import players as moderation
@@ -15,10 +16,12 @@ from games.outbox import schedule
 from games.tasks import sweep
 from tests.players import create_player
 from tests.tasks.test_notices_over_days import (  # the slow-play scaffolding, fixtures too
+    START,
     eager_celery,  # autouse
     mover,
     play,
     players,
+    quiet,
     start,
     to,
     traveller,
@@ -97,3 +100,56 @@ def test_the_deploy_rekeys_the_pending_notices_of_decisions_under_way(
     traveller.shift(timedelta(hours=13))  # half the day's turn: the first reminder
     sweep()
     assert len(to(mover(game).user, "Reminder")) == 1
+
+
+# -- 2. "N hours before" reminders come in time, or the site's own ------------------------------
+
+
+def reminders_of(seat) -> dict:
+    rows = Notice.objects.filter(seat=seat, kind=Notice.Kind.REMINDER, status="pending")
+    return {n.data["mark"]: n.due_at for n in rows}
+
+
+def test_hours_longer_than_the_turn_give_the_sites_reminders(
+    players, traveller, django_capture_on_commit_callbacks
+):
+    """ "8, 2" in a one-hour game: both were due before the turn began, so the player only
+    heard "time ran out". Now the site's reminders at half and 90 % of the hour come."""
+    for user in players:
+        user.reminder_hours = "8,2"
+        user.save()
+    game = start(players, capture=django_capture_on_commit_callbacks, turn_limit=HOUR)
+    seat = mover(game)
+    assert reminders_of(seat) == {"50": START + HOUR / 2, "90": START + HOUR * 0.9}
+    mail.outbox.clear()
+    for minutes in range(0, 60, 5):
+        traveller.move_to(START + timedelta(minutes=minutes))
+        sweep()
+    assert len(to(seat.user, "Reminder")) == 2
+
+
+def test_hours_that_fit_are_kept_and_the_others_left_out(
+    players, traveller, django_capture_on_commit_callbacks
+):
+    for user in players:
+        user.reminder_hours = "8,2"
+        user.save()
+    game = start(players, capture=django_capture_on_commit_callbacks, turn_limit=4 * HOUR)
+    assert reminders_of(mover(game)) == {"h2": START + 2 * HOUR}
+
+
+def test_a_reminder_that_falls_in_quiet_hours_comes_before_them(
+    players, traveller, django_capture_on_commit_callbacks
+):
+    """Quiet hours 22-07 and "8, 2" with the deadline at 10:00: 8 hours before (02:00) moved
+    to the end of the quiet hours, 07:00, with 3 hours left, and swallowed the 2-hour one.
+    Now it comes at 21:30, with more than its 8 hours left, and the 2-hour one at 08:00."""
+    for user in players:
+        user.reminder_hours = "8,2"
+        quiet(user, time(22, 0), time(7, 0))
+    game = start(players, capture=django_capture_on_commit_callbacks, turn_limit=DAY)
+    deadline = START + DAY  # Tuesday 10:00
+    assert reminders_of(mover(game)) == {
+        "h8": datetime(2026, 11, 2, 21, 30, tzinfo=UTC),
+        "h2": deadline - 2 * HOUR,
+    }
