@@ -61,7 +61,7 @@ def push_subscribe(request):
     ``PushSubscription.toJSON()`` gives it) is kept for the player; a cookie names the device."""
     try:
         data = json.loads(request.body or b"null")
-    except (ValueError, UnicodeDecodeError):
+    except (ValueError, RecursionError):  # not JSON (or not UTF-8), or nested beyond reading
         data = None
     try:
         device = devices.device_subscribe(

@@ -1,7 +1,8 @@
 """Bad input never causes a server error (issue: NUL bytes and other text PostgreSQL refuses).
 
 Every URL pattern of the resolver (tests/routes.py) is requested with NUL bytes, invalid UTF-8
-(what a lone surrogate becomes in a URL), overlong text, line breaks and the traps of
+(what a lone surrogate becomes in a URL), JSON bodies holding a NUL or a lone surrogate (each
+refused with the clear 400 before any view), overlong text, line breaks and the traps of
 ``str.isdigit()`` and ``int()`` (superscripts, circled and other scripts' digits, numbers too
 big for the database, a sign, spaces and underscores) in each path parameter,
 in the query string and in every posted field (the names are read from the site's own forms),
@@ -47,8 +48,12 @@ BAD_VALUES = {
     "sign-and-underscore": "%20%2B1_0%20",  # " +1_0 "
     "position": "%C2%B2,%D9%A1",  # where "x,y" is read: "²,١"
 }
-# A JSON body can carry what a form cannot: a real lone surrogate and a NUL escape.
-BAD_JSON = '{"text": "\\ud800", "name": "a\\u0000b", "move": "\\u0000"}'
+# A JSON body can carry what a form cannot: a real lone surrogate and a NUL escape. Every route
+# must refuse these with the clear 400 (issue 36: the push subscription's JSON was a 500).
+BAD_JSON = {
+    "json-nul": '{"text": "a\\u0000b", "keys": {"auth": "\\u0000"}}',
+    "json-surrogate": '{"text": "\\ud800", "keys": {"auth": "x"}, "\\udc00": 1}',
+}
 FIELD = re.compile(r"""<(?:input|textarea|select)\b[^>]*\bname="([^"]+)\"""")
 ALWAYS_TRIED = {"text", "name", "email", "display_name", "login", "password", "key", "q", "next"}
 ALWAYS_TRIED |= {"v", "step", "at", "card", "turned", "target", "tool", "part", "version", "value"}
@@ -91,7 +96,18 @@ def requests_for(url_with_bad: str, url_plain: str, names: set[str], bad: str):
     form = {"data": body, "content_type": "application/x-www-form-urlencoded"}
     yield "POST", url_plain, form
     yield "POST", url_plain, {**form, "HTTP_HX_REQUEST": "true"}
-    yield "POST", url_plain, {"data": BAD_JSON, "content_type": "application/json"}
+    for body in BAD_JSON.values():
+        yield "POST", url_plain, {"data": body, "content_type": "application/json"}
+
+
+def refused_clearly(response) -> bool:
+    """The guard's 400, as JSON to a JSON request (the push subscription's script reads it)."""
+    if response.status_code != 400 or "json" not in response.get("Content-Type", ""):
+        return False
+    return CANNOT_ACCEPT in response.json().get("error", "")
+
+
+CANNOT_ACCEPT = "characters the site cannot accept"
 
 
 @pytest.mark.slow
@@ -124,6 +140,8 @@ def test_no_bad_input_reaches_a_server_error_on_any_route(world):
                     continue  # the health check's answer while no Celery worker runs here
                 if response.status_code >= 500:
                     failures.append(f"{label}: {method} {url[:120]} -> {response.status_code}")
+                elif extra.get("data") in BAD_JSON.values() and not refused_clearly(response):
+                    failures.append(f"{label}: JSON to {url[:120]} -> {response.status_code}")
     assert not failures, "\n".join(failures[:40])
     # Nothing the database refuses was stored (the chat takes "²" or a line break as a player's
     # words, and invalid UTF-8 arrives as replacement characters), and no game was made.
