@@ -414,16 +414,31 @@ def _invitation(notice: Notice) -> dict:
     }
 
 
-def _mention(notice: Notice) -> dict:
-    message = ChatMessage.objects.select_related("seat__user").get(pk=notice.data["message"])
-    author = display_name(message.seat)
-    return {
-        "subject": _("%(name)s mentioned you in %(game)s")
-        % {
-            "name": author,
+def _mention(notice: Notice, together: list[Notice] = ()) -> dict:
+    """One message that names the player, or the several of an hour (``together``: the other
+    mentions in this game still waiting; one deleted meanwhile is left out)."""
+    ids = [notice.data["message"], *(n.data.get("message") for n in together)]
+    messages = list(
+        ChatMessage.objects.select_related("seat__user").filter(pk__in=ids).order_by("pk")
+    )
+    first = next(m for m in messages if m.pk == notice.data["message"])
+    if len(messages) == 1:
+        subject = _("%(name)s mentioned you in %(game)s") % {
+            "name": display_name(first.seat),
             "game": notice.game.name,
-        },
-        "lines": [_("%(name)s wrote:") % {"name": author}, message.text],
+        }
+    else:
+        subject = ngettext(
+            "%(count)d mention of you in %(game)s",
+            "%(count)d mentions of you in %(game)s",
+            len(messages),
+        ) % {"count": len(messages), "game": notice.game.name}
+    lines = []
+    for message in messages:
+        lines += [_("%(name)s wrote:") % {"name": display_name(message.seat)}, message.text]
+    return {
+        "subject": subject,
+        "lines": lines,
         "links": [(_("Open the game"), _game_link(notice.game))],
     }
 

@@ -414,8 +414,16 @@ def notices_for_game_event(*, game: Game, kind: str, now: datetime, data: dict) 
     return rows
 
 
+# Mentions of one player in one game are emailed one at once, then at most one email an hour,
+# which lists those of the hour (``sending.TOLD_TOGETHER``): 40 messages naming a player
+# brought them 41 emails in 70 seconds (issue 36).
+MENTIONS_EVERY = timedelta(hours=1)
+
+
 def notices_for_mentions(*, game: Game, message, now: datetime) -> list[Notice]:
-    """An email to each seated player named as "@Display name" in a chat message."""
+    """An email to each seated player named as "@Display name" in a chat message: at once
+    when none was emailed to them in this game within ``MENTIONS_EVERY``, else with the next
+    one due (an hour after the last), all of them in one email."""
     text = message.text.casefold()
     rows = [
         Notice(
@@ -424,7 +432,7 @@ def notices_for_mentions(*, game: Game, message, now: datetime) -> list[Notice]:
             user=seat.user,
             game=game,
             seat=seat,
-            due_at=now,
+            due_at=_next_mention_email(game, seat.user, now),
             data={"message": message.pk},
         )
         for seat in game.seats.select_related("user")
@@ -435,6 +443,20 @@ def notices_for_mentions(*, game: Game, message, now: datetime) -> list[Notice]:
     ]
     Notice.objects.bulk_create(rows, ignore_conflicts=True)
     return rows
+
+
+def _next_mention_email(game: Game, user, now: datetime) -> datetime:
+    mentions = Notice.objects.filter(game=game, user=user, kind=Notice.Kind.MENTION)
+    waiting = mentions.filter(status=Notice.Status.PENDING).order_by("due_at").first()
+    if waiting is not None:
+        return max(waiting.due_at, now)  # goes with the one waiting, in its email
+    last = (
+        mentions.filter(status=Notice.Status.SENT, sent_at__gt=now - MENTIONS_EVERY)
+        .order_by("-sent_at")
+        .values_list("sent_at", flat=True)
+        .first()
+    )
+    return now if last is None else last + MENTIONS_EVERY
 
 
 def _mentions(text: str, name: str) -> bool:

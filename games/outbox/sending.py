@@ -99,8 +99,8 @@ def _still_relevant(notice: Notice) -> str | None:
 SENT_NOW = "sent now"
 
 # Kinds of which several pending rows of one game and player go out as one email (timeouts
-# held by quiet hours: one email, not three alike).
-TOLD_TOGETHER = (Notice.Kind.TIMEOUT,)
+# held by quiet hours: one email, not three alike; the mentions of an hour).
+TOLD_TOGETHER = (Notice.Kind.TIMEOUT, Notice.Kind.MENTION)
 
 
 def _told_together(notice: Notice) -> list[Notice]:

@@ -139,12 +139,14 @@ def _selection(request) -> dict:
 
 
 def _render_game(
-    request, game, *, partial=None, template=None, status=200, notice=None, error=None
-):
+    request, game, *, partial=None, template=None, status=200, notice=None, error=None,
+    chat_error=None,
+):  # fmt: skip
     page = pages.game_page(game, request.user, **_selection(request))
     # A fresh idempotency key per rendered page: a double click or a retry sends the same one.
     key = secrets.token_urlsafe(12)
     context = {"page": page, "notice": notice, "error": error, "move_key": key}
+    context["chat_error"] = chat_error
     context["after_move"] = after_move(request.user, page, moved=notice is not None)
     template = template or (PARTIALS[partial] if partial else "games/game.html")
     return render(request, template, context, status=status)
@@ -288,6 +290,16 @@ def chat_create(request, pk):
     game = _visible_game(request, pk)
     try:
         chat.chat_post(game_id=game.pk, user=request.user, text=request.POST.get("text", ""))
+    except chat.ChatTooFast as refused:
+        # Said under the message box, which keeps what was typed; the page (or a plain form's
+        # whole page) answers 429 with when to try again.
+        partial = "play" if request.htmx else None
+        response = _render_game(
+            request, access.game_for(pk, request.user), partial=partial, status=429,
+            chat_error=refused.message,
+        )  # fmt: skip
+        response["Retry-After"] = str(refused.retry_after)
+        return response
     except errors.ServiceError as refused:
         return _answer(request, game, error=refused.message, status=422)
     if request.htmx:

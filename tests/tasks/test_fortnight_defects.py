@@ -8,11 +8,14 @@ from datetime import UTC, datetime, time, timedelta
 
 import pytest
 from django.core import mail
+from django.test import Client
+from django.urls import reverse
 
-from games.models import Notice, Seat
+from games.models import ChatMessage, Notice, Seat
 from games.moderation import players as moderation
 from games.moderation import tables
 from games.outbox import schedule
+from games.play.chat import chat_post
 from games.tasks import sweep
 from tests.players import create_player
 from tests.tasks.test_notices_over_days import (  # the slow-play scaffolding, fixtures too
@@ -153,3 +156,55 @@ def test_a_reminder_that_falls_in_quiet_hours_comes_before_them(
         "h8": datetime(2026, 11, 2, 21, 30, tzinfo=UTC),
         "h2": deadline - 2 * HOUR,
     }
+
+
+# -- 3. Chat: a rate limit, and mention emails merged -------------------------------------------
+
+
+def test_chat_is_limited_per_player_with_when_to_try_again(
+    players, traveller, django_capture_on_commit_callbacks
+):
+    game = start(players, capture=django_capture_on_commit_callbacks)
+    ann = players[0]
+    for n in range(10):
+        chat_post(game_id=game.pk, user=ann, text=f"dig {n}")
+    client = Client()
+    client.force_login(ann)
+    url = reverse("chat", args=[game.pk])
+    response = client.post(url, {"text": "@Bob dig!"}, HTTP_HX_REQUEST="true")
+    assert response.status_code == 429
+    assert response["Retry-After"] == "60"
+    page = response.content.decode()
+    assert "You can send your next message in 60 seconds." in page
+    assert 'data-testid="chat-error"' in page
+    assert ChatMessage.objects.filter(game=game).count() == 10  # nothing kept
+    response = client.post(url, {"text": "@Bob dig!"})  # a plain form: the whole page
+    assert response.status_code == 429 and b"chat-error" in response.content
+    traveller.shift(timedelta(seconds=61))
+    assert client.post(url, {"text": "@Bob dig!"}, HTTP_HX_REQUEST="true").status_code == 200
+
+
+def test_mentions_of_an_hour_come_in_one_email(
+    players, traveller, django_capture_on_commit_callbacks
+):
+    """40 messages naming Bob in 8 seconds gave Bob 41 emails in 70 seconds. Now the first is
+    emailed at once and the rest of the hour in one email that lists them."""
+    game = start(players, capture=django_capture_on_commit_callbacks)
+    ann, bob, cid = players
+    mail.outbox.clear()
+    for n, author in enumerate([ann, cid] * 5):
+        with django_capture_on_commit_callbacks(execute=True):
+            chat_post(game_id=game.pk, user=author, text=f"@Bob dig {n}")
+        traveller.shift(timedelta(seconds=1))
+    sweep()
+    [first] = to(bob, "mention")
+    assert first.subject == "Ann mentioned you in Deep mine"
+    traveller.move_to(START + HOUR + timedelta(seconds=1))
+    sweep()
+    first_again, merged = to(bob, "mention")
+    assert merged.subject == "9 mentions of you in Deep mine"
+    body = merged.body
+    assert all(f"@Bob dig {n}" in body for n in range(1, 10)) and "@Bob dig 0" not in body
+    sweep()
+    assert len(to(bob, "mention")) == 2
+    assert not Notice.objects.filter(kind="mention", status="pending").exists()
