@@ -26,6 +26,7 @@ from django.utils.text import capfirst
 from django.utils.translation import gettext, ngettext
 from django.utils.translation import gettext_lazy as _
 
+from saboteur_site.fields import AsciiIntegerField, ascii_choice
 from saboteur_site.text import ascii_int
 
 from . import engine
@@ -79,7 +80,7 @@ class ReasonForm(forms.Form):
 
 
 class ExtendForm(ReasonForm):
-    hours = forms.IntegerField(
+    hours = AsciiIntegerField(
         label=_("Extend by (hours)"), min_value=1, max_value=tables.MAX_EXTENSION_HOURS
     )
     field_order = ["hours", "reason"]
@@ -100,7 +101,7 @@ def find_user(text: str):
 
 
 class ReplaceSeatForm(ReasonForm):
-    position = forms.TypedChoiceField(label=_("Seat"), coerce=int)
+    position = forms.TypedChoiceField(label=_("Seat"), coerce=ascii_choice)
     new_user = forms.CharField(
         label=_("New player"),
         max_length=254,

@@ -16,7 +16,8 @@ from games.engine.cards import PLAYERS
 from games.models import Game
 from games.play.lobby import GAME_NAME_ONE_LINE
 from games.read.drawing import hand_order
-from saboteur_site.text import has_line_breaks
+from saboteur_site.fields import AsciiIntegerField, ascii_choice
+from saboteur_site.text import ascii_int, has_line_breaks
 
 MOVE_KINDS = ("place", "action", "pass", "clear", "pick-gold", "steal")
 
@@ -24,7 +25,7 @@ MOVE_KINDS = ("place", "action", "pass", "clear", "pick-gold", "steal")
 class MoveForm(forms.Form):
     """The posted fields of any move. Only shapes are checked here; the rules are the engine's."""
 
-    version = forms.IntegerField(min_value=0)
+    version = AsciiIntegerField(min_value=0)
     key = forms.CharField(max_length=64, required=False)
     kind = forms.ChoiceField(choices=[(k, k) for k in MOVE_KINDS])
     card = forms.CharField(max_length=40, required=False)
@@ -35,7 +36,7 @@ class MoveForm(forms.Form):
     goal = forms.CharField(max_length=10, required=False)
     discard = forms.MultipleChoiceField(required=False)
     remove = forms.CharField(max_length=40, required=False)
-    value = forms.IntegerField(required=False, min_value=0, max_value=9)
+    value = AsciiIntegerField(required=False, min_value=0, max_value=9)
     victim = forms.CharField(max_length=10, required=False)
 
     def __init__(self, *args, hand: list[str] = (), **kwargs):
@@ -70,7 +71,7 @@ class MoveForm(forms.Form):
             if data["at"]:
                 move["at"] = _position(data["at"])
         elif kind in ("pass", "clear"):
-            move["discard"] = [self.hand[int(i)] for i in data["discard"]]
+            move["discard"] = [self.hand[ascii_int(i)] for i in data["discard"]]
             if kind == "clear":
                 move["remove"] = data["remove"]
         elif kind == "pick-gold":
@@ -83,8 +84,8 @@ class MoveForm(forms.Form):
 def _position(text: str | None) -> list[int] | None:
     if not text:
         return None
-    x, y = text.split(",")
-    return [int(x), int(y)]
+    x, y = text.split(",")  # the field's pattern took ASCII digits only
+    return [ascii_int(x), ascii_int(y)]
 
 
 TURN_LIMITS = [
@@ -125,7 +126,7 @@ class GameCreateForm(forms.Form):
         return name
 
     ruleset = forms.ChoiceField(label=_("Rule set"), choices=Game.Ruleset.choices)
-    max_seats = forms.IntegerField(
+    max_seats = AsciiIntegerField(
         label=_("Number of players"), min_value=2, max_value=12, initial=4
     )
     variants = forms.MultipleChoiceField(
@@ -144,7 +145,7 @@ class GameCreateForm(forms.Form):
     rounds = forms.TypedChoiceField(
         label=_("Rounds"),
         choices=[("3", _("3 rounds (the full game)")), ("2", _("2 rounds")), ("1", _("1 round"))],
-        coerce=int,
+        coerce=ascii_choice,
         initial="3",
         required=False,
         empty_value=3,
@@ -155,14 +156,14 @@ class GameCreateForm(forms.Form):
     turn_limit = forms.TypedChoiceField(
         label=_("Time per turn"),
         choices=[(str(int(d.total_seconds())), label) for d, label in TURN_LIMITS],
-        coerce=lambda seconds: timedelta(seconds=int(seconds)),
+        coerce=lambda seconds: timedelta(seconds=ascii_choice(seconds)),
         initial=str(int(timedelta(days=2).total_seconds())),
     )
     min_reliability = forms.TypedChoiceField(
         label=_("Who may join, by reliability"),
         choices=[("", _("Anyone"))]
         + [(str(percent), _reliability_at_least(percent)) for percent in (50, 75, 90, 95)],
-        coerce=int,
+        coerce=ascii_choice,
         empty_value=None,
         required=False,
         help_text=_(
@@ -183,7 +184,7 @@ class GameCreateForm(forms.Form):
     bank = forms.TypedChoiceField(
         label=_("Time bank per player"),
         choices=[(str(int(d.total_seconds())), label) for d, label in BANKS],
-        coerce=lambda seconds: timedelta(seconds=int(seconds)),
+        coerce=lambda seconds: timedelta(seconds=ascii_choice(seconds)),
         initial="0",
         required=False,
         empty_value=timedelta(0),
@@ -252,11 +253,11 @@ class PracticeForm(forms.Form):
 
     # Labels unlike the creation form's on the same page ("Rule set", "Rounds").
     ruleset = forms.ChoiceField(label=_("Game to practise"), choices=Game.Ruleset.choices)
-    bots = forms.IntegerField(label=_("Number of bots"), min_value=2, max_value=11, initial=3)
+    bots = AsciiIntegerField(label=_("Number of bots"), min_value=2, max_value=11, initial=3)
     rounds = forms.TypedChoiceField(
         label=_("Game length"),
         choices=[(1, _("1 round")), (2, _("2 rounds")), (3, _("3 rounds"))],
-        coerce=int,
+        coerce=ascii_choice,
         initial=3,
     )
 
@@ -289,4 +290,4 @@ class VacationForm(forms.Form):
         widget=forms.DateInput(attrs={"type": "date"}, format="%Y-%m-%d"),
         help_text=_("Leave empty to begin now."),
     )
-    days = forms.IntegerField(label=_("Days"), min_value=1, max_value=365, initial=7)
+    days = AsciiIntegerField(label=_("Days"), min_value=1, max_value=365, initial=7)
