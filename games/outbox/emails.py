@@ -680,16 +680,19 @@ def _clock(notice: Notice) -> dict:
 
 def _vacation(notice: Notice) -> dict:
     """A player at the table declared a vacation, or came back from it early (or called it off):
-    when, and what it means for this game's clock."""
+    when, and what it means for each game the reader shares with them (one email for all)."""
     game, data = notice.game, notice.data
     name = data.get("name", "?")
     starts = datetime.fromisoformat(data["starts"])
     ends = datetime.fromisoformat(data["ends"])
+    order = data.get("games") or [game.pk]
+    shared = sorted(Game.objects.filter(pk__in=order), key=lambda g: order.index(g.pk))
+    names = ", ".join(g.name for g in shared)
     if data.get("event") == "returned":
         subject = _("%(name)s is back from vacation") % {"name": name}
         lines = [
             _("%(name)s is back from vacation early, in %(game)s too.")
-            % {"name": name, "game": game.name}
+            % {"name": name, "game": names}
         ]
     elif data.get("event") == "called-off":
         subject = _("%(name)s called off their vacation") % {"name": name}
@@ -699,10 +702,20 @@ def _vacation(notice: Notice) -> dict:
         subject = _("%(name)s will be on vacation") % {"name": name}
         lines = [
             _("%(name)s is on vacation from %(starts)s until %(ends)s.")
-            % {"name": name, "starts": when(starts), "ends": when(ends)},
-            clocks.vacation_effect(game),
+            % {"name": name, "starts": when(starts), "ends": when(ends)}
         ]
-    return {"subject": subject, "lines": lines, "links": [(_("Open the game"), _game_link(game))]}
+        if len(shared) == 1:
+            lines.append(clocks.vacation_effect(game))
+        else:
+            lines += [
+                _("%(game)s: %(effect)s") % {"game": g.name, "effect": clocks.vacation_effect(g)}
+                for g in shared
+            ]
+    if len(shared) == 1:
+        links = [(_("Open the game"), _game_link(game))]
+    else:
+        links = [(g.name, _game_link(g)) for g in shared]
+    return {"subject": subject, "lines": lines, "links": links}
 
 
 def _vacation_ending(notice: Notice) -> dict:

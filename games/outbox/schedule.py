@@ -486,18 +486,33 @@ def notice_absent(*, game: Game, absent: Seat, now: datetime, banned: bool = Fal
 
 def notices_for_vacation(*, game: Game, away: Seat, key: str, now: datetime, data: dict):
     """Tell the other players at the table about ``away``'s vacation (``data``: its name, start,
-    planned end and what happened: declared, returned, called off)."""
-    rows = [
-        seat_notice(
-            key=f"vacation:{key}:{seat.pk}",
-            kind=Notice.Kind.VACATION,
-            game=game,
-            seat=seat,
-            now=now,
-            **data,
+    planned end and what happened: declared, returned, called off).
+
+    One email per player whatever the number of games they share with ``away``: the caller
+    tells each game in turn (in one transaction) and a player already told of this ``key``
+    about another game has this one added to that email's ``games`` (three identical emails
+    in a minute, issue 36). Returns the rows written now."""
+    rows = []
+    for seat in game.seats.live().select_related("user").exclude(pk=away.pk):
+        if seat.user is None:
+            continue
+        told = Notice.objects.filter(
+            key=f"vacation:{key}:u{seat.user_id}", status=Notice.Status.PENDING
+        ).first()
+        if told is not None:
+            told.data = {**told.data, "games": [*told.data["games"], game.pk]}
+            told.save(update_fields=["data"])
+            continue
+        rows.append(
+            seat_notice(
+                key=f"vacation:{key}:u{seat.user_id}",
+                kind=Notice.Kind.VACATION,
+                game=game,
+                seat=seat,
+                now=now,
+                games=[game.pk],
+                **data,
+            )
         )
-        for seat in game.seats.live().select_related("user").exclude(pk=away.pk)
-        if seat.user is not None
-    ]
     Notice.objects.bulk_create(rows, ignore_conflicts=True)
     return rows

@@ -16,6 +16,7 @@ from games.moderation import players as moderation
 from games.moderation import tables
 from games.outbox import schedule
 from games.play.chat import chat_post
+from games.play.vacations import vacation_declare
 from games.tasks import sweep
 from tests.players import create_player
 from tests.tasks.test_notices_over_days import (  # the slow-play scaffolding, fixtures too
@@ -208,3 +209,28 @@ def test_mentions_of_an_hour_come_in_one_email(
     sweep()
     assert len(to(bob, "mention")) == 2
     assert not Notice.objects.filter(kind="mention", status="pending").exists()
+
+
+# -- 6. A vacation is announced once to each player ---------------------------------------------
+
+
+def test_a_vacation_is_one_email_to_each_player_listing_the_games_they_share(
+    players, traveller, django_capture_on_commit_callbacks
+):
+    """A player who shared three games with Bob got three identical "Bob will be on vacation"
+    emails in a minute."""
+    ann, bob, cid = players
+    games = [start(players, capture=django_capture_on_commit_callbacks) for _ in range(3)]
+    for n, game in enumerate(games):
+        game.name = f"Mine {n}"
+        game.save(update_fields=["name"])
+    mail.outbox.clear()
+    with django_capture_on_commit_callbacks(execute=True):
+        vacation_declare(user=bob, days=2)
+    sweep()
+    for reader in (ann, cid):
+        [told] = to(reader, "will be on vacation")
+        for game in games:
+            assert game.name in told.body
+            assert f"/games/{game.pk}/" in told.body
+    assert to(bob, "will be on vacation") == []
