@@ -1,7 +1,9 @@
 {% autoescape off %}// The service worker of the site (saboteur_site/pwa.py serves it from /sw.js).
 // The cache holds the static assets and the offline page, nothing else: game pages, their parts
 // and polls always go to the network (a player's hand or role never lands in a cache), and a page
-// that cannot load shows the offline page. Push messages (games/outbox/push.py) become
+// that cannot load shows the offline page, at the failed page's address: the page itself tells
+// "you are offline" from "the site is not answering" (navigator.onLine) and reloads by itself
+// when the site answers again (static/js/offline.js). Push messages (games/outbox/push.py) become
 // notifications; their actions open the one-tap confirmation page, which never moves by itself.
 "use strict";
 
