@@ -8,6 +8,8 @@ intermediate page and writes an admin ``LogEntry`` naming what was done and why.
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 from django import forms
 from django.contrib import admin, messages
 from django.contrib.admin import helpers
@@ -35,7 +37,8 @@ from .moderation import tables
 from .outbox.sending import verified_email
 from .play.errors import ServiceError
 from .read.clock import clock_of, rules_lines
-from .read.seats import seat_number
+from .read.durations import MINUTE, words
+from .read.seats import seat_label, seat_number
 from .read.table_events import describe
 
 admin.site.site_header = _("Saboteur administration")
@@ -219,6 +222,39 @@ def action_with_form(modeladmin, request, queryset, *, form_class, title, perfor
     return TemplateResponse(request, "admin/moderation_action.html", context)
 
 
+def _duration(duration) -> str:
+    """A duration in words, as the rest of the site says it ("1 hour", "2 days, 3 hours"),
+    never Django's "1:00:00"."""
+    if duration is None:
+        return "-"
+    if duration < MINUTE:
+        return gettext("none") if duration <= timedelta(0) else gettext("less than a minute")
+    return words(duration)
+
+
+def _clock_words(found, now) -> str:
+    """What is left of a running decision, without the "Time left:" of the game page's
+    sentence (the admin's label says it): "58 minutes, then 1 day from the time bank"."""
+    left = found.left(now)
+    if left <= timedelta(0):
+        return gettext("none: the site plays a safe move shortly")
+    if found.bank > timedelta(0) and left > found.bank:
+        text = gettext("%(left)s, then %(bank)s from the time bank") % {
+            "left": _duration(left - found.bank),
+            "bank": _duration(found.bank),
+        }
+    elif found.bank > timedelta(0):
+        text = gettext("%(left)s, from the time bank") % {"left": _duration(left)}
+    else:
+        text = _duration(left)
+    stopped = found.stopped(now)
+    if stopped == "vacation":
+        text += " " + gettext("(clock stopped: the player is on vacation)")
+    elif stopped == "weekend":
+        text += " " + gettext("(clock stopped for the weekend)")
+    return text
+
+
 def _formatted(moment) -> str:
     """A moment as the admin reads it: localized in the site's time zone, which it names
     ("Nov. 3, 2026, 5 p.m. (UTC)"), never an ISO string."""
@@ -307,13 +343,26 @@ class SeatInline(ZonedTimes, admin.TabularInline):
 
     model = Seat
     fields = (
-        "seat", "user", "state", "joined_at", "last_seen_at", "timeouts_in_a_row", "bank_left",
+        "seat", "player", "state", "joined_at", "last_seen_at", "timeouts_in_a_row", "bank",
     )  # fmt: skip
     readonly_fields = fields
 
     @admin.display(description=_("seat"))
     def seat(self, seat):
         return seat_shown(seat)
+
+    @admin.display(description=_("player"))
+    def player(self, seat):
+        """The seat's player as the game page names them: a bot by its name (a seat handed to a
+        bot has no user), a person with a link to their account."""
+        if seat.bot is None and seat.user is not None:
+            url = reverse("admin:accounts_user_change", args=[seat.user.pk])
+            return format_html('<a href="{}">{}</a>', url, seat_label(seat))
+        return seat_label(seat)
+
+    @admin.display(description=_("time bank left"))
+    def bank(self, seat):
+        return _duration(seat.bank_left)
 
     extra = 0
     can_delete = False
@@ -386,7 +435,7 @@ class GameAdmin(ZonedTimes, NoSecretLookups, admin.ModelAdmin):
         "rounds",
         "max_seats",
         "visibility",
-        "turn_limit",
+        "time_per_turn",
         "min_reliability",
         "clock_rules",
         "creator",
@@ -397,7 +446,7 @@ class GameAdmin(ZonedTimes, NoSecretLookups, admin.ModelAdmin):
         "decision_since",
         "deadline",
         "time_left",
-        "paused_remaining",
+        "paused_time_left",
         "paused_at",
         "created_at",
         "started_at",
@@ -472,11 +521,19 @@ class GameAdmin(ZonedTimes, NoSecretLookups, admin.ModelAdmin):
 
     @admin.display(description=_("time left"))
     def time_left(self, game):
-        """The running decision's clock as the page, the dashboard and the emails say it (the
-        deciding seat from the seats the list fetched: no query per row)."""
+        """The running decision's clock in words (the deciding seat from the seats the list
+        fetched: no query per row); the label says "time left", so the words do not."""
         seat = next((s for s in self._live_seats(game) if s.position == game.to_move), None)
         found = clock_of(game, seat=seat)
-        return found.text() if found is not None else "-"
+        return _clock_words(found, timezone.now()) if found is not None else "-"
+
+    @admin.display(description=_("time per turn"), ordering="turn_limit")
+    def time_per_turn(self, game):
+        return _duration(game.turn_limit)
+
+    @admin.display(description=_("time left when paused"))
+    def paused_time_left(self, game):
+        return _duration(game.paused_remaining)
 
     @admin.display(description=_("clock"))
     def clock_rules(self, game):
