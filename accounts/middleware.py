@@ -1,7 +1,29 @@
 from django.conf import settings
 from django.core.exceptions import NON_FIELD_ERRORS
-from django.utils import translation
+from django.utils import timezone, translation
 from django.utils.cache import add_never_cache_headers
+
+from games.clock import zone
+
+
+class UserTimeZoneMiddleware:
+    """A logged-in player's pages say times in their profile's time zone, as their emails and
+    pushes do (``games.read.durations.moment``); pages for visitors say UTC. The vacation page
+    said a vacation's end in UTC without naming it (issue 36)."""
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        user = getattr(request, "user", None)
+        if user is not None and user.is_authenticated:
+            timezone.activate(zone(user.time_zone))
+        else:
+            timezone.deactivate()
+        try:
+            return self.get_response(request)
+        finally:
+            timezone.deactivate()
 
 
 class PrivatePagesNoStoreMiddleware:

@@ -159,6 +159,8 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     # After authentication: a logged-in player's profile language wins over the browser's.
     "accounts.middleware.UserLanguageMiddleware",
+    # Times on a player's pages in their profile's zone, as in their emails.
+    "accounts.middleware.UserTimeZoneMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django.middleware.csp.ContentSecurityPolicyMiddleware",

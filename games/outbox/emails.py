@@ -15,7 +15,7 @@ from django.core.mail import EmailMultiAlternatives
 from django.core.mail.message import make_msgid
 from django.template.loader import render_to_string
 from django.urls import reverse
-from django.utils import formats, timezone, translation
+from django.utils import timezone, translation
 from django.utils.http import urlencode
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
@@ -297,10 +297,7 @@ def _deadline_text(game: Game, user) -> str | None:
     """ "Decide by ... (zone). Time left: ..." (the clock as the page says it, bank and all)."""
     if game.deadline is None:
         return None
-    zone = user_zone(user) if user else None
-    local = game.deadline.astimezone(zone) if zone else game.deadline
-    when = formats.date_format(local, "DATETIME_FORMAT")
-    text = _("Decide by %(when)s (%(zone)s).") % {"when": when, "zone": str(zone or "UTC")}
+    text = _("Decide by %(when)s.") % {"when": durations.moment(game.deadline)}
     left = clocks.clock_text(game)
     return f"{text} {left}" if left else text
 
@@ -445,10 +442,7 @@ def _mention(notice: Notice, together: list[Notice] = ()) -> dict:
 
 def when(moment) -> str:
     """A moment in the recipient's time zone and language (the caller overrides both)."""
-    if moment is None:
-        return "-"
-    local = timezone.localtime(moment)
-    return f"{formats.date_format(local, 'DATETIME_FORMAT')} ({local.tzname()})"
+    return durations.moment(moment)
 
 
 def duration(span) -> str:

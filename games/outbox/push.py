@@ -26,7 +26,7 @@ from datetime import datetime, timedelta
 from django.conf import settings
 from django.db import transaction
 from django.urls import reverse
-from django.utils import formats, timezone, translation
+from django.utils import timezone, translation
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_noop
 from pywebpush import WebPushException, webpush
@@ -34,7 +34,7 @@ from pywebpush import WebPushException, webpush
 from accounts.models import PushSubscription
 from games import engine
 from games.models import ChatMessage, Game, Notice, PushDelivery, Seat
-from games.read import lists
+from games.read import durations, lists
 from games.read.seats import display_name
 from saboteur_site import push_endpoints, vapid
 from saboteur_site.text import one_line
@@ -349,9 +349,7 @@ def _reminder(notice: Notice) -> tuple[str, str]:
     title = _("Reminder: it is your turn in %(game)s") % {"game": game.name}
     if game.deadline is None:
         return title, _decision_line(game)
-    local = timezone.localtime(game.deadline)
-    when = formats.date_format(local, "DATETIME_FORMAT")
-    return title, _("Decide by %(when)s (%(zone)s).") % {"when": when, "zone": local.tzname()}
+    return title, _("Decide by %(when)s.") % {"when": durations.moment(game.deadline)}
 
 
 def _mention(notice: Notice) -> tuple[str, str]:

@@ -7,11 +7,24 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
-from django.utils import timezone
+from django.utils import formats, timezone
 from django.utils.timesince import timesince
 from django.utils.translation import gettext as _
 
 MINUTE = timedelta(minutes=1)
+
+
+def moment(when: datetime | None) -> str:
+    """A moment as every page, email and push says it: in the reader's time zone (the active
+    one: their profile's on pages (accounts.middleware), theirs in their emails and pushes) and
+    language, the zone named by its IANA name: "3 November 2026, 10:00 (Europe/Prague)". Emails
+    said "(Europe/Prague)", others "(CET)", pushes "(EET)", the vacation page UTC unnamed."""
+    if when is None:
+        return "-"
+    local = timezone.localtime(when)
+    return (
+        f"{formats.date_format(local, 'DATETIME_FORMAT')} ({timezone.get_current_timezone_name()})"
+    )
 
 
 def words(duration: timedelta) -> str:

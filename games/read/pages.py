@@ -14,6 +14,7 @@ from functools import cached_property
 
 from django.core.cache import cache, caches
 from django.urls import reverse
+from django.utils import timezone
 from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 
@@ -308,7 +309,8 @@ def _log(game: Game, moves, names: dict[str, str], me: str | None, renames) -> l
     table events), the viewer's seat, the language and the players' names. A player choosing
     a move asks for the page several times at one revision (a card, its side, a position).
     """
-    key = f"log:{game.pk}:{game.revision}:{me}:{get_language()}:{sorted(names.items())}"
+    zone = timezone.get_current_timezone_name()  # a vacation's dates are said in it
+    key = f"log:{game.pk}:{game.revision}:{me}:{get_language()}:{zone}:{sorted(names.items())}"
     key = f"log:{hashlib.sha256(key.encode()).hexdigest()}"
 
     def build():

@@ -8,12 +8,12 @@ from __future__ import annotations
 from datetime import datetime
 
 from django.core.cache import caches
-from django.utils import formats, timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
 from games.models import Game, TableEvent
 
+from . import durations
 from .log import Entry
 
 EVENTS_SECONDS = 600
@@ -86,6 +86,4 @@ def describe(event: TableEvent) -> str:
 
 def _day(moment: str) -> str:
     """A vacation's start or end in the viewer's time zone (the page's, the email's)."""
-    return formats.date_format(
-        timezone.localtime(datetime.fromisoformat(moment)), "DATETIME_FORMAT"
-    )
+    return durations.moment(datetime.fromisoformat(moment))

@@ -19,5 +19,11 @@ def clock_text(clock):
 
 
 @register.filter
+def moment(when):
+    """A moment in the reader's zone, the zone named (``durations.moment``)."""
+    return durations.moment(when)
+
+
+@register.filter
 def last_move(when):
     return durations.last_move(when)

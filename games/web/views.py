@@ -14,7 +14,7 @@ from django.core.cache import caches
 from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
 from django.template.loader import render_to_string
-from django.utils import translation
+from django.utils import timezone, translation
 from django.utils.functional import SimpleLazyObject
 from django.utils.safestring import mark_safe
 from django.utils.translation import gettext as _
@@ -188,7 +188,8 @@ _RENDERING = [threading.Lock() for _ in range(64)]
 
 
 def _watched_key(pk: int, revision: int) -> str:
-    return f"watched-part:{pk}:{revision}:{translation.get_language()}"
+    zone = timezone.get_current_timezone_name()  # the log's dates are said in it
+    return f"watched-part:{pk}:{revision}:{translation.get_language()}:{zone}"
 
 
 def _watcher_part(request, pk: int, revision: int):

@@ -4,12 +4,14 @@ test_notices_over_days.py (its fixtures too, hence the noqa)."""
 # ruff: noqa: F401, F811
 
 import importlib
+import zoneinfo
 from datetime import UTC, datetime, time, timedelta
 
 import pytest
 from django.core import mail
 from django.test import Client
 from django.urls import reverse
+from django.utils import timezone
 
 from games.models import ChatMessage, Notice, Seat
 from games.moderation import players as moderation
@@ -17,6 +19,7 @@ from games.moderation import tables
 from games.outbox import schedule
 from games.play.chat import chat_post
 from games.play.vacations import vacation_declare
+from games.read import durations
 from games.tasks import sweep
 from tests.players import create_player
 from tests.tasks.test_notices_over_days import (  # the slow-play scaffolding, fixtures too
@@ -234,3 +237,38 @@ def test_a_vacation_is_one_email_to_each_player_listing_the_games_they_share(
             assert game.name in told.body
             assert f"/games/{game.pk}/" in told.body
     assert to(bob, "will be on vacation") == []
+
+
+# -- 7. Times and zones said alike everywhere ---------------------------------------------------
+
+
+def test_a_moment_is_said_in_the_readers_zone_named_alike_in_pages_emails_and_pushes(
+    players, traveller, django_capture_on_commit_callbacks
+):
+    """Turn emails said "(Europe/Prague)", the moderators' and vacation emails "(CET)", pushes
+    "(EET)", and the vacation page its end in UTC without a zone."""
+    ann, bob, cid = players
+    for user in players:
+        user.time_zone = "Europe/Prague"
+        user.save()
+    game = start(players, capture=django_capture_on_commit_callbacks)
+    with django_capture_on_commit_callbacks(execute=True):
+        tables.game_extend(game_id=game.pk, hours=2)
+        vacation_declare(user=bob, days=2)
+    sweep()
+    deadline = "Nov. 3, 2026, 1 p.m. (Europe/Prague)"  # Tuesday 12:00 UTC, 13:00 in Prague
+    [turn] = to(mover(game).user, "Your turn")
+    assert "Decide by " in turn.body
+    [more] = to(mover(game).user, "More time")
+    assert deadline in more.body
+    [away] = to(ann, "will be on vacation")
+    assert "Nov. 4, 2026, 11 a.m. (Europe/Prague)" in away.body  # two days from 10:00 UTC
+    for message in mail.outbox:
+        assert "(CET)" not in message.body and "(UTC)" not in message.body
+    game.refresh_from_db()
+    with timezone.override(zoneinfo.ZoneInfo("Europe/Prague")):
+        assert durations.moment(game.deadline) == deadline
+    client = Client()
+    client.force_login(bob)
+    page = client.get(reverse("vacation")).content.decode()
+    assert "Nov. 4, 2026, 11 a.m. (Europe/Prague)" in page
