@@ -321,6 +321,7 @@ class Notice(models.Model):
         EXTENDED = "extended", _("Deadline extended")
         VACATION = "vacation", _("A player's vacation")
         VACATION_ENDING = "vacation-end", _("Your vacation ends tomorrow")
+        TAKEN_OVER = "taken-over", _("A seat taken over (the table)")
 
     class Status(models.TextChoices):
         PENDING = "pending", _("Pending")

@@ -233,6 +233,7 @@ def seat_replace(*, game_id: int, position: int, new_user, reason: str = "", now
             turn.data["briefing"] = old.bot_name or user_name(old.user)
             Notice.objects.filter(key=turn.key).update(data=turn.data)
         told += _tell_takeover(game, old, seat, reason, now, briefing=turn is None)
+        told += schedule.notices_for_takeover(game=game, old=old, new=seat, now=now)
         sending.enqueue_after_commit(told)
     return seat
 

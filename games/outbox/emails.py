@@ -132,6 +132,7 @@ def _context(notice: Notice, together: list[Notice]) -> dict:
         Notice.Kind.EXTENDED: _clock,
         Notice.Kind.VACATION: _vacation,
         Notice.Kind.VACATION_ENDING: _vacation_ending,
+        Notice.Kind.TAKEN_OVER: _taken_over,
     }
     context = {
         "greeting": _greeting(notice.user),
@@ -710,6 +711,19 @@ def _vacation(notice: Notice) -> dict:
     else:
         links = [(g.name, _game_link(g)) for g in shared]
     return {"subject": subject, "lines": lines, "links": links}
+
+
+def _taken_over(notice: Notice) -> dict:
+    game, data = notice.game, notice.data
+    names = {"new": data["new"], "old": data["old"], "game": game.name}
+    return {
+        "subject": _("%(new)s took over from %(old)s in %(game)s") % names,
+        "lines": [
+            _("The moderators handed the seat of %(old)s to %(new)s in %(game)s.") % names,
+            _("The seat keeps its cards, its role and its time bank."),
+        ],
+        "links": [(_("Open the game"), _game_link(game))],
+    }
 
 
 def _vacation_ending(notice: Notice) -> dict:

@@ -411,4 +411,5 @@ _TEXTS = {
     Notice.Kind.EXTENDED: _as_email,
     Notice.Kind.VACATION: _as_email,
     Notice.Kind.VACATION_ENDING: _as_email,
+    Notice.Kind.TAKEN_OVER: _as_email,
 }

@@ -16,6 +16,7 @@ from django.utils import timezone
 from games import clock
 from games.models import Game, Notice, Seat
 from games.read import clock as clocks
+from games.read.seats import user_name
 
 from .quiet import in_quiet_hours, quiet_window
 
@@ -418,6 +419,27 @@ def notices_for_game_event(*, game: Game, kind: str, now: datetime, data: dict) 
 # which lists those of the hour (``sending.TOLD_TOGETHER``): 40 messages naming a player
 # brought them 41 emails in 70 seconds (issue 36).
 MENTIONS_EVERY = timedelta(hours=1)
+
+
+def notices_for_takeover(*, game: Game, old: Seat, new: Seat, now: datetime) -> list[Notice]:
+    """Tell the rest of the table who plays a seat now (a bot, or another player): the
+    moderators' other changes to a table are emailed to it, and a seat handed to a bot was said
+    only in the log (issue 36). The newcomer has their briefing, the old player their word."""
+    rows = [
+        seat_notice(
+            key=f"taken-over:{game.pk}:{old.pk}:{new.pk}:{seat.pk}",
+            kind=Notice.Kind.TAKEN_OVER,
+            game=game,
+            seat=seat,
+            now=now,
+            old=old.bot_name or user_name(old.user),
+            new=new.bot_name or user_name(new.user),
+        )
+        for seat in game.seats.live().select_related("user").exclude(pk=new.pk)
+        if seat.user is not None
+    ]
+    Notice.objects.bulk_create(rows, ignore_conflicts=True)
+    return rows
 
 
 def notices_for_mentions(*, game: Game, message, now: datetime) -> list[Notice]:

@@ -272,3 +272,22 @@ def test_a_moment_is_said_in_the_readers_zone_named_alike_in_pages_emails_and_pu
     client.force_login(bob)
     page = client.get(reverse("vacation")).content.decode()
     assert "Nov. 4, 2026, 11 a.m. (Europe/Prague)" in page
+
+
+# -- 8. A seat handed to a bot is told to the table ---------------------------------------------
+
+
+def test_a_seat_handed_to_a_bot_is_told_to_the_rest_of_the_table(
+    players, traveller, django_capture_on_commit_callbacks
+):
+    ann, bob, cid = players
+    game = start(players, capture=django_capture_on_commit_callbacks)
+    seat = game.seats.get(user=bob)
+    mail.outbox.clear()
+    with django_capture_on_commit_callbacks(execute=True):
+        tables.seat_replace(game_id=game.pk, position=seat.position, new_user=None)
+    sweep()
+    for reader in (ann, cid):
+        [told] = to(reader, "took over")
+        assert told.subject == "Bot 1 (a bot) took over from Bob in Deep mine"
+    assert to(bob, "took over") == [] and len(to(bob, "was taken over")) == 1
