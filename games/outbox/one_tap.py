@@ -17,6 +17,7 @@ from games import engine
 from games.engine.cards import ACTION, CATALOGUE
 from games.models import MAX_TURN_LIMIT
 from games.read.drawing import card_name, hand_key
+from games.read.learn import SELF_HARM
 from games.read.log import goal_label, tool_label
 
 SALT = "games.one-tap"
@@ -59,7 +60,10 @@ def read_tap(token: str, *, max_age: timedelta = MAX_AGE) -> Tap | str:
 
 
 def one_tap_moves(state: engine.State, me: str) -> list[dict]:
-    """The seat's legal moves that need no maze, in the order of the hand."""
+    """The seat's legal moves that need no maze, the useful first (``_usefulness``), then the
+    passes in the order of the hand. Moves that hurt the player themselves (breaking their own
+    tool, giving up their dwarf card) are left to the game's page, which asks to confirm them
+    with a warning: a turn email offered "Break your own tool" first (issue 36)."""
     if state.decision in (engine.PICK_GOLD, engine.STEAL):
         return engine.legal_moves(state, me)
     if state.decision != engine.TURN:
@@ -67,11 +71,32 @@ def one_tap_moves(state: engine.State, me: str) -> list[dict]:
     moves = []
     for card in sorted(engine.playable_cards(state, me), key=hand_key):
         if CATALOGUE[card].kind == ACTION:
-            moves += [m for m in engine.legal_moves(state, me, card=card) if "at" not in m]
+            moves += [
+                m
+                for m in engine.legal_moves(state, me, card=card)
+                if "at" not in m and not _hurts_oneself(m, me)
+            ]
+    moves.sort(key=lambda m: _usefulness(m, me))  # stable: the hand's order within a kind
     passes = [
         m for m in engine.discard_moves(state, me) if m["move"] == "pass" and len(m["discard"]) == 1
     ]
     return moves + sorted(passes, key=lambda m: hand_key(m["discard"][0]))
+
+
+def _hurts_oneself(move: dict, me: str) -> bool:
+    return move.get("target") == me and CATALOGUE[move["card"]].effect in SELF_HARM
+
+
+# What a player most likely wants of the action cards in hand: mend their own tools, look at a
+# goal, help another, hinder another, then the rest.
+_USEFULNESS = {"repair": 2, "map": 1, "break": 3}
+
+
+def _usefulness(move: dict, me: str) -> int:
+    effect = CATALOGUE[move["card"]].effect
+    if effect == "repair" and move.get("target") == me:
+        return 0
+    return _USEFULNESS.get(effect, 4)
 
 
 def path_cards(state: engine.State, me: str) -> list[str]:

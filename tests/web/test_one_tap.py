@@ -162,7 +162,6 @@ def test_the_email_offers_every_decision_that_needs_no_maze(players):
         "Look at the south goal",
         "Break Bob's lantern",
         "Break Cid's lantern",
-        "Break your own lantern",
         *(
             f"Pass, discarding {name}"
             for name in (
@@ -175,6 +174,15 @@ def test_the_email_offers_every_decision_that_needs_no_maze(players):
             )
         ),
     }
+    # The useful first; breaking one's own lantern is left to the page, which warns (issue 36:
+    # a turn email offered "Break your own tool" first).
+    assert list(offered)[:5] == [
+        "Look at the north goal",
+        "Look at the middle goal",
+        "Look at the south goal",
+        "Break Bob's lantern",
+        "Break Cid's lantern",
+    ]
     # Path cards open the game with the card picked; Rockfall needs the maze: no link at all.
     assert f"Cross: http://127.0.0.1:8000/games/{game.pk}/?card=cross" in message.body
     assert "?card=rockfall" not in message.body and "?card=map" not in message.body
