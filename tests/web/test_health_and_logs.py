@@ -57,6 +57,30 @@ def test_health_is_ok_with_database_cache_and_a_worker(client, tmp_path, setting
     assert set(results.values()) == {"OK"}
 
 
+def test_health_finds_our_worker_among_those_of_another_site_on_the_same_redis(
+    client, tmp_path, settings
+):
+    """The package's check asked the first worker to answer a ping, whatever its queues: with
+    another site's (or test run's) worker on the same Redis database answering first, a site
+    whose worker was up answered 503 ("No worker for Celery task queue ...")."""
+    ours, theirs = own_queue(), own_queue()
+    database = os.environ["DATABASE_URL"].rsplit("/", 1)[0] + "/postgres"
+    saved, celery_app.conf.task_default_queue = celery_app.conf.task_default_queue, ours
+    try:
+        with celery_worker(tmp_path / "theirs.log", queue=theirs, DATABASE_URL=database):
+            wait_for_log(tmp_path / "theirs.log", "ready.")
+            status, results = health(client)
+            assert status == 503 and "No worker for Celery task queue" in str(results)
+            with celery_worker(tmp_path / "ours.log", queue=ours, DATABASE_URL=database):
+                wait_for_log(tmp_path / "ours.log", "ready.")
+                answers = [health(client) for _ in range(6)]
+    finally:
+        celery_app.conf.task_default_queue = saved
+        for queue in (ours, theirs):
+            forget_queue(settings.CELERY_BROKER_URL, queue)
+    assert [status for status, _results in answers] == [200] * 6, answers
+
+
 def test_health_reaches_the_site_over_plain_http_in_production():
     # SECURE_SSL_REDIRECT must not send the load balancer's probe to HTTPS.
     code = (
