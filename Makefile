@@ -5,7 +5,7 @@ run:
 	bash scripts/run.sh
 
 # Lint, the whole test suite (PostgreSQL, Redis) and the browser tests.
-# Extra pytest arguments: make test ARGS="-k leak" (given to both pytest runs).
+# Extra pytest arguments: make test ARGS="-k leak" (given to each of its three pytest runs).
 test:
 	bash scripts/test.sh $(ARGS)
 
