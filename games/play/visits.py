@@ -21,6 +21,11 @@ SEEN_EVERY = timedelta(minutes=1)
 VISIT_GAP = timedelta(minutes=30)  # a longer pause starts a new visit
 
 
+def stale(seen_at, now=None) -> bool:
+    """Whether a seat last seen at ``seen_at`` is to be marked seen again (``SEEN_EVERY``)."""
+    return seen_at is None or (now or timezone.now()) - seen_at >= SEEN_EVERY
+
+
 def seat_seen(*, game: Game, user, now=None) -> None:
     """Remember that the player looked at the game (at most one write a minute, and one when the
     game's version changed), and when a new visit begins, what the previous visit had seen.

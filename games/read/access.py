@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import UTC, datetime
 
 from django.db import connection
 from django.db.models import Prefetch
+from django.utils.dateparse import parse_datetime
 
 from games.models import Game, Seat
 
@@ -45,6 +47,7 @@ class PollView:
 
     revision: int
     watcher: bool  # no seat in play and not the creator: the view every watcher shares
+    seen_at: datetime | None = None  # when the viewer's seat in play last saw the game
 
 
 def poll_view(game_id: int, user) -> PollView | None:
@@ -62,12 +65,24 @@ def poll_view(game_id: int, user) -> PollView | None:
         rows = cursor.fetchall()
     if not rows:
         return None
-    revision, visibility, creator_id, _ = rows[0]
+    revision, visibility, creator_id, _, _ = rows[0]
     states = {row[3] for row in rows} - {None}
     if not may_see(visibility, {user.pk} if states else (), user.pk):
         return None
     playing = bool(states - {Seat.State.REPLACED})
-    return PollView(revision, watcher=not playing and creator_id != user.pk)
+    seen = [_moment(row[4]) for row in rows if row[3] not in (None, Seat.State.REPLACED)]
+    return PollView(
+        revision, watcher=not playing and creator_id != user.pk, seen_at=seen[0] if seen else None
+    )
+
+
+def _moment(value) -> datetime | None:
+    """A timestamp column read by raw SQL: a datetime on PostgreSQL, text on SQLite."""
+    if isinstance(value, str):
+        value = parse_datetime(value)
+    if value is not None and value.tzinfo is None:
+        value = value.replace(tzinfo=UTC)
+    return value
 
 
 MAX_ID = 2**63 - 1  # the ids' column (BigAutoField); a larger number in a URL is no game
@@ -76,7 +91,7 @@ MAX_ID = 2**63 - 1  # the ids' column (BigAutoField); a larger number in a URL i
 # The game's revision, visibility and creator, and the state of each seat the viewer has (the
 # tables and columns of Game and Seat; tests/web/test_game_page_speed.py runs it on both).
 POLL_SQL = """
-    SELECT g.revision, g.visibility, g.creator_id, s.state
+    SELECT g.revision, g.visibility, g.creator_id, s.state, s.last_seen_at
     FROM games_game g LEFT JOIN games_seat s ON s.game_id = g.id AND s.user_id = %s
     WHERE g.id = %s
 """

@@ -174,6 +174,10 @@ def game_poll(request, pk):
     view = access.poll_view(pk, request.user)
     if view is None:
         raise Http404
+    if request.GET.get("here") == "1" and not view.watcher and visits.stale(view.seen_at):
+        # The page is in front of its player (live.js says so): they are at the table, and
+        # their "your turn" email is not needed (``schedule.notices_for_decision``).
+        visits.seat_seen(game=_visible_game(request, pk), user=request.user)
     if view.revision == ascii_int(request.GET.get("v")):
         return HttpResponse(status=204)
     if view.watcher:

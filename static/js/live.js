@@ -150,6 +150,16 @@
     }
   });
 
+  // A poll from a page in front of its player says so: the player is at the table, and is not
+  // emailed "your turn" meanwhile (the view marks their seat seen, once a minute at most; a page
+  // left open with the live stream healthy still asks once a minute, the safety net above).
+  document.addEventListener("htmx:configRequest", function (event) {
+    var detail = event.detail || {};
+    if (isPoll(detail.path) && !document.hidden && detail.parameters) {
+      detail.parameters.here = "1";
+    }
+  });
+
   document.addEventListener("htmx:beforeSend", function (event) {
     busy += 1;
     var detail = event.detail || {};

@@ -291,3 +291,34 @@ def test_a_seat_handed_to_a_bot_is_told_to_the_rest_of_the_table(
         [told] = to(reader, "took over")
         assert told.subject == "Bot 1 (a bot) took over from Bob in Deep mine"
     assert to(bob, "took over") == [] and len(to(bob, "was taken over")) == 1
+
+
+# -- Found by the production suite: no "your turn" email to a player at the table --------------
+
+
+def test_a_player_whose_page_is_in_front_of_them_is_not_emailed_their_turn(
+    players, traveller, django_capture_on_commit_callbacks
+):
+    """The page was marked seen only when loaded (and the live refresh never marked it), so a
+    player at the table for more than five minutes got "Your turn" by email at every turn. A
+    page in front of its player says so when it polls (``here=1``, live.js), once a minute."""
+    game = start(players, capture=django_capture_on_commit_callbacks)
+    nxt = game.seats.get(position=(game.to_move + 1) % 3)
+    client = Client()
+    client.force_login(nxt.user)
+    poll = reverse("game_poll", args=[game.pk])
+    client.get(reverse("game", args=[game.pk]))
+    traveller.shift(timedelta(minutes=10))  # the page open, the stream healthy
+    assert client.get(poll, {"v": game.revision}).status_code == 204  # a hidden page's poll
+    nxt.refresh_from_db()
+    assert nxt.last_seen_at == START  # a page not in front of its player is no visit
+    assert client.get(poll, {"v": game.revision, "here": "1"}).status_code == 204
+    nxt.refresh_from_db()
+    assert nxt.last_seen_at == START + timedelta(minutes=10)
+    mail.outbox.clear()
+    play(game, django_capture_on_commit_callbacks)
+    assert to(nxt.user, "Your turn") == []  # they are at the table
+    watcher = create_player("dee")
+    viewer = Client()
+    viewer.force_login(watcher)
+    assert viewer.get(poll, {"v": 0, "here": "1"}).status_code == 200  # watchers mark nothing
