@@ -106,6 +106,21 @@ def _sqlite_broker_options(path: Path) -> dict:
     return {"poolclass": NullPool, "connect_args": {"timeout": 30}}
 
 
+# How often the worker asks the SQLite broker for tasks when it has none it may take: kombu's 1 s
+# capped the worker at about two tasks a second (--concurrency=2, prefetch 1: after taking two it
+# sleeps a polling interval even if both are done in 50 ms), so bots played one move a second at
+# best across all games (bench/soak.py). An empty poll costs a millisecond.
+SQLITE_POLLING_INTERVAL = 0.2
+
+
+def _poll_sqlite_broker_often() -> None:
+    """kombu reads ``polling_interval`` from the transport options, but its SQLAlchemy transport
+    passes every option on to ``create_engine``, which refuses it: set the transport's own."""
+    from kombu.transport.sqlalchemy import Transport
+
+    Transport.polling_interval = SQLITE_POLLING_INTERVAL
+
+
 def prune_delivered_messages(path: Path) -> int:
     """Deletes the SQLite broker's delivered messages; returns how many.
 
@@ -156,6 +171,7 @@ def _configure_embedded_broker(sender, **kwargs):
         )
     elif (path := sqlite_broker_path(broker_url)) is not None:
         sender.conf.broker_transport_options = _sqlite_broker_options(path)
+        _poll_sqlite_broker_often()
 
 
 app.autodiscover_tasks()

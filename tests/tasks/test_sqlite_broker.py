@@ -136,3 +136,25 @@ def test_health_in_run_mode_leaves_out_the_ping_the_sqlite_broker_cannot_answer(
     status, _space, body = result.stdout.strip().splitlines()[-1].partition(" ")
     assert status == "200", body
     assert "Ping" not in body and "Database" in body
+
+
+def test_the_worker_polls_the_sqlite_broker_five_times_a_second(tmp_path):
+    """kombu's one second between polls capped the worker at two tasks a second (it sleeps a
+    polling interval whenever it holds all the tasks it may, even when they take 50 ms)."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("DJANGO_", "CELERY_"))}
+    env.update(
+        DJANGO_ENV="development",
+        DATABASE_URL=f"sqlite:///{tmp_path / 'db.sqlite3'}",
+        REDIS_URL="",
+        CELERY_BROKER_URL=f"sqla+sqlite:///{tmp_path / 'broker.sqlite3'}",
+    )
+    code = (
+        "from saboteur_site.celery import app; "
+        "connection = app.connection_for_read(); "
+        "print(type(connection.transport).__module__, connection.transport.polling_interval)"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, timeout=60
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == ["kombu.transport.sqlalchemy", "0.2"]
