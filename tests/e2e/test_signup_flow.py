@@ -8,7 +8,8 @@ PASSWORD = "a-long-and-unusual-password"
 
 
 @pytest.mark.django_db(transaction=True)
-def test_visitor_signs_up_verifies_email_and_logs_in(live_server, new_page, csp_watcher):
+def test_visitor_signs_up_verifies_email_and_logs_in(live_server, new_page, csp_watcher, settings):
+    settings.SITE_URL = live_server.url  # the site's address: the emailed links lead there
     page = new_page()
     page.goto(live_server.url)
     assert page.evaluate("typeof window.htmx") == "object", "htmx must load under the CSP"
