@@ -107,10 +107,6 @@ def _merge(parts) -> Tally:
     return total
 
 
-def tally(*, ruleset: str, players: int, games: int, seed: int, bot_roles, variants=()) -> Tally:
-    return _tally_range(ruleset, players, seed, frozenset(bot_roles), tuple(variants), 0, games)
-
-
 def _tallies(plans: dict, *, ruleset, players, seed, variants, jobs: int) -> dict[str, Tally]:
     """``plans`` maps a name to (bot roles, games); the games are spread over ``jobs`` processes."""
     chunk = 25

@@ -7,7 +7,6 @@ from .cards import (
     EDGES,
     GOAL,
     OPPOSITE,
-    PATH,
     START,
     STEP,
     tunnels_of,
@@ -145,7 +144,3 @@ def goal_orientation(
 
 def crystals_in_maze(board: dict[Pos, Placed]) -> int:
     return sum(CATALOGUE[p.card].crystals for p in board.values())
-
-
-def is_path(card_id: str) -> bool:
-    return CATALOGUE[card_id].kind == PATH

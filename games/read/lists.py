@@ -57,10 +57,6 @@ def _awaiting_key(user_id: int) -> str:
     return f"awaiting-games:{user_id}"
 
 
-def awaiting_games(user) -> list[Game]:
-    return list(_awaiting(user).order_by("decision_since"))
-
-
 @dataclass(frozen=True)
 class NextGame:
     pk: int
