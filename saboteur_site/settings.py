@@ -596,6 +596,10 @@ LOGGING = {
     "loggers": {
         # saboteur.task already logs each task once; Celery's own "succeeded in" would be a second.
         "celery.app.trace": {"level": "WARNING" if LOG_FORMAT == "json" else "INFO"},
+        # runserver's access lines: through the console handler, whose filter hides the
+        # secrets of one-tap, unsubscribe, invitation, confirmation and reset paths (Django's
+        # default handler for them has no such filter).
+        "django.server": {"handlers": ["console"], "level": "INFO", "propagate": False},
     },
 }
 
