@@ -154,6 +154,8 @@ def stack(request):
             # Plain HTTP on loopback: no TLS proxy, so no redirect and no X-Forwarded-Proto trusted.
             "DJANGO_SECURE_SSL_REDIRECT": "0",
             "SITE_URL": proxy.origin,
+            # collectstatic into the run's own folder: two runs on one checkout never race.
+            "DJANGO_STATIC_ROOT": str(log_dir / "staticfiles"),
             "DATABASE_URL": _database_url(database),
             "REDIS_URL": redis_url(),
             # This run's share of Redis (tests/redis_space.py): its cache prefix, which RedBeat's
