@@ -397,8 +397,11 @@ def notice_timeout(*, game: Game, seat: Seat, record, absent: bool, now: datetim
     )
 
 
-def notices_for_game_event(*, game: Game, kind: str, now: datetime, data: dict) -> list[Notice]:
-    """One email to every player still at the table about something the moderators did."""
+def notices_for_game_event(
+    *, game: Game, kind: str, now: datetime, data: dict, besides: Seat | None = None
+) -> list[Notice]:
+    """One email to every player still at the table (but ``besides``) about something the
+    moderators did."""
     rows = [
         seat_notice(
             key=f"{kind}:{game.pk}:{seat.pk}:{game.revision}",
@@ -409,7 +412,7 @@ def notices_for_game_event(*, game: Game, kind: str, now: datetime, data: dict) 
             **data,
         )
         for seat in game.seats.live().select_related("user")
-        if seat.user is not None
+        if seat.user is not None and seat != besides
     ]
     Notice.objects.bulk_create(rows, ignore_conflicts=True)
     return rows
@@ -422,24 +425,13 @@ MENTIONS_EVERY = timedelta(hours=1)
 
 
 def notices_for_takeover(*, game: Game, old: Seat, new: Seat, now: datetime) -> list[Notice]:
-    """Tell the rest of the table who plays a seat now (a bot, or another player): the
-    moderators' other changes to a table are emailed to it, and a seat handed to a bot was said
-    only in the log (issue 36). The newcomer has their briefing, the old player their word."""
-    rows = [
-        seat_notice(
-            key=f"taken-over:{game.pk}:{old.pk}:{new.pk}:{seat.pk}",
-            kind=Notice.Kind.TAKEN_OVER,
-            game=game,
-            seat=seat,
-            now=now,
-            old=old.bot_name or user_name(old.user),
-            new=new.bot_name or user_name(new.user),
-        )
-        for seat in game.seats.live().select_related("user").exclude(pk=new.pk)
-        if seat.user is not None
-    ]
-    Notice.objects.bulk_create(rows, ignore_conflicts=True)
-    return rows
+    """Tell the rest of the table who plays a seat now (a bot, or another player), as every other
+    change the moderators make to a table is told: a seat handed to a bot was said only in the
+    log (issue 36). The newcomer has their briefing, the old player their word."""
+    names = {"old": old.bot_name or user_name(old.user), "new": new.bot_name or user_name(new.user)}
+    return notices_for_game_event(
+        game=game, kind=Notice.Kind.TAKEN_OVER, now=now, data=names, besides=new
+    )
 
 
 def notices_for_mentions(*, game: Game, message, now: datetime) -> list[Notice]:
