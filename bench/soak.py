@@ -21,9 +21,10 @@ At the end it checks, and exits non-zero if any check fails:
   exactly when the engine says so, and the players' moves in the log are those they were told
   were made (``bench/load.py``'s ``check_database``);
 - no 5xx answer, no transport error, no refused legal move;
-- no process lost: runserver still answers, the worker still plays bots (every game waiting
-  for a bot moves on within two minutes), and the worker log shows no death but the ones this
-  script caused (restarts counted from run.sh's lines), no unrecoverable error;
+- no process lost: runserver still answers, the worker still plays bots (once the players stop,
+  every practice game's bots play on to a person's turn within three minutes; the games are
+  checked after that, when nothing writes to them), and the worker log shows no death but the
+  ones this script caused (restarts counted from run.sh's lines), no unrecoverable error;
 
 and prints the figures: games, moves (bots' and players'), duration, the play it stands for at
 the site's normal pace, worker restarts, errors.
@@ -77,27 +78,83 @@ def setup_django(root: Path) -> None:
     django.setup()
 
 
+def rate_limited(status: int, body: bytes) -> bool:
+    """The lobby's flood limit (10 games created per player and hour, games/play/lobby.py):
+    a fast soak player meets it as a matter of course; it waits instead of failing."""
+    return status == 422 and b"in the last hour" in body
+
+
 class PracticePlayer(Player):
     """One person playing practice games against bots, one after another."""
 
     def lobby(self) -> int | None:
         from games.play.lobby import practice_bots_range
 
-        ruleset = self.rng.choice(["base", "saboteur2"])
-        low, high = practice_bots_range(ruleset)
-        fields = {
-            "practice-ruleset": ruleset,
-            "practice-bots": self.rng.randint(low, min(high, 6)),
-            "practice-rounds": self.rng.choice([1, 2, 3]),
-        }
-        status, response, _ = self.request("practice", "POST", "/games/practice/", fields=fields)
-        self.expect("practice", status, 302)
-        match = GAME_URL.search(response.getheader("Location", "")) if response else None
-        if match is None:
+        while self.time_left() > 0:
+            ruleset = self.rng.choice(["base", "saboteur2"])
+            low, high = practice_bots_range(ruleset)
+            fields = {
+                "practice-ruleset": ruleset,
+                "practice-bots": self.rng.randint(low, min(high, 6)),
+                "practice-rounds": self.rng.choice([1, 2, 3]),
+            }
+            status, response, body = self.request(
+                "practice", "POST", "/games/practice/", fields=fields
+            )
+            if rate_limited(status, body):
+                time.sleep(min(30, max(self.time_left(), 0)))
+                continue
+            self.expect("practice", status, 302)
+            match = GAME_URL.search(response.getheader("Location", "")) if response else None
+            if match is not None:
+                self.table.started += 1
+                return int(match.group(1))
             time.sleep(1)
-            return None if self.time_left() <= 0 else self.lobby()
-        self.table.started += 1
-        return int(match.group(1))
+        return None
+
+
+class TablePlayer(Player):
+    """One of four people at a table; the one who creates and starts each game changes from game
+    to game (each has the lobby's flood limit of 10 games an hour to themselves)."""
+
+    def lobby(self) -> int | None:
+        # Every player reads the same count here: it changed before the last barrier they met.
+        creator = self.table.started % len(self.table.players)
+        if self.index == creator:
+            self.table.game_id = None
+        while self.index == creator and self.time_left() > 0:
+            fields = {
+                "name": f"Soak table {self.table.number}",
+                "ruleset": "base",
+                "max_seats": len(self.table.players),
+                "visibility": "open",
+                "turn_limit": str(2 * 24 * 3600),
+            }
+            status, response, body = self.request("create", "POST", "/games/new/", fields=fields)
+            if rate_limited(status, body):
+                time.sleep(min(30, max(self.time_left(), 0)))
+                continue
+            self.expect("create", status, 302)
+            match = GAME_URL.search(response.getheader("Location", "")) if response else None
+            self.table.game_id = int(match.group(1)) if match else None
+            break
+        if self.index == creator and self.table.game_id is None:
+            self.table.barrier.abort()  # no game (refused, or out of time): the table stops
+        if not self.meet():
+            return None
+        game_id = self.table.game_id
+        if self.index != creator:
+            status, _, _ = self.request("join", "POST", f"/games/{game_id}/join/")
+            self.expect("join", status, 302)
+        if not self.meet():
+            return None
+        if self.index == creator:
+            status, _, _ = self.request("start", "POST", f"/games/{game_id}/start/")
+            self.expect("start", status, 302)
+            self.table.started += 1
+        if not self.meet():
+            return None
+        return game_id
 
 
 # -- The processes of `make run` -----------------------------------------------------------------
@@ -161,24 +218,25 @@ def log_figures(log: Path, start: int) -> Counter:
     return figures
 
 
-def bots_still_play(started_before: float, timeout: float = 150) -> list[str]:
-    """Every running game whose decision is a bot's moves on within ``timeout`` seconds (the
-    worker is alive; beat's sweep replays a decision overdue by a minute). Returns the games
-    that did not."""
+def bots_finish(timeout: float = 180) -> list[str]:
+    """Waits until no running game has a bot to move: once the players stop, the bots of each
+    practice game play on until a person's turn (or the end), and the worker is alive only if
+    they do (beat's sweep replays a bot move a dead worker held, after a minute). The checks
+    read the games after that, when nothing writes to them any more. Returns the games whose
+    bots did not finish within ``timeout`` seconds."""
     from games.models import Game, Seat
 
-    waiting = {}
-    for game in Game.objects.filter(status=Game.Status.RUNNING):
-        if Seat.objects.filter(game=game, position=game.to_move, bot__isnull=False).exists():
-            waiting[game.pk] = game.version
+    def waiting() -> list[int]:
+        return [
+            game.pk
+            for game in Game.objects.filter(status=Game.Status.RUNNING)
+            if Seat.objects.filter(game=game, position=game.to_move, bot__isnull=False).exists()
+        ]
+
     deadline = time.monotonic() + timeout
-    while waiting and time.monotonic() < deadline:
-        for pk, version in list(waiting.items()):
-            game = Game.objects.only("version", "status").get(pk=pk)
-            if game.version > version or game.status != Game.Status.RUNNING:
-                del waiting[pk]
+    while (left := waiting()) and time.monotonic() < deadline:
         time.sleep(1)
-    return [f"game {pk}: the bot to move did not move within {timeout:g} s" for pk in waiting]
+    return [f"game {pk}: its bots did not reach a person's turn in {timeout:g} s" for pk in left]
 
 
 def main() -> int:
@@ -207,10 +265,11 @@ def main() -> int:
     first_game = (Game.objects.order_by("-pk").values_list("pk", flat=True).first() or 0) + 1
 
     stats = Stats()
-    # Games already there (the demo game) keep their moves: they count as acknowledged.
+    # The players' moves of games already there (the demo game, an earlier soak) count as
+    # acknowledged (the same moves check_database compares: not automatic, not a bot's).
     for game in Game.objects.all():
-        keys = Move.objects.filter(game=game).values_list("idempotency_key", flat=True)
-        stats.acknowledged[game.pk].update(keys)
+        moves = Move.objects.filter(game=game, automatic=False, seat__bot__isnull=True)
+        stats.acknowledged[game.pk].update(moves.values_list("idempotency_key", flat=True))
     suffix = f"{int(time.time()) % 100000}"
     began = time.monotonic()
     deadline = began + args.minutes * 60
@@ -220,7 +279,7 @@ def main() -> int:
         tables.append(table)
         for index in range(4):
             user = harness.make_user(f"soak{suffix}t{number}p{index}")
-            player = Player(
+            player = TablePlayer(
                 table, index, user, harness.session_cookie(user), args.port, stats, deadline, args
             )
             table.players.append(player)
@@ -276,7 +335,7 @@ def main() -> int:
         stats.violation("runserver does not answer /health/ any more")
     if worker_pid(root) is None:
         stats.violation("no Celery worker is running")
-    for text in bots_still_play(began):
+    for text in bots_finish():
         stats.violation(text)
     figures = log_figures(log, log_start)
     if figures["exits"] != len(kills):
