@@ -9,6 +9,7 @@ import copy
 import os
 import secrets
 
+import hypothesis
 import pytest
 from django.conf import settings
 from django.test.utils import override_settings
@@ -20,6 +21,58 @@ from tests.redis_space import RUN_PREFIX, RUN_QUEUE, clear_run_cache, forget_que
 pytest_plugins = ["tests.failures_at_once"]
 
 FAST_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+# Hypothesis profiles: how many examples each property test tries (the tests' own @settings set
+# only deadlines, phases and health checks). HYPOTHESIS_PROFILE picks one: `dev` (the default of a
+# bare pytest run: quick, random, failures kept in .hypothesis/ and tried first next time), `ci`
+# (`make test`, and the default where Hypothesis detects a CI service: the same examples every
+# run, derandomized, no database, a blob to reproduce a failure) and `thorough` (five times ci's
+# examples, random: `HYPOTHESIS_PROFILE=thorough make test`, before a release or after touching
+# the engine). A test that needs more or fewer examples than the others asks for a multiple of
+# the profile's count (scaled_examples), so every profile moves it in step.
+HYPOTHESIS_PROFILE_ENV = "HYPOTHESIS_PROFILE"
+HYPOTHESIS_EXAMPLES = {"dev": 10, "ci": 30, "thorough": 150}
+hypothesis.settings.register_profile("dev", max_examples=HYPOTHESIS_EXAMPLES["dev"])
+hypothesis.settings.register_profile(
+    "ci",
+    # Hypothesis's own ci profile: derandomize, database=None, print_blob, deadline=None, too_slow.
+    hypothesis.settings.get_profile("ci"),
+    max_examples=HYPOTHESIS_EXAMPLES["ci"],
+)
+hypothesis.settings.register_profile(
+    "thorough", max_examples=HYPOTHESIS_EXAMPLES["thorough"], print_blob=True
+)
+
+
+def hypothesis_profile(environ=os.environ) -> str:
+    """The profile this run uses: HYPOTHESIS_PROFILE, else ci where Hypothesis found a CI service
+    (it has loaded its ci profile on import), else dev."""
+    name = environ.get(HYPOTHESIS_PROFILE_ENV, "").strip()
+    if not name:
+        return "ci" if hypothesis.settings.get_current_profile_name() == "ci" else "dev"
+    if name not in HYPOTHESIS_EXAMPLES:
+        raise pytest.UsageError(
+            f"{HYPOTHESIS_PROFILE_ENV}={name!r}: choose one of {', '.join(HYPOTHESIS_EXAMPLES)}"
+        )
+    return name
+
+
+# Loaded before any test module is imported: @settings(...) and scaled_examples read it then.
+hypothesis.settings.load_profile(hypothesis_profile())
+
+
+def scaled_examples(factor: float) -> int:
+    """The active profile's max_examples times ``factor`` (at least one)."""
+    return max(1, round(hypothesis.settings.default.max_examples * factor))
+
+
+def pytest_report_header(config):
+    active = hypothesis.settings.default
+    return (
+        f"hypothesis profile {hypothesis.settings.get_current_profile_name()!r} "
+        f"({HYPOTHESIS_PROFILE_ENV}): max_examples={active.max_examples}, "
+        f"derandomize={active.derandomize}"
+    )
 
 
 @pytest.fixture(autouse=True, scope="session")
