@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from games import clock
 from games.clock import Breaks, Rules
+from tests.conftest import scaled_examples
 
 ZONES = ["UTC", "Europe/Prague", "America/New_York", "Pacific/Auckland", "Asia/Kolkata"]
 BASE = datetime(2026, 3, 1, tzinfo=UTC)  # daylight saving time changes inside the range
@@ -103,7 +104,8 @@ OPS = st.lists(
 )
 
 
-@settings(max_examples=300, deadline=None)
+# Pure arithmetic, a few milliseconds an example: ten times a game-sized property's count.
+@settings(max_examples=scaled_examples(10), deadline=None)
 @given(rules, instants, OPS, st.sampled_from([None, (8, 4, 1), (6,), (24, 2)]))
 def test_random_histories_keep_the_clock_honest(game, start, ops, hours):
     """A decision lives through random waits, vacations (declared ahead or at once, ended

@@ -48,6 +48,7 @@ from games.engine.cards import (
     TOOLS,
     deck,
 )
+from tests.conftest import scaled_examples
 from tests.engine.strategies import choose_move, game_specs, play, play_some
 
 RULESETS = ("base", "saboteur2")
@@ -268,7 +269,7 @@ def alternative_forms(state: State, move: dict) -> list[dict]:
 
 
 @pytest.mark.parametrize("ruleset", RULESETS)
-@settings(max_examples=30, deadline=None, phases=NO_SHRINK)
+@settings(deadline=None, phases=NO_SHRINK)
 @given(data=st.data())
 def test_legal_moves_are_exact(ruleset, data):
     """At random points of random games (every gold pick and steal included)."""
@@ -295,7 +296,8 @@ def test_legal_moves_are_exact(ruleset, data):
 
 
 @pytest.mark.parametrize("ruleset", RULESETS)
-@settings(max_examples=40, deadline=None)
+# A few moves into a game: a tenth of a long test's cost, so half as many examples again.
+@settings(max_examples=scaled_examples(1.5), deadline=None)
 @given(data=st.data())
 def test_legal_moves_exact_at_start(ruleset, data):
     """Cheap and many: right after the deal and a few moves in."""
@@ -397,7 +399,7 @@ def check_invariants(state: State, previous: State | None, moves: int) -> None:
 
 
 @pytest.mark.parametrize("ruleset", RULESETS)
-@settings(max_examples=35, deadline=None, phases=NO_SHRINK)
+@settings(deadline=None, phases=NO_SHRINK)
 @given(data=st.data())
 def test_invariants_hold_after_every_move(ruleset, data):
     spec = data.draw(game_specs(ruleset=ruleset))
@@ -691,7 +693,7 @@ def check_tokens(state: State) -> None:
 
 
 @pytest.mark.parametrize("ruleset", RULESETS)
-@settings(max_examples=40, deadline=None, phases=NO_SHRINK)
+@settings(deadline=None, phases=NO_SHRINK)
 @given(data=st.data())
 def test_views_leak_nothing(ruleset, data):
     spec = data.draw(game_specs(ruleset=ruleset, rounds=data.draw(st.sampled_from((1, 2)))))
@@ -769,7 +771,7 @@ def check_private_effect(before: State, seat: str, move: dict, after: State, eve
         assert event["to"] in ((expected,) if expected else (seat, names[t])), event
 
 
-@settings(max_examples=25, deadline=None, phases=NO_SHRINK)
+@settings(deadline=None, phases=NO_SHRINK)
 @given(spec=game_specs(ruleset="saboteur2", rounds=1), seed=rng_seeds)
 def test_saboteur2_private_effects(spec, seed):
     rng = random.Random(seed)

@@ -13,6 +13,7 @@ from games import engine
 from games.engine.cards import CATALOGUE
 from games.models import Game, Move, Notice
 from games.play.lobby import game_create, game_start, seat_join
+from tests.conftest import scaled_examples
 
 HTMX = {"HX-Request": "true"}
 FIELDS = ("kind", "card", "at", "turned", "target", "tool", "goal", "remove", "value", "victim")
@@ -71,7 +72,12 @@ class ForgedPosts(TestCase):
         ]
         cls.game = make_game(cls.users)
 
-    @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+    # One request per example and the junk is wide: twice a game-sized property's count.
+    @settings(
+        max_examples=scaled_examples(2),
+        deadline=None,
+        suppress_health_check=[HealthCheck.too_slow],
+    )
     @given(data=forged)
     def test_junk_is_refused_with_a_reason_and_changes_nothing(self, data):
         game = Game.objects.get(pk=self.game.pk)
