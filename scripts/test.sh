@@ -11,6 +11,9 @@ export DATABASE_URL="${DATABASE_URL:-postgres://postgres@127.0.0.1:5432/saboteur
 # The test run's Redis database: it uses only keys of its own there (tests/redis_space.py).
 export REDIS_URL="${REDIS_URL:-redis://127.0.0.1:6379/9}"
 export PYTHONUNBUFFERED=1
+# Hypothesis profile (tests/conftest.py): ci, the same examples every run, unless one is chosen
+# (HYPOTHESIS_PROFILE=thorough make test: five times as many, random).
+export HYPOTHESIS_PROFILE="${HYPOTHESIS_PROFILE:-ci}"
 
 ensure_venv dev
 
