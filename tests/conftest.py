@@ -32,7 +32,11 @@ FAST_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 # the profile's count (scaled_examples), so every profile moves it in step.
 HYPOTHESIS_PROFILE_ENV = "HYPOTHESIS_PROFILE"
 HYPOTHESIS_EXAMPLES = {"dev": 10, "ci": 30, "thorough": 150}
-hypothesis.settings.register_profile("dev", max_examples=HYPOTHESIS_EXAMPLES["dev"])
+# dev and thorough start from Hypothesis's plain defaults, not from the settings current at import:
+# where Hypothesis detects a CI service those are its ci profile (derandomized, no database).
+hypothesis.settings.register_profile(
+    "dev", hypothesis.settings.get_profile("default"), max_examples=HYPOTHESIS_EXAMPLES["dev"]
+)
 hypothesis.settings.register_profile(
     "ci",
     # Hypothesis's own ci profile: derandomize, database=None, print_blob, deadline=None, too_slow.
@@ -40,7 +44,10 @@ hypothesis.settings.register_profile(
     max_examples=HYPOTHESIS_EXAMPLES["ci"],
 )
 hypothesis.settings.register_profile(
-    "thorough", max_examples=HYPOTHESIS_EXAMPLES["thorough"], print_blob=True
+    "thorough",
+    hypothesis.settings.get_profile("default"),
+    max_examples=HYPOTHESIS_EXAMPLES["thorough"],
+    print_blob=True,
 )
 
 

@@ -51,6 +51,7 @@ def test_the_profiles_keep_their_order():
     assert hypothesis.settings.get_profile("ci").derandomize
     assert hypothesis.settings.get_profile("ci").database is None
     assert not hypothesis.settings.get_profile("thorough").derandomize
+    assert not hypothesis.settings.get_profile("dev").derandomize  # even where CI is detected
 
 
 def test_a_run_started_with_the_variable_loads_it_and_says_so():

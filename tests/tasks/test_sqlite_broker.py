@@ -33,7 +33,7 @@ def lib_sh_broker_url() -> str:
     out = subprocess.run(
         ["bash", "-c", 'source scripts/lib.sh && run_mode_env && printf %s "$CELERY_BROKER_URL"'],
         cwd=ROOT, capture_output=True, text=True, check=True, timeout=30,
-        env={**os.environ, "CELERY_BROKER_URL": "redis://elsewhere:6379/0"},
+        env={**os.environ, "CELERY_BROKER_URL": "redis://elsewhere:6380/0"},
     )  # fmt: skip
     return out.stdout
 
@@ -44,7 +44,7 @@ def test_run_mode_uses_a_sqlite_file_under_run_whatever_the_environment_says(tmp
     assert sqlite_broker_path(url) == ROOT / ".run" / "broker.sqlite3"
     assert sqlite_broker_path(f"sqlalchemy+sqlite:///{tmp_path}/b.db") == tmp_path / "b.db"
     assert sqlite_broker_path("filesystem://") is None
-    assert sqlite_broker_path("redis://127.0.0.1:6379/0") is None
+    assert sqlite_broker_path("redis://127.0.0.1:6380/0") is None
     assert sqlite_broker_path("sqla+postgresql://u@h/db") is None
 
 

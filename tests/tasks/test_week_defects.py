@@ -330,7 +330,7 @@ def test_pause_resume_and_extend_tell_the_seated_players_the_deadline_in_their_z
     traveller.move_to(START + timedelta(hours=5))
     tables.game_resume(game_id=game.pk)  # 22 hours left: until Tuesday 13:00 UTC
     sweep()
-    local = {ann: "1 p.m. (UTC)", bob: "2 p.m. (CET)", cid: "8 a.m. (EST)"}
+    local = {ann: "1 p.m. (UTC)", bob: "2 p.m. (Europe/Prague)", cid: "8 a.m. (America/New_York)"}
     for user in players:
         [resumed] = to(user, "resumed")
         assert "The moderators resumed Deep mine." in resumed.body
@@ -339,7 +339,7 @@ def test_pause_resume_and_extend_tell_the_seated_players_the_deadline_in_their_z
     traveller.move_to(START + timedelta(hours=6))
     tables.game_extend(game_id=game.pk, hours=5)  # until 18:00 UTC
     sweep()
-    local = {ann: "6 p.m. (UTC)", bob: "7 p.m. (CET)", cid: "1 p.m. (EST)"}
+    local = {ann: "6 p.m. (UTC)", bob: "7 p.m. (Europe/Prague)", cid: "1 p.m. (America/New_York)"}
     for user in players:
         [extended] = to(user, "More time")
         assert f"Nov. 3, 2026, {local[user]}" in extended.body
@@ -439,8 +439,8 @@ def test_a_reminder_states_the_deadline_once_and_the_digest_each_games_deadline(
     traveller.move_to(datetime(2026, 11, 3, 7, 1, tzinfo=UTC))  # 08:01 in Prague
     sweep()
     [digest] = to(digester, "It is your turn in 2 games")
-    assert "Gold rush, decide by Nov. 4, 2026, 11 p.m. (CET)" in digest.body
-    assert "Deep mine 2, decide by Nov. 4, 2026, 11 p.m. (CET)" in digest.body
+    assert "Gold rush, decide by Nov. 4, 2026, 11 p.m. (Europe/Prague)" in digest.body
+    assert "Deep mine 2, decide by Nov. 4, 2026, 11 p.m. (Europe/Prague)" in digest.body
 
 
 # -- 6. The sweep's counts ------------------------------------------------------------------------
