@@ -54,6 +54,7 @@
   // -- 1 and 2: the table's size, and the maze fitted into it -----------------------------------
 
   function layout() {
+    watchRoom();
     var main = document.querySelector("#play [data-table-main]");
     var bar = document.getElementById("bar");
     var barHeight = bar ? bar.offsetHeight : 0;
@@ -262,13 +263,25 @@
     saved = container ? { left: container.scrollLeft, top: container.scrollTop } : null;
   });
 
-  document.addEventListener("htmx:afterSettle", function (event) {
+  // Fitted as soon as the new play area is in the page, before the browser paints it: a maze
+  // drawn unfitted and fitted once htmx settles moved the controls under the pointer.
+  function swapped() {
     layout();
     var container = board();
     if (container && saved) {
       container.scrollLeft = saved.left;
       container.scrollTop = saved.top;
     }
+  }
+  document.addEventListener("htmx:afterSwap", swapped);
+  document.addEventListener("htmx:oobAfterSwap", function (event) {
+    if (event.target && event.target.id === "play") {
+      swapped();
+    }
+  });
+
+  document.addEventListener("htmx:afterSettle", function (event) {
+    layout();
     var trigger = event.detail && event.detail.requestConfig && event.detail.requestConfig.elt;
     if (trigger && trigger.classList && trigger.classList.contains("maze__spot")) {
       var confirm = document.querySelector('#play [data-testid="confirm-move"]');
@@ -366,6 +379,31 @@
       layout();
     }
   }, true);
+
+  // Whatever changes the room around the maze (the bar growing for a prompt, the players' strip
+  // wrapping, the window) fits it again in the same frame: a ResizeObserver reports before the
+  // browser paints. The bar and the strip are replaced by each swap: observe the new ones.
+  var watcher = window.ResizeObserver ? new ResizeObserver(function () {
+    layout();
+  }) : null;
+  var watched = [];
+
+  function watchRoom() {
+    if (!watcher) {
+      return;
+    }
+    var now = [document.getElementById("bar"), document.querySelector("#play [data-table-main]")];
+    if (now[0] === watched[0] && now[1] === watched[1]) {
+      return;
+    }
+    watcher.disconnect();
+    now.forEach(function (element) {
+      if (element) {
+        watcher.observe(element, { box: "border-box" });
+      }
+    });
+    watched = now;
+  }
 
   function start() {
     layout();
