@@ -16,10 +16,11 @@ from .errors import REASONS, BadSetup, IllegalMove
 from .legal import discard_moves, legal_moves, playable_cards
 from .rules import apply, apply_in_place
 from .state import GAME_OVER, PICK_GOLD, STEAL, TURN, Config, State
+from .types import Event, Move
 from .view import seed_hash, view_for
 
 
-def replay(config: Config, moves: list[tuple[str, dict]]) -> State:
+def replay(config: Config, moves: list[tuple[str, Move]]) -> State:
     """Rebuild a game from its configuration (seeds included) and its accepted moves."""
     state = new_game(
         ruleset=config.ruleset,
@@ -43,7 +44,9 @@ __all__ = [
     "TURN",
     "BadSetup",
     "Config",
+    "Event",
     "IllegalMove",
+    "Move",
     "discard_moves",
     "State",
     "apply",

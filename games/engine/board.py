@@ -31,7 +31,7 @@ def card_tunnels(placed: Placed) -> tuple[frozenset[str], ...]:
 
 
 def open_edges(placed: Placed) -> frozenset[str]:
-    edges = frozenset()
+    edges: frozenset[str] = frozenset()
     for tunnel in card_tunnels(placed):
         edges |= tunnel
     return edges
@@ -39,7 +39,7 @@ def open_edges(placed: Placed) -> frozenset[str]:
 
 def _roots(board: dict[Pos, Placed]) -> list[Node]:
     """The start's tunnel and every ladder's: joined by themselves."""
-    roots = []
+    roots: list[Node] = []
     for pos, placed in board.items():
         card = CATALOGUE[placed.card]
         if card.kind == START or card.ladder:

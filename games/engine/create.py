@@ -4,6 +4,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from .cards import BASE, PLAYERS, RULESETS, VARIANTS
 from .errors import BadSetup
 from .rules import open_first_round
@@ -16,7 +18,7 @@ def new_game(
     ruleset: str,
     seats: list[str],
     round_seeds: list[str],
-    variants: list[str] = (),
+    variants: Sequence[str] = (),
     rounds: int = 3,
     deals: list[dict | None] | None = None,
     gold_seed: str | None = None,

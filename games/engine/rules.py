@@ -7,6 +7,8 @@ changed, so a refused move leaves the state as it was.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Mapping
+from typing import Any
 
 from . import board as maze
 from .cards import (
@@ -31,6 +33,35 @@ from .cards import (
 from .errors import IllegalMove
 from .setup import card_known, deal_round
 from .state import GAME_OVER, PICK_GOLD, STEAL, TURN, State
+from .types import (
+    ActionEvent,
+    ActionMove,
+    ClearedEvent,
+    ClearMove,
+    DiscardedEvent,
+    DrewEvent,
+    Event,
+    GameEndedEvent,
+    GoalRevealedEvent,
+    GoldPickedEvent,
+    GoldTakenEvent,
+    HandReceivedEvent,
+    InspectedEvent,
+    Move,
+    NewRoleEvent,
+    PassedEvent,
+    PassMove,
+    PeekedEvent,
+    PickGoldMove,
+    PlacedEvent,
+    PlaceMove,
+    RepairedEvent,
+    RoundEndedEvent,
+    RoundResult,
+    RoundStartedEvent,
+    StealMove,
+    StoleEvent,
+)
 
 MOVE_KINDS = {
     BASE: ("place", "action", "pass", "pick-gold"),
@@ -41,7 +72,7 @@ DECISION_KINDS[STEAL] = ("steal",)
 PASS_COUNTS = {BASE: (1, 1), "saboteur2": (1, 3)}
 
 
-def apply(state: State, seat: str, move: dict) -> tuple[State, list[dict]]:
+def apply(state: State, seat: str, move: Move) -> tuple[State, list[Event]]:
     """Apply ``move`` by ``seat``; return the new state and the events it caused.
 
     Each event is a dict with ``kind`` and ``to``: None for everyone, or the one seat name that may
@@ -52,25 +83,42 @@ def apply(state: State, seat: str, move: dict) -> tuple[State, list[dict]]:
     return new, events
 
 
-def apply_in_place(state: State, seat: str, move: dict) -> list[dict]:
+def apply_in_place(state: State, seat: str, move: Move) -> list[Event]:
     """Like ``apply`` but changes ``state`` itself (replays use it to skip the copies).
 
     On ``IllegalMove`` the state is unchanged: every check runs before the first change.
     """
     check(state, seat, move)
-    events: list[dict] = []
+    events: list[Event] = []
     index = state.seat_index(seat)
-    kind = move["move"]
-    HANDLERS[kind](state, index, move, events)
+    assert index is not None  # check() refuses an unknown seat
+    _handle(state, index, move, events)
     state.version += 1
     return events
+
+
+def _handle(state: State, index: int, move: Move, events: list[Event]) -> None:
+    """The change a checked move makes, by its kind."""
+    if move["move"] == "place":
+        _do_place(state, index, move, events)
+    elif move["move"] == "action":
+        _do_action(state, index, move, events)
+    elif move["move"] == "pass":
+        _do_pass(state, index, move, events)
+    elif move["move"] == "clear":
+        _do_clear(state, index, move, events)
+    elif move["move"] == "pick-gold":
+        _do_pick(state, index, move, events)
+    else:
+        _do_steal(state, index, move, events)
 
 
 # -- Checks ------------------------------------------------------------------------------------
 
 
-def check(state: State, seat: str, move: dict, joined=None) -> None:
-    """Raise ``IllegalMove`` unless ``seat`` may make ``move`` now.
+def check(state: State, seat: str, move: Mapping[str, Any], joined=None) -> None:
+    """Raise ``IllegalMove`` unless ``seat`` may make ``move`` now (any mapping, from anywhere:
+    once it passes, it is a well-formed ``Move``).
 
     ``joined`` may pass a precomputed ``joined_nodes(state.board)`` (legal_moves does).
     """
@@ -86,11 +134,11 @@ def check(state: State, seat: str, move: dict, joined=None) -> None:
     CHECKS[move["move"]](state, index, move, joined)
 
 
-def _card_field(state: State, move: dict, key: str = "card") -> str:
+def _card_field(state: State, move: Mapping[str, Any], key: str = "card") -> str:
     card = move.get(key)
-    if not card_known(state.ruleset, card):
-        raise IllegalMove("malformed", "Unknown card.")
-    return card
+    if isinstance(card, str) and card_known(state.ruleset, card):
+        return card
+    raise IllegalMove("malformed", "Unknown card.")
 
 
 def _in_hand(state: State, index: int, cards: list[str]) -> None:
@@ -100,14 +148,14 @@ def _in_hand(state: State, index: int, cards: list[str]) -> None:
             raise IllegalMove("not-in-hand")
 
 
-def _position(move: dict, key: str = "at") -> tuple[int, int]:
+def _position(move: Mapping[str, Any], key: str = "at") -> tuple[int, int]:
     at = move.get(key)
     if not isinstance(at, (list, tuple)) or len(at) != 2 or not all(type(v) is int for v in at):
         raise IllegalMove("malformed", "A position is two whole numbers.")
     return at[0], at[1]
 
 
-def _target(state: State, move: dict) -> int:
+def _target(state: State, move: Mapping[str, Any]) -> int:
     name = move.get("target")
     if not isinstance(name, str):
         raise IllegalMove("malformed", "The move needs a target player.")
@@ -125,7 +173,7 @@ def is_trapped(state: State, index: int) -> bool:
     return "trapped" in state.in_front[index]
 
 
-def _check_place(state: State, index: int, move: dict, joined) -> None:
+def _check_place(state: State, index: int, move: Mapping[str, Any], joined) -> None:
     card = _card_field(state, move)
     position = _position(move)
     turned = move.get("turned", False)
@@ -150,13 +198,19 @@ def _check_place(state: State, index: int, move: dict, joined) -> None:
         raise IllegalMove(code)
 
 
-def _check_action(state: State, index: int, move: dict, joined) -> None:
+def _check_action(state: State, index: int, move: Mapping[str, Any], joined) -> None:
     card_id = _card_field(state, move)
     _in_hand(state, index, [card_id])
     card = CATALOGUE[card_id]
     if card.kind != ACTION:
         raise IllegalMove("wrong-card")
-    ACTION_CHECKS[card.effect](state, index, move, card)
+    ACTION_CHECKS[_effect(card)](state, index, move, card)
+
+
+def _effect(card) -> str:
+    """An action card's effect (every action card of the catalogue has one)."""
+    assert card.effect is not None, card.id
+    return card.effect
 
 
 def _check_break(state, index, move, card):
@@ -165,7 +219,7 @@ def _check_break(state, index, move, card):
         raise IllegalMove("already-has")
 
 
-def _repair_tool(state: State, move: dict, card) -> tuple[int, str]:
+def _repair_tool(state: State, move: Mapping[str, Any], card) -> tuple[int, str]:
     """The target and the tool a repair card mends (3.1)."""
     target = _target(state, move)
     broken = [tool for tool in card.tools if tool in broken_tools(state, target)]
@@ -217,7 +271,7 @@ def _check_remover(lying: str):
     return check_card
 
 
-def _other_target(state: State, index: int, move: dict) -> int:
+def _other_target(state: State, index: int, move: Mapping[str, Any]) -> int:
     target = _target(state, move)
     if target == index:
         raise IllegalMove("bad-target")
@@ -237,14 +291,14 @@ def _check_any_target(state, index, move, card):
     _target(state, move)
 
 
-def _discards(state: State, move: dict) -> list[str]:
+def _discards(state: State, move: Mapping[str, Any]) -> list[str]:
     cards = move.get("discard")
     if not isinstance(cards, list) or not all(card_known(state.ruleset, c) for c in cards):
         raise IllegalMove("malformed", "'discard' lists cards from your hand.")
     return cards
 
 
-def _check_pass(state: State, index: int, move: dict, joined) -> None:
+def _check_pass(state: State, index: int, move: Mapping[str, Any], joined) -> None:
     cards = _discards(state, move)
     low, high = PASS_COUNTS[state.ruleset]
     if not low <= len(cards) <= high:
@@ -252,7 +306,7 @@ def _check_pass(state: State, index: int, move: dict, joined) -> None:
     _in_hand(state, index, cards)
 
 
-def _check_clear(state: State, index: int, move: dict, joined) -> None:
+def _check_clear(state: State, index: int, move: Mapping[str, Any], joined) -> None:
     cards = _discards(state, move)
     remove = move.get("remove")
     if not card_known(state.ruleset, remove):
@@ -264,7 +318,7 @@ def _check_clear(state: State, index: int, move: dict, joined) -> None:
         raise IllegalMove("not-in-front")
 
 
-def _check_pick(state: State, index: int, move: dict, joined) -> None:
+def _check_pick(state: State, index: int, move: Mapping[str, Any], joined) -> None:
     value = move.get("value")
     if type(value) is not int:
         raise IllegalMove("malformed", "'value' is a whole number.")
@@ -272,7 +326,7 @@ def _check_pick(state: State, index: int, move: dict, joined) -> None:
         raise IllegalMove("bad-pick")
 
 
-def _check_steal(state: State, index: int, move: dict, joined) -> None:
+def _check_steal(state: State, index: int, move: Mapping[str, Any], joined) -> None:
     if "victim" not in move:
         raise IllegalMove("malformed", "Name a victim, or none.")
     victim = move["victim"]
@@ -288,11 +342,7 @@ def _check_steal(state: State, index: int, move: dict, joined) -> None:
 # -- Changes -----------------------------------------------------------------------------------
 
 
-def _event(events: list[dict], kind: str, to: str | None = None, **data) -> None:
-    events.append({"kind": kind, "to": to, **data})
-
-
-def _draw(state: State, index: int, events: list[dict], count: int = 1) -> None:
+def _draw(state: State, index: int, events: list[Event], count: int = 1) -> None:
     drawn = []
     for _ in range(count):
         if not state.pile:
@@ -301,7 +351,7 @@ def _draw(state: State, index: int, events: list[dict], count: int = 1) -> None:
         state.hands[index].append(card)
         drawn.append(card)
     if drawn:
-        _event(events, "drew", to=state.seats[index], cards=drawn)
+        events.append(DrewEvent(kind="drew", to=state.seats[index], cards=drawn))
 
 
 def _discard_from_hand(state: State, index: int, cards: list[str]) -> None:
@@ -310,17 +360,21 @@ def _discard_from_hand(state: State, index: int, cards: list[str]) -> None:
         state.discard.append(card)
 
 
-def _do_place(state: State, index: int, move: dict, events: list[dict]) -> None:
+def _do_place(state: State, index: int, move: PlaceMove, events: list[Event]) -> None:
     card, (x, y), turned = move["card"], move["at"], move.get("turned", False)
     state.hands[index].remove(card)
     state.board[(x, y)] = maze.Placed(card, turned)
-    _event(events, "placed", seat=state.seats[index], card=card, at=[x, y], turned=turned)
+    events.append(
+        PlacedEvent(
+            kind="placed", to=None, seat=state.seats[index], card=card, at=[x, y], turned=turned
+        )
+    )
     _reveal_goals(state, index, move.get("goal_turned", {}), events)
     _draw(state, index, events)
     _end_turn(state, index, events)
 
 
-def _reveal_goals(state: State, index: int, choices: dict, events: list[dict]) -> None:
+def _reveal_goals(state: State, index: int, choices: dict, events: list[Event]) -> None:
     """Turn every reached face-down goal face up, repeating through revealed stone goals (1.3)."""
     # Reveals repeat through revealed stone goals only: once the treasure shows, the round is over.
     while not state.treasure_found:
@@ -344,15 +398,28 @@ def _reveal_goals(state: State, index: int, choices: dict, events: list[dict]) -
                 # Decision D2: every reached goal is turned; the treasure ends the round.
                 state.treasure_found = True
                 state.finisher = index
-            _event(events, "goal-revealed", goal=name, card=placed.card, turned=placed.turned)
+            events.append(
+                GoalRevealedEvent(
+                    kind="goal-revealed", to=None, goal=name, card=placed.card, turned=placed.turned
+                )
+            )
 
 
-def _do_action(state: State, index: int, move: dict, events: list[dict]) -> None:
+def _do_action(state: State, index: int, move: ActionMove, events: list[Event]) -> None:
     card = CATALOGUE[move["card"]]
     state.hands[index].remove(card.id)
-    public = {k: move[k] for k in ("target", "tool", "at", "goal") if k in move}
-    _event(events, "action", seat=state.seats[index], card=card.id, **public)
-    draws = ACTIONS[card.effect](state, index, move, card, events)
+    event = ActionEvent(kind="action", to=None, seat=state.seats[index], card=card.id)
+    # What everyone sees of the move: its target, tool, position and goal, in that order.
+    if "target" in move:
+        event["target"] = move["target"]
+    if "tool" in move:
+        event["tool"] = move["tool"]
+    if "at" in move:
+        event["at"] = move["at"]
+    if "goal" in move:
+        event["goal"] = move["goal"]
+    events.append(event)
+    draws = ACTIONS[_effect(card)](state, index, move, card, events)
     if draws:
         _draw(state, index, events)
     _end_turn(state, index, events)
@@ -367,7 +434,7 @@ def _act_repair(state, index, move, card, events):
     target, tool = _repair_tool(state, move, card)
     state.in_front[target].remove(f"break-{tool}")
     state.discard += [f"break-{tool}", card.id]
-    _event(events, "repaired", target=state.seats[target], tool=tool)
+    events.append(RepairedEvent(kind="repaired", to=None, target=state.seats[target], tool=tool))
     return True
 
 
@@ -382,7 +449,7 @@ def _act_map(state, index, move, card, events):
     seen = state.board[state.goals[goal]].card
     state.peeks[index][goal] = seen
     state.discard.append(card.id)
-    _event(events, "peeked", to=state.seats[index], goal=goal, card=seen)
+    events.append(PeekedEvent(kind="peeked", to=state.seats[index], goal=goal, card=seen))
     return True
 
 
@@ -415,7 +482,7 @@ def _act_swap_hats(state, index, move, card, events):
     if state.set_aside:
         state.role_discards.append(state.roles[target])
         state.roles[target] = state.set_aside.pop(0)
-    _event(events, "new-role", to=state.seats[target], role=state.roles[target])
+    events.append(NewRoleEvent(kind="new-role", to=state.seats[target], role=state.roles[target]))
     return True
 
 
@@ -423,8 +490,12 @@ def _act_swap_hand(state, index, move, card, events):
     target = _target(state, move)
     state.discard.append(card.id)
     state.hands[index], state.hands[target] = state.hands[target], state.hands[index]
-    _event(events, "hand-received", to=state.seats[index], cards=list(state.hands[index]))
-    _event(events, "hand-received", to=state.seats[target], cards=list(state.hands[target]))
+    for seat in (index, target):
+        events.append(
+            HandReceivedEvent(
+                kind="hand-received", to=state.seats[seat], cards=list(state.hands[seat])
+            )
+        )
     # Decision D9: the other player draws one card; the mover draws nothing.
     _draw(state, target, events)
     return False
@@ -435,33 +506,37 @@ def _act_inspection(state, index, move, card, events):
     state.discard.append(card.id)
     role = state.roles[target]
     state.inspections[index][state.seats[target]] = role
-    _event(events, "inspected", to=state.seats[index], target=state.seats[target], role=role)
+    events.append(
+        InspectedEvent(
+            kind="inspected", to=state.seats[index], target=state.seats[target], role=role
+        )
+    )
     return True
 
 
-def _do_pass(state: State, index: int, move: dict, events: list[dict]) -> None:
+def _do_pass(state: State, index: int, move: PassMove, events: list[Event]) -> None:
     cards = move["discard"]
     _discard_from_hand(state, index, cards)
-    _event(events, "passed", seat=state.seats[index], count=len(cards))
-    _event(events, "discarded", to=state.seats[index], cards=list(cards))
+    events.append(PassedEvent(kind="passed", to=None, seat=state.seats[index], count=len(cards)))
+    events.append(DiscardedEvent(kind="discarded", to=state.seats[index], cards=list(cards)))
     _draw(state, index, events, len(cards))
     _end_turn(state, index, events)
 
 
-def _do_clear(state: State, index: int, move: dict, events: list[dict]) -> None:
+def _do_clear(state: State, index: int, move: ClearMove, events: list[Event]) -> None:
     cards, remove = move["discard"], move["remove"]
     _discard_from_hand(state, index, cards)
     state.in_front[index].remove(remove)
     state.discard.append(remove)
     if remove == "theft":
         state.theft_laid.pop(index, None)
-    _event(events, "cleared", seat=state.seats[index], removed=remove)
-    _event(events, "discarded", to=state.seats[index], cards=list(cards))
+    events.append(ClearedEvent(kind="cleared", to=None, seat=state.seats[index], removed=remove))
+    events.append(DiscardedEvent(kind="discarded", to=state.seats[index], cards=list(cards)))
     _draw(state, index, events)
     _end_turn(state, index, events)
 
 
-def _end_turn(state: State, index: int, events: list[dict]) -> None:
+def _end_turn(state: State, index: int, events: list[Event]) -> None:
     state.last_turn_seat = index
     if state.treasure_found or not any(state.hands):
         _end_round(state, events)
@@ -482,7 +557,7 @@ def _next_with_cards(state: State, start: int) -> int:
 # -- Round end ---------------------------------------------------------------------------------
 
 
-def _end_round(state: State, events: list[dict]) -> None:
+def _end_round(state: State, events: list[Event]) -> None:
     names = state.seats
     state.result = {
         "treasure_found": state.treasure_found,
@@ -491,13 +566,15 @@ def _end_round(state: State, events: list[dict]) -> None:
         "gained": {},
         "thefts": [],
     }
-    _event(
-        events,
-        "round-ended",
-        round=state.round,
-        treasure_found=state.treasure_found,
-        roles=dict(zip(names, state.roles, strict=True)),
-        goals={name: state.board[pos].card for name, pos in state.goals.items()},
+    events.append(
+        RoundEndedEvent(
+            kind="round-ended",
+            to=None,
+            round=state.round,
+            treasure_found=state.treasure_found,
+            roles=dict(zip(names, state.roles, strict=True)),
+            goals={name: state.board[pos].card for name, pos in state.goals.items()},
+        )
     )
     if state.ruleset == BASE:
         _settle_base(state, events)
@@ -505,26 +582,33 @@ def _end_round(state: State, events: list[dict]) -> None:
         _settle_expansion(state, events)
 
 
+def _settling(state: State) -> RoundResult:
+    """The result of the round being settled (``_end_round`` starts it)."""
+    assert state.result is not None, "no round is being settled"
+    return state.result
+
+
 def _gain(state: State, index: int, value: int) -> None:
     state.gold[index] += value
-    gained = state.result["gained"]
+    gained = _settling(state)["gained"]
     name = state.seats[index]
     gained[name] = gained.get(name, 0) + value
 
 
-def _settle_base(state: State, events: list[dict]) -> None:
+def _settle_base(state: State, events: list[Event]) -> None:
     n = len(state.seats)
     variants = state.config.variants
     if not state.treasure_found:
         saboteurs = [i for i in range(n) if state.roles[i] == SABOTEUR]
-        state.result["winners"] = [state.seats[i] for i in saboteurs]
+        _settling(state)["winners"] = [state.seats[i] for i in saboteurs]
         _pay_saboteurs(state, saboteurs)
         _finish_round(state, events)
         return
     finisher = state.finisher
+    assert finisher is not None  # whoever reached the treasure
     diggers = [i for i in range(n) if state.roles[i] == GOLD_DIGGER]
     winners = [i for i in diggers if not (i == state.greedy and i != finisher)]
-    state.result["winners"] = [state.seats[i] for i in winners]
+    _settling(state)["winners"] = [state.seats[i] for i in winners]
     eligible = [i for i in winners if not ("rivalry" in variants and broken_tools(state, i))]
     count = len(diggers) if "new-mine" in variants else n
     count = min(count, MAX_GOLD_DRAWN) if eligible else 0
@@ -537,7 +621,7 @@ def _settle_base(state: State, events: list[dict]) -> None:
     _next_pick(state, events)
 
 
-def _next_pick(state: State, events: list[dict]) -> None:
+def _next_pick(state: State, events: list[Event]) -> None:
     # Decision D7: when every offered card has the same value there is no choice to make.
     while state.offer and len(set(state.offer)) == 1:
         _take_gold(state, state.offer[0], events)
@@ -548,12 +632,12 @@ def _next_pick(state: State, events: list[dict]) -> None:
         _finish_round(state, events)
 
 
-def _take_gold(state: State, value: int, events: list[dict]) -> None:
+def _take_gold(state: State, value: int, events: list[Event]) -> None:
     picker = state.pickers.pop(0)
     state.offer.remove(value)
     _gain(state, picker, value)
-    _event(events, "gold-picked", to=state.seats[picker], value=value)
-    _event(events, "gold-taken", seat=state.seats[picker])
+    events.append(GoldPickedEvent(kind="gold-picked", to=state.seats[picker], value=value))
+    events.append(GoldTakenEvent(kind="gold-taken", to=None, seat=state.seats[picker]))
     state.pickers.append(picker)
 
 
@@ -574,12 +658,12 @@ def _pay_saboteurs(state: State, saboteurs: list[int]) -> None:
                 supply.append(value)
 
 
-def _do_pick(state: State, index: int, move: dict, events: list[dict]) -> None:
+def _do_pick(state: State, index: int, move: PickGoldMove, events: list[Event]) -> None:
     _take_gold(state, move["value"], events)
     _next_pick(state, events)
 
 
-def _settle_expansion(state: State, events: list[dict]) -> None:
+def _settle_expansion(state: State, events: list[Event]) -> None:
     n = len(state.seats)
     roles = state.roles
     if state.treasure_found:
@@ -588,6 +672,7 @@ def _settle_expansion(state: State, events: list[dict]) -> None:
             BLUE: (treasure, 0) in maze.joined_nodes(state.board, skip_door="green"),
             GREEN: (treasure, 0) in maze.joined_nodes(state.board, skip_door="blue"),
         }
+        assert state.finisher is not None  # whoever reached the treasure
         finisher_role = roles[state.finisher]
         if finisher_role in (BLUE, GREEN):
             other = GREEN if finisher_role == BLUE else BLUE
@@ -596,17 +681,17 @@ def _settle_expansion(state: State, events: list[dict]) -> None:
             # Decision D10: anyone else completing the path: every team that can reach wins.
             teams = [t for t in (BLUE, GREEN) if reach[t]]
         # What decided it, for the round's recap: which doors the treasure can be reached through.
-        state.result["reach"] = reach
-        state.result["teams"] = teams
+        _settling(state)["reach"] = reach
+        _settling(state)["teams"] = teams
         if teams:
             winners = [i for i in range(n) if roles[i] in teams or roles[i] in (BOSS, PROFITEER)]
         else:
             winners = [i for i in range(n) if roles[i] == BOSS]
     else:
         winners = [i for i in range(n) if roles[i] in (SABOTEUR, PROFITEER)]
-    state.result["trapped"] = [state.seats[i] for i in winners if is_trapped(state, i)]
+    _settling(state)["trapped"] = [state.seats[i] for i in winners if is_trapped(state, i)]
     winners = [i for i in winners if not is_trapped(state, i)]
-    state.result["winners"] = [state.seats[i] for i in winners]
+    _settling(state)["winners"] = [state.seats[i] for i in winners]
     share = EXPANSION_SHARES.get(len(winners), 1)
     for i in winners:
         # Decision D11: the boss gets one less, the profiteer two less, never below 0.
@@ -627,7 +712,7 @@ def _settle_expansion(state: State, events: list[dict]) -> None:
     _next_steal(state, events)
 
 
-def _next_steal(state: State, events: list[dict]) -> None:
+def _next_steal(state: State, events: list[Event]) -> None:
     while state.thieves:
         thief = state.thieves[0]
         if any(state.gold[i] > 0 for i in range(len(state.seats)) if i != thief):
@@ -638,31 +723,33 @@ def _next_steal(state: State, events: list[dict]) -> None:
     _finish_round(state, events)
 
 
-def _record_steal(state: State, thief: int, victim: int | None, events: list[dict]) -> None:
+def _record_steal(state: State, thief: int, victim: int | None, events: list[Event]) -> None:
     state.thieves.pop(0)
     names = state.seats
     if victim is not None:
         state.gold[thief] += 1
         state.gold[victim] -= 1
-    state.result["thefts"].append(
+    _settling(state)["thefts"].append(
         {"thief": names[thief], "victim": names[victim] if victim is not None else None}
     )
-    _event(
-        events,
-        "stole",
-        seat=names[thief],
-        victim=names[victim] if victim is not None else None,
+    events.append(
+        StoleEvent(
+            kind="stole",
+            to=None,
+            seat=names[thief],
+            victim=names[victim] if victim is not None else None,
+        )
     )
 
 
-def _do_steal(state: State, index: int, move: dict, events: list[dict]) -> None:
+def _do_steal(state: State, index: int, move: StealMove, events: list[Event]) -> None:
     victim = move["victim"]
     _record_steal(state, index, state.seat_index(victim) if victim else None, events)
     _next_steal(state, events)
 
 
-def _finish_round(state: State, events: list[dict]) -> None:
-    result = state.result
+def _finish_round(state: State, events: list[Event]) -> None:
+    result = _settling(state)
     result["gained"] = {k: v for k, v in result["gained"].items() if v > 0}
     # What becomes public now: the round's roles, goals, set-aside cards and seed (section 8).
     result["roles"] = dict(zip(state.seats, state.roles, strict=True))
@@ -678,7 +765,11 @@ def _finish_round(state: State, events: list[dict]) -> None:
         state.decision = GAME_OVER
         state.to_move = None
         state.finished = True
-        _event(events, "game-ended", gold=dict(zip(state.seats, state.gold, strict=True)))
+        events.append(
+            GameEndedEvent(
+                kind="game-ended", to=None, gold=dict(zip(state.seats, state.gold, strict=True))
+            )
+        )
         return
     n = len(state.seats)
     last = state.last_turn_seat
@@ -688,35 +779,33 @@ def _finish_round(state: State, events: list[dict]) -> None:
     if not any(state.hands):
         _end_turn_without_cards(state, events)
         return
+    assert state.to_move is not None  # deal_round() chose who starts
     state.to_move = _next_with_cards(state, state.to_move)
-    _event(events, "round-started", round=state.round, first=state.seats[state.to_move])
+    events.append(
+        RoundStartedEvent(
+            kind="round-started", to=None, round=state.round, first=state.seats[state.to_move]
+        )
+    )
 
 
-def _end_turn_without_cards(state: State, events: list[dict]) -> None:
+def _end_turn_without_cards(state: State, events: list[Event]) -> None:
     """A rigged round dealt no cards at all: it ends at once."""
     state.last_turn_seat = None
     _end_round(state, events)
 
 
-def open_first_round(state: State) -> list[dict]:
+def open_first_round(state: State) -> list[Event]:
     """Round 1 just dealt (``new_game``): skip empty hands; with every hand empty, the round ends
     at once even though the pile holds cards (RULES.md 2). Returns the events that caused."""
-    events: list[dict] = []
+    events: list[Event] = []
     if not any(state.hands):
         _end_turn_without_cards(state, events)
     else:
+        assert state.to_move is not None  # deal_round() chose who starts
         state.to_move = _next_with_cards(state, state.to_move)
     return events
 
 
-HANDLERS = {
-    "place": _do_place,
-    "action": _do_action,
-    "pass": _do_pass,
-    "clear": _do_clear,
-    "pick-gold": _do_pick,
-    "steal": _do_steal,
-}
 CHECKS = {
     "place": _check_place,
     "action": _check_action,

@@ -8,13 +8,16 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import cast
 
 from .cards import GOAL_NAMES
 from .create import new_game
 from .errors import BadSetup, IllegalMove
 from .rules import apply_in_place
 from .state import State, pos_key
+from .types import Move
 
 SUMMARY_ROUND_KEYS = ("treasure_found", "finisher", "winners", "gained", "thefts")
 
@@ -45,7 +48,7 @@ def summary(state: State) -> dict:
     for position, placed in sorted(state.board.items()):
         if placed.face_down:
             continue
-        entry = {"card": placed.card}
+        entry: dict[str, str | bool] = {"card": placed.card}
         if placed.card != "start":
             entry["turned"] = placed.turned
         board[pos_key(position)] = entry
@@ -61,10 +64,12 @@ def summary(state: State) -> dict:
         "in_front": {name: sorted(state.in_front[i]) for i, name in enumerate(names)},
         "roles": dict(zip(names, state.roles, strict=True)),
         "gold": dict(zip(names, state.gold, strict=True)),
-        "rounds_done": [
-            {key: result[key] for key in SUMMARY_ROUND_KEYS} for result in state.rounds_done
-        ],
+        "rounds_done": [_summary_round(result) for result in state.rounds_done],
     }
+
+
+def _summary_round(result: Mapping[str, object]) -> dict:
+    return {key: result[key] for key in SUMMARY_ROUND_KEYS}
 
 
 def matches(expected, actual) -> bool:
@@ -160,7 +165,8 @@ def run(data) -> Outcome:
         wanted = step.get("reject")
         before = state.version
         try:
-            apply_in_place(state, seat, move)
+            # Moves from the file, malformed ones included: check() refuses those.
+            apply_in_place(state, seat, cast(Move, move))
         except IllegalMove as refusal:
             if wanted != refusal.code:
                 said = f"refused with {refusal.code!r} ({refusal.message})"

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import random
 from collections import Counter
+from typing import Any
 
 from .cards import (
     BASE,
@@ -55,7 +56,7 @@ def _take(available: Counter, cards, field: str) -> None:
         available[card] -= 1
 
 
-def _seat_map(state: State, deal: dict, key: str) -> dict[int, object]:
+def _seat_map(state: State, deal: dict, key: str) -> dict[int, Any]:
     value = deal.get(key, {})
     if not isinstance(value, dict):
         raise BadSetup(f"deals.{key}", "must be an object keyed by seat")
@@ -210,6 +211,8 @@ def _prepare_gold(state: State, deal: dict, rng: random.Random) -> None:
     state.gold_supply = list(top) + rest
 
 
-def card_known(ruleset: str, card_id) -> bool:
+def card_known(ruleset: str, card_id: object) -> bool:
     """Whether ``card_id`` names a card of the rule set's deck."""
-    return isinstance(card_id, str) and card_id in CATALOGUE and CATALOGUE[card_id].copies(ruleset)
+    return (
+        isinstance(card_id, str) and card_id in CATALOGUE and CATALOGUE[card_id].copies(ruleset) > 0
+    )

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, fields
 
+from .types import RoundResult
+
 TURN, PICK_GOLD, STEAL, GAME_OVER = "turn", "pick-gold", "steal", "game-over"
 
 
@@ -79,8 +81,8 @@ class State:
     offer: list[int] = field(default_factory=list)
     pickers: list[int] = field(default_factory=list)  # base: the pick rotation, next picker first
     thieves: list[int] = field(default_factory=list)  # saboteur2: thieves still to decide
-    result: dict | None = None  # the round being settled
-    rounds_done: list[dict] = field(default_factory=list)
+    result: RoundResult | None = None  # the round being settled
+    rounds_done: list[RoundResult] = field(default_factory=list)
 
     def clone(self) -> State:
         """A copy that shares nothing mutable with this state (cheaper than deepcopy)."""

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Mapping
+from typing import Any
 
 from .cards import BASE
 from .state import PICK_GOLD, State
@@ -100,7 +102,8 @@ def _round_ending(state: State, me: int | None) -> dict:
     """The round that has ended but whose gold is still being shared: its roles, goals and maze
     are public since its "round-ended" event; its seed and set-aside cards only once it is done
     (``_finish_round``), the gold gained only to its owner."""
-    result = dict(state.result)
+    assert state.result is not None  # only while a round is being settled
+    result: dict = dict(state.result)
     result["roles"] = dict(zip(state.seats, state.roles, strict=True))
     result["goals"] = {name: state.board[pos].card for name, pos in state.goals.items()}
     result["board"] = [[x, y, p.card, p.turned] for (x, y), p in sorted(state.board.items())]
@@ -111,7 +114,7 @@ def _round_ending(state: State, me: int | None) -> dict:
     return done
 
 
-def _round_done(state: State, result: dict, me: int | None) -> dict:
+def _round_done(state: State, result: Mapping[str, Any], me: int | None) -> dict:
     """A finished round: roles, goals and seed are public; gold gained only to its owner until
     the game ends."""
     done = {
