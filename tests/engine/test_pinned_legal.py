@@ -1,0 +1,112 @@
+"""Legal move lists pinned move by move (issue 41): the steals a thief may choose, the passes and
+clears of a turn (``discard_moves``, the list the page's discard form offers), the cards a seat
+may play, and the empty lists of a seat whose decision it is not. The property tests prove the
+lists exact over random games; these name the lists in a few positions.
+"""
+
+from __future__ import annotations
+
+from games.engine import discard_moves, legal_moves, playable_cards
+from tests.engine.test_pinned_events import dig_to_the_treasure, game, play, theft_game
+
+
+def test_a_thief_may_steal_from_each_other_player_with_gold_or_from_nobody():
+    state = theft_game(bob_role="blue-digger", bob_hand=("theft",))
+    state, _ = play(
+        state,
+        ("ann", {"move": "action", "card": "theft", "target": "ann"}),
+        ("bob", {"move": "action", "card": "theft", "target": "bob"}),
+    )
+    state, _ = dig_to_the_treasure(state)
+    assert state.decision == "steal" and state.gold[2] == 0  # cid has nothing to steal
+    assert legal_moves(state, "bob") == [
+        {"move": "steal", "victim": None},
+        {"move": "steal", "victim": "ann"},
+    ]
+    assert legal_moves(state, "bob", card="theft") == []  # a steal plays no card
+    # Nobody else decides now, and a steal is no turn: nothing to discard or play.
+    assert legal_moves(state, "ann") == [] and legal_moves(state, "cid") == []
+    assert discard_moves(state, "bob") == [] and playable_cards(state, "bob") == set()
+    state, _ = play(state, ("bob", {"move": "steal", "victim": "ann"}))
+    assert legal_moves(state, "ann") == [
+        {"move": "steal", "victim": None},
+        {"move": "steal", "victim": "bob"},
+    ]
+
+
+def test_the_discards_of_a_saboteur2_turn_are_passes_of_one_to_three_and_clears():
+    state = game(hands={"ann": ["theft", "map", "rockfall"], "bob": ["map"]})
+    state, _ = play(
+        state,
+        ("ann", {"move": "action", "card": "theft"}),
+        ("bob", {"move": "pass", "discard": ["map"]}),
+    )
+    state, _ = play(state, ("cid", {"move": "pass", "discard": [state.hands[2][0]]}))
+    hand = sorted(state.hands[0])
+    assert hand == ["cross", "map", "rockfall"]
+    assert discard_moves(state, "ann") == [
+        {"move": "pass", "discard": ["cross"]},
+        {"move": "pass", "discard": ["map"]},
+        {"move": "pass", "discard": ["rockfall"]},
+        {"move": "pass", "discard": ["cross", "map"]},
+        {"move": "pass", "discard": ["cross", "rockfall"]},
+        {"move": "pass", "discard": ["map", "rockfall"]},
+        {"move": "pass", "discard": ["cross", "map", "rockfall"]},
+        {"move": "clear", "discard": ["cross", "map"], "remove": "theft"},
+        {"move": "clear", "discard": ["cross", "rockfall"], "remove": "theft"},
+        {"move": "clear", "discard": ["map", "rockfall"], "remove": "theft"},
+    ]
+    # The same moves close the full list; only ann may discard now.
+    assert legal_moves(state, "ann")[-10:] == discard_moves(state, "ann")
+    assert discard_moves(state, "bob") == [] and discard_moves(state, "nobody") == []
+
+
+def test_the_discards_of_a_base_turn_are_passes_of_one_card():
+    state = game("base", hands={"ann": ["map", "cross", "map"], "bob": ["map"], "cid": ["map"]})
+    assert discard_moves(state, "ann") == [
+        {"move": "pass", "discard": ["cross"]},
+        {"move": "pass", "discard": ["map"]},
+    ]
+
+
+def test_playable_cards_are_the_cards_a_legal_move_plays_and_only_on_ones_turn():
+    state = game(hands={"ann": ["cross", "rockfall", "free", "map"], "bob": ["map", "cross"]})
+    # Nothing lies on the maze to clear and nobody is trapped: the cross and the map only.
+    assert playable_cards(state, "ann") == {"cross", "map"}
+    assert playable_cards(state, "bob") == set()  # not bob's turn
+    assert playable_cards(state, "nobody") == set()
+    assert legal_moves(state, "bob") == [] and legal_moves(state, "nobody") == []
+    assert legal_moves(state, "ann", card="map") == [
+        {"move": "action", "card": "map", "goal": "north"},
+        {"move": "action", "card": "map", "goal": "middle"},
+        {"move": "action", "card": "map", "goal": "south"},
+    ]
+    assert legal_moves(state, "ann", card="free") == []
+    state, _ = play(state, ("ann", {"move": "place", "card": "cross", "at": [1, 0]}))
+    assert playable_cards(state, "bob") == {"cross", "map"}
+    assert playable_cards(state, "ann") == set()
+    # A trapped player plays no path card, but still actions.
+    state = game(hands={"ann": ["trapped", "map"], "bob": ["cross", "map", "free"]})
+    state, _ = play(state, ("ann", {"move": "action", "card": "trapped", "target": "bob"}))
+    assert playable_cards(state, "bob") == {"map", "free"}
+    assert [m for m in legal_moves(state, "bob") if m["move"] == "place"] == []
+
+
+def test_a_gold_pick_offers_each_value_once_and_nothing_else():
+    state = game(
+        "base",
+        hands={"ann": ["cross", "cross", "straight-ew", "straight-ew", "t-new", "t-new", "cross"],
+               "bob": ["map"], "cid": []},
+        roles={"ann": "gold-digger", "bob": "gold-digger", "cid": "saboteur"},
+        pile=["map"] * 5,
+        gold=[3, 1, 3],
+    )  # fmt: skip
+    state, _ = dig_to_the_treasure(state)
+    assert state.decision == "pick-gold" and state.seats[state.to_move] == "ann"
+    assert legal_moves(state, "ann") == [
+        {"move": "pick-gold", "value": 1},
+        {"move": "pick-gold", "value": 3},
+    ]
+    assert legal_moves(state, "ann", card="cross") == []
+    assert legal_moves(state, "bob") == [] and discard_moves(state, "ann") == []
+    assert playable_cards(state, "ann") == set()
