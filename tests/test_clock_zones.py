@@ -1,0 +1,162 @@
+"""The one clock (games/clock.py) on a machine whose own time zone is not UTC (issue 41).
+
+The clock promises that every instant it gives out is in UTC, whatever the zone of the instants
+it is given and whatever ``TZ`` the process runs under: a server set to local time must not
+shift deadlines, reminders or weekends. Under UTC, converting "to the local zone" and "to UTC"
+look the same; these tests run under zones with odd offsets (Kathmandu, +05:45; St. John's,
+-03:30 and -02:30 in summer), where they differ. The in-process tests switch the process's zone
+with ``time.tzset``; the last test runs the whole of tests/test_clock.py under each zone.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from datetime import UTC, datetime, timedelta
+from datetime import time as clock_time
+from pathlib import Path
+from zoneinfo import ZoneInfo
+
+import pytest
+
+from games import clock
+from games.clock import Breaks, Rules
+
+ROOT = Path(__file__).resolve().parents[1]
+LOCAL_ZONES = ["Asia/Kathmandu", "America/St_Johns"]
+HOUR = timedelta(hours=1)
+PRAGUE = ZoneInfo("Europe/Prague")
+
+
+@pytest.fixture(params=LOCAL_ZONES)
+def local_zone(request, monkeypatch):
+    """The process runs under ``TZ`` = the parameter for the test, then under its own again."""
+    monkeypatch.setenv("TZ", request.param)
+    time.tzset()
+    # The zone really is in force: local time is not UTC.
+    assert datetime(2026, 1, 5, 12, tzinfo=UTC).astimezone().utcoffset() != timedelta(0)
+    try:
+        yield request.param
+    finally:
+        monkeypatch.undo()
+        time.tzset()
+
+
+def in_utc(at: datetime) -> tuple[timedelta | None, datetime]:
+    """An instant as the database and the pages get it: its offset and its wall-clock time."""
+    return at.utcoffset(), at.replace(tzinfo=None)
+
+
+def test_utc_gives_the_utc_wall_clock_of_any_instant(local_zone):
+    at = datetime(2026, 11, 6, 23, 30, tzinfo=PRAGUE)
+    assert in_utc(clock.utc(at)) == (timedelta(0), datetime(2026, 11, 6, 22, 30))
+    assert clock.utc(at).tzinfo is UTC
+
+
+def test_weekend_stops_are_given_in_utc(local_zone):
+    stops = Breaks(weekends=True, zone="Europe/Prague")
+    since = datetime(2026, 11, 4, 12, tzinfo=PRAGUE)
+    first = next(stops.stops(since))
+    # The weekend before is over, so Saturday 7 November 00:00 to Monday 00:00 in Prague.
+    assert [in_utc(at) for at in first] == [
+        (timedelta(0), datetime(2026, 11, 6, 23, 0)),
+        (timedelta(0), datetime(2026, 11, 8, 23, 0)),
+    ]
+    assert stops.stop_at(datetime(2026, 11, 7, 12, tzinfo=PRAGUE)) == first
+    assert stops.stop_at(since) is None
+
+
+def test_vacations_given_in_another_zone_are_kept_in_utc(local_zone):
+    begins = datetime(2026, 7, 1, 9, tzinfo=PRAGUE)
+    stops = Breaks(spans=((begins, begins + 2 * HOUR),))
+    assert [in_utc(at) for at in next(stops.stops(begins - HOUR))] == [
+        (timedelta(0), datetime(2026, 7, 1, 7, 0)),
+        (timedelta(0), datetime(2026, 7, 1, 9, 0)),
+    ]
+    # Three hours from 08:00 Prague: one before the vacation, two after it.
+    assert in_utc(stops.advance(begins - HOUR, 3 * HOUR)) == (
+        timedelta(0),
+        datetime(2026, 7, 1, 11, 0),
+    )
+    assert in_utc(stops.advance(begins, timedelta(0))) == (timedelta(0), datetime(2026, 7, 1, 7))
+
+
+def test_deadlines_are_given_in_utc(local_zone):
+    rules = Rules(turn_limit=timedelta(days=1), zone="Europe/Prague", daily_at=clock_time(20, 0))
+    stops = clock.breaks_for(rules)
+    start = datetime(2026, 11, 3, 18, 0, tzinfo=PRAGUE)
+    deadline = clock.decision_deadline(rules, start, 2 * HOUR, stops)
+    assert in_utc(deadline.limit_at) == (timedelta(0), datetime(2026, 11, 3, 19, 0))
+    assert in_utc(deadline.final) == (timedelta(0), datetime(2026, 11, 3, 21, 0))
+    per_turn = Rules(turn_limit=4 * HOUR)
+    deadline = clock.decision_deadline(per_turn, start, timedelta(0), clock.breaks_for(per_turn))
+    assert in_utc(deadline.limit_at) == (timedelta(0), datetime(2026, 11, 3, 21, 0))
+    assert deadline.final == deadline.limit_at
+
+
+def test_moved_resumed_extended_and_reminders_are_given_in_utc(local_zone):
+    now = datetime(2026, 7, 1, 9, tzinfo=PRAGUE)  # 07:00 UTC
+    deadline = datetime(2026, 7, 1, 15, tzinfo=PRAGUE)  # 13:00 UTC: six hours left
+    none, vacation = Breaks(), Breaks(spans=((now + HOUR, now + 3 * HOUR),))
+    assert in_utc(clock.moved(now, deadline, none, vacation)) == (
+        timedelta(0),
+        datetime(2026, 7, 1, 15, 0),
+    )
+    # A deadline already passed stays where it was, in UTC.
+    assert in_utc(clock.moved(deadline + HOUR, deadline, none, vacation)) == (
+        timedelta(0),
+        datetime(2026, 7, 1, 13, 0),
+    )
+    assert in_utc(clock.resumed(now, 2 * HOUR, none)) == (timedelta(0), datetime(2026, 7, 1, 9))
+    assert in_utc(clock.resumed(now, -HOUR, none)) == (timedelta(0), datetime(2026, 7, 1, 7))
+    assert in_utc(clock.reminder_due(now, deadline, 2 * HOUR, none)) == (
+        timedelta(0),
+        datetime(2026, 7, 1, 11, 0),
+    )
+    # A reminder whose time has come is due now (in UTC), not at some later instant.
+    assert in_utc(clock.reminder_due(now, deadline, 6 * HOUR, none)) == (
+        timedelta(0),
+        datetime(2026, 7, 1, 7, 0),
+    )
+    assert in_utc(clock.reminder_due(now, deadline, 7 * HOUR, none)) == (
+        timedelta(0),
+        datetime(2026, 7, 1, 7, 0),
+    )
+
+
+def test_an_extension_counts_from_the_deadline_or_from_now(local_zone):
+    now = datetime(2026, 7, 1, 9, tzinfo=PRAGUE)  # 07:00 UTC
+    none = Breaks()
+    # A deadline still ahead moves by the extra time.
+    assert in_utc(clock.extended(now, now + HOUR, 2 * HOUR, none)) == (
+        timedelta(0),
+        datetime(2026, 7, 1, 10, 0),
+    )
+    # One already passed: the extra time counts from now.
+    assert in_utc(clock.extended(now, now - HOUR, 2 * HOUR, none)) == (
+        timedelta(0),
+        datetime(2026, 7, 1, 9, 0),
+    )
+    # A decision without a deadline (a paused game): from now.
+    assert in_utc(clock.extended(now, None, 2 * HOUR, none)) == (
+        timedelta(0),
+        datetime(2026, 7, 1, 9, 0),
+    )
+
+
+@pytest.mark.parametrize("zone", LOCAL_ZONES)
+def test_the_clocks_property_tests_pass_under_a_local_zone(zone):
+    """tests/test_clock.py in a process of its own under ``TZ=zone``."""
+    env = {**os.environ, "TZ": zone}
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests/test_clock.py"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    assert " passed" in done.stdout
