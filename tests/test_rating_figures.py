@@ -15,10 +15,13 @@ sqrt(var) / c. The player leaves the team scaled back by k.
 from __future__ import annotations
 
 import math
+import random
 
 import pytest
 from openskill.models import PlackettLuce
 
+from games import engine
+from games.bots import choose_move
 from games.engine.cards import BLUE, BOSS, GEOLOGIST, GOLD_DIGGER, GREEN, PROFITEER, SABOTEUR
 from games.play import rating_maths as maths
 
@@ -249,3 +252,119 @@ def test_roles_stakes_and_who_won():
     assert not maths.won({"winners": ["4"]}, "4", GEOLOGIST)  # crystals, not the winners
     assert maths.Player(0, 1, True, GEOLOGIST, True).stake == "geologist"
     assert match((1, SABOTEUR, True), (2, GOLD_DIGGER, False), rated={2: False}).rated_users == [1]
+
+
+# -- Which rounds count, from a game's stored moves (game_matches) ----------------------------
+
+
+def played(ruleset="base", players=4, rounds=2, seed="r"):
+    """A game between bots (the engine's seats "0", "1"...): its config and its moves, each
+    as (position, move), and the index of the move that completed each round."""
+    state = engine.new_game(
+        ruleset=ruleset,
+        seats=[str(p) for p in range(players)],
+        round_seeds=[f"{seed}{r}" for r in range(rounds)],
+        rounds=rounds,
+    )
+    config, rng, moves, completing = state.config, random.Random(seed), [], []
+    while not state.finished:
+        name = state.seats[state.to_move]
+        move = choose_move(engine.view_for(state, name), engine.legal_moves(state, name), rng)
+        done = len(state.rounds_done)
+        state, _ = engine.apply(state, name, move)
+        moves.append((int(name), move))
+        if len(state.rounds_done) > done:
+            completing.append(len(moves) - 1)
+    return config, moves, completing, state.rounds_done
+
+
+def rows(moves, seat_of=lambda index, position: position + 100, stand_in=()):
+    return [
+        maths.MoveRow(id=index + 1, seat=seat_of(index, position), stand_in=index in stand_in,
+                      payload=move, at=f"t{index}")
+        for index, (position, move) in enumerate(moves)
+    ]  # fmt: skip
+
+
+def seats(players, users=None, bots=()):
+    users = users or {p: p + 10 for p in range(players)}
+    return {
+        p + 100: maths.SeatRow(id=p + 100, position=p, user=users[p], bot=p in bots)
+        for p in range(players)
+    }
+
+
+def expected(results, completing, users, rated=lambda position, number: True, ruleset="base"):
+    """The matches the rounds make: each with its roles and outcomes, unless nobody lost or
+    nobody won."""
+    matches = []
+    for number, (result, index) in enumerate(zip(results, completing, strict=True), start=1):
+        players = tuple(
+            maths.Player(
+                int(name),
+                users.get(int(name)),
+                users.get(int(name)) is not None and rated(int(name), number),
+                role,
+                maths.won(result, name, role),
+            )
+            for name, role in sorted(result["roles"].items(), key=lambda item: int(item[0]))
+        )
+        if len({p.won for p in players}) == 2:
+            matches.append(maths.Match(index + 1, 7, number, ruleset, players, f"t{index}"))
+    return matches
+
+
+@pytest.mark.parametrize(("ruleset", "players", "seed"), [("base", 4, "c"), ("saboteur2", 5, "b")])
+def test_each_round_with_a_winner_and_a_loser_is_a_match_of_its_roles(ruleset, players, seed):
+    config, moves, completing, results = played(ruleset, players, rounds=3, seed=seed)
+    users = {p: p + 10 for p in range(players)}
+    matches = maths.game_matches(
+        game=7, config=config, seats=seats(players, users), moves=rows(moves)
+    )
+    want = expected(results, completing, users, ruleset=ruleset)
+    assert matches == want and len(want) >= 2
+    assert [m.rated_users for m in matches] == [sorted(users.values())] * len(want)
+
+
+def test_a_round_a_bot_played_in_is_not_rated():
+    config, moves, completing, results = played(seed="c")
+    matches = maths.game_matches(game=7, config=config, seats=seats(4, bots={2}), moves=rows(moves))
+    assert matches == []
+
+
+def test_a_stand_ins_move_unrates_that_player_for_the_round_only():
+    config, moves, completing, results = played(seed="d")
+    users = {p: p + 10 for p in range(4)}
+    # A stand-in made position 1's first move of round 2 (the move after round 1's last).
+    first_of_two = next(i for i in range(completing[0] + 1, len(moves)) if moves[i][0] == 1)
+    matches = maths.game_matches(
+        game=7, config=config, seats=seats(4, users), moves=rows(moves, stand_in={first_of_two})
+    )
+    want = expected(
+        results, completing, users, rated=lambda position, number: (position, number) != (1, 2)
+    )
+    assert matches == want and [m.number for m in want] == [1, 2]
+
+
+def test_a_player_in_two_seats_or_a_seat_taken_over_counts_as_nobody():
+    config, moves, completing, results = played(seed="e")
+    # Positions 0 and 3 are the same person: neither is anyone's rating.
+    twice = {0: 10, 1: 11, 2: 12, 3: 10}
+    matches = maths.game_matches(game=7, config=config, seats=seats(4, twice), moves=rows(moves))
+    assert matches == expected(results, completing, {1: 11, 2: 12})
+    # Position 2 changed hands in round 2 (a second seat id moved there): nobody's in that round.
+    taken = {**seats(4), 200: maths.SeatRow(id=200, position=2, user=99, bot=False)}
+    last_of_two = max(i for i in range(completing[0] + 1, completing[1] + 1) if moves[i][0] == 2)
+
+    def seat_of(index, position):
+        return 200 if index == last_of_two else position + 100
+
+    matches = maths.game_matches(
+        game=7, config=config, seats=taken, moves=rows(moves, seat_of=seat_of)
+    )
+    users = {p: p + 10 for p in range(4)}
+    want = expected(results, completing, users)
+    assert [m.number for m in matches] == [m.number for m in want]
+    round_two = next(m for m in matches if m.number == 2)
+    assert [p.user for p in round_two.players] == [10, 11, None, 13]
+    assert [p.rated for p in round_two.players] == [True, True, False, True]
