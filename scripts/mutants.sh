@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# `make mutants`: mutation testing (mutmut 3, configured in pyproject.toml's [tool.mutmut]) of the
+# pure modules: the engine, the clock, the rating maths and the bots' brain, against the fast,
+# database-free tests that reach them. `make mutants MODULE=games/clock.py` (a file or a folder
+# such as games/engine) tests that part alone. Then prints each module's score and survivors
+# (scripts/mutants_report.py); docs/testing.md records them, and why each survivor may stay.
+# mutmut keeps its work in mutants/ (not in git) and reuses what is still valid next time.
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+cd "$ROOT"
+ensure_venv dev
+
+export DJANGO_ENV=development
+# The same examples for every mutant (derandomized), as `make test` runs them.
+export HYPOTHESIS_PROFILE="${HYPOTHESIS_PROFILE:-ci}"
+
+module="${1:-}"
+names=()
+if [ -n "$module" ]; then
+    [ -e "$module" ] || die "MODULE=$module: no such file or folder"
+    dotted="${module%/}"
+    dotted="${dotted%.py}"
+    dotted="${dotted//\//.}"
+    names=("$dotted.*") # mutmut's mutant names: games.clock.x_utc__mutmut_1
+fi
+# Shares the machine: a lower priority, and one worker per core (MUTANTS_JOBS overrides).
+jobs="${MUTANTS_JOBS:-$(nproc)}"
+say "mutmut run ${names[*]:-(every module)} with $jobs workers"
+code=0
+nice -n 10 mutmut run --max-children "$jobs" "${names[@]}" || code=$?
+python scripts/mutants_report.py ${module:+"$module"}
+exit "$code"
