@@ -72,6 +72,28 @@
     return table ? Number(table.style.zoom) || 1 : 1;
   }
 
+  // The room the maze may take: on wide screens the table's width less the log's narrowest
+  // column and the zoom tools beside the maze (the maze's column then takes the maze's width,
+  // --maze-w, and the log the rest); on narrow ones the area less the tools' row under it.
+  function room(space, tools) {
+    var main = document.querySelector("#play [data-table-main]");
+    var side = main && main.querySelector(".side");
+    var gap = parseFloat(getComputedStyle(space).columnGap) || 0;
+    var beside = tools && getComputedStyle(tools).gridColumnStart === "2";
+    if (beside && main && side) {
+      var mainGap = parseFloat(getComputedStyle(main).columnGap) || 0;
+      var sideMin = parseFloat(getComputedStyle(side).minWidth) || 0;
+      var toolsWidth = tools.offsetWidth + gap;
+      return {
+        width: main.clientWidth - mainGap - sideMin - toolsWidth,
+        height: space.clientHeight,
+        extra: toolsWidth,
+      };
+    }
+    var below = tools ? tools.offsetHeight + gap : 0;
+    return { width: space.clientWidth, height: space.clientHeight - below, extra: null };
+  }
+
   function fit() {
     var container = board();
     var space = area();
@@ -79,21 +101,27 @@
     if (!container || !space || !table) {
       return;
     }
+    var tools = space.querySelector("[data-maze-tools]");
+    if (tools) {
+      tools.hidden = false; // before measuring: they take their room beside or under the maze
+    }
+    var free = room(space, tools);
     table.style.zoom = "";
     var width = table.offsetWidth;
     var height = table.offsetHeight;
-    if (!width || !height) {
+    if (!width || !height || free.width <= 0 || free.height <= 0) {
       return;
     }
-    var fitted = Math.min(space.clientWidth / width, space.clientHeight / height, MAX_FIT);
+    var fitted = Math.min(free.width / width, free.height / height, MAX_FIT);
     var wanted = Math.min(Math.max(fitted * zoom, 0.1), Math.max(MAX_SCALE, fitted));
     table.style.zoom = String(Math.floor(wanted * 1000) / 1000);
-    if (zoom <= 1.001) {
+    var zoomed = zoom > 1.001;
+    if (!zoomed) {
       // Small texts (the edge labels) do not shrink below the browser's minimum font size:
-      // measure what was drawn and shrink again until the whole maze is inside its area.
+      // measure what was drawn and shrink again until the whole maze is inside its room.
       for (var i = 0; i < 3; i += 1) {
         var drawn = table.getBoundingClientRect();
-        var ratio = Math.min(space.clientWidth / drawn.width, space.clientHeight / drawn.height);
+        var ratio = Math.min(free.width / drawn.width, free.height / drawn.height);
         if (!(ratio < 0.999)) {
           break;
         }
@@ -101,11 +129,15 @@
         table.style.zoom = String(Math.floor(wanted * 1000) / 1000);
       }
     }
-    var zoomed = zoom > 1.001;
+    if (free.extra !== null) {
+      // The maze's own width; a zoomed maze wider than the room scrolls in all of it.
+      var used = Math.min(free.width, Math.ceil(table.getBoundingClientRect().width));
+      root.style.setProperty("--maze-w", used + free.extra + "px");
+    } else {
+      root.style.removeProperty("--maze-w");
+    }
     container.classList.toggle("board--zoomed", zoomed);
-    var tools = document.querySelector("#play [data-maze-tools]");
     if (tools) {
-      tools.hidden = false;
       var fitButton = tools.querySelector("[data-board-fit]");
       if (fitButton) {
         fitButton.setAttribute("aria-pressed", zoomed ? "false" : "true");

@@ -103,6 +103,10 @@
       current = event.target.closest("#play td[data-help]");
       selector = '#play td[data-help][tabindex="-1"]';
       if (!current && event.target.matches("#board")) {
+        if (pan(event.target, step)) {
+          event.preventDefault();
+          return;
+        }
         var start = document.querySelector('#play td[data-x="0"][data-y="0"]');
         if (start) {
           event.preventDefault();
@@ -139,8 +143,22 @@
       event.preventDefault();
       best.focus();
       best.scrollIntoView({ block: "nearest", inline: "nearest" });
+    } else if (pan(document.getElementById("board"), step)) {
+      event.preventDefault(); // nothing further that way: a zoomed maze pans that way instead
     }
   });
+
+  // A zoomed maze (js/game.js) pans by a quarter of its view per arrow key, both ways.
+  function pan(board, step) {
+    if (!board || !board.classList.contains("board--zoomed")) {
+      return false;
+    }
+    board.scrollBy({
+      left: step[0] * board.clientWidth * 0.25,
+      top: step[1] * board.clientHeight * 0.25,
+    });
+    return true;
+  }
 
   // -- 3. Announcing new moves ------------------------------------------------------------------
 

@@ -311,6 +311,24 @@ def test_the_maze_zooms_and_pans_and_the_newest_move_lands(
     b.keyboard.press("+")
     expect(board).to_have_class("board board--main board--zoomed")
     assert not board.evaluate(fits)
+    # Arrow keys on the zoomed maze pan it, both ways (ArrowRight did nothing). Zoomed in until
+    # the maze is wider than its room (at first it takes the room the log leaves).
+    where = "b => [Math.round(b.scrollLeft), Math.round(b.scrollTop)]"
+    for _ in range(3):
+        b.keyboard.press("+")
+    b.wait_for_function("() => { const b = document.querySelector('#board');"
+                        " return b.scrollWidth > b.clientWidth + 1; }")  # fmt: skip
+    board.evaluate("b => { b.scrollLeft = 0; b.scrollTop = 0; }")
+    b.keyboard.press("ArrowRight")
+    b.wait_for_function("() => document.querySelector('#board').scrollLeft > 0")
+    b.keyboard.press("ArrowDown")
+    b.wait_for_function("() => document.querySelector('#board').scrollTop > 0")
+    panned = board.evaluate(where)
+    b.keyboard.press("ArrowLeft")
+    b.keyboard.press("ArrowUp")
+    b.wait_for_function(f"() => document.querySelector('#board').scrollLeft < {panned[0]}")
+    b.wait_for_function(f"() => document.querySelector('#board').scrollTop < {panned[1]}")
+    expect(board).to_be_focused()
     b.keyboard.press("0")
     expect(board).not_to_have_class("board board--main board--zoomed")
     # Ctrl + wheel zooms around the pointer; dragging pans the zoomed maze.
