@@ -31,7 +31,6 @@ from django.utils.translation import gettext_lazy as _
 from saboteur_site.fields import AsciiIntegerField, ascii_choice
 from saboteur_site.text import ascii_int
 
-from . import engine
 from .models import ChatMessage, Game, Move, Notice, Seat, TableEvent, Vacation
 from .moderation import tables
 from .outbox.sending import verified_email
@@ -593,7 +592,7 @@ class GameAdmin(ZonedTimes, NoSecretLookups, admin.ModelAdmin):
         """Rounds and gold, once the game is over; nothing while it runs."""
         if game.status not in OVER or game.snapshot is None:
             return HIDDEN
-        state = engine.State.from_json(game.snapshot)
+        state = game.engine_state()
         names = {
             seat.engine_name: str(seat.bot_name or seat.user or gettext("deleted player"))
             for seat in game.seats.select_related("user").live()

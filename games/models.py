@@ -16,6 +16,7 @@ from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
 
 from games.engine.cards import BASE, SABOTEUR2
+from games.engine.state import State as EngineState
 
 MIN_TURN_LIMIT = timedelta(hours=1)
 MAX_TURN_LIMIT = timedelta(days=7)
@@ -116,9 +117,15 @@ class Game(models.Model):
     def __str__(self) -> str:
         return self.name
 
+    def engine_state(self) -> EngineState:
+        """The engine's state from the snapshot, which every game has from its start."""
+        if self.snapshot is None:
+            raise ValueError(f"Game {self.pk} has no snapshot: it has not started.")
+        return EngineState.from_json(self.snapshot)
 
-class SeatQuerySet(models.QuerySet):
-    def live(self):
+
+class SeatQuerySet(models.QuerySet["Seat"]):
+    def live(self) -> SeatQuerySet:
         """Seats still at the table: a replaced seat's position belongs to its newcomer."""
         return self.exclude(state=Seat.State.REPLACED)
 

@@ -16,7 +16,8 @@ Everything here is computed from ``view_for(state, seat)`` and the public events
 from __future__ import annotations
 
 import random
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
+from typing import Any
 
 from games.engine import board as maze
 from games.engine.cards import (
@@ -35,6 +36,7 @@ from games.engine.cards import (
     tunnels_of,
 )
 from games.engine.state import Placed
+from games.engine.types import ActionMove, ClearMove, Move, PlaceMove
 
 # How much a role wants the treasure found this round: +1 digs, -1 blocks, 0 does not care.
 STANCE = {
@@ -46,6 +48,8 @@ STANCE = {
     GEOLOGIST: -0.2,
     SABOTEUR: -1.0,
 }
+# An engine Event as the bot reads it back (from a Move row's JSON, or straight from apply).
+StoredEvent = Mapping[str, Any]
 # Public events whose meaning suspicion follows (the rest say nothing about a role).
 HOSTILE_EFFECTS = ("break", "trapped")
 FRIENDLY_EFFECTS = ("repair", "free")
@@ -54,12 +58,14 @@ QUIET_DISTANCE = 5
 NO_FRONT = -15.0
 
 
-def public_events(events: Iterable[dict]) -> list[dict]:
+def public_events(events: Iterable[StoredEvent]) -> list[StoredEvent]:
     """The events everyone saw (``to`` is None): the only history a bot may remember."""
     return [event for event in events if event.get("to") is None]
 
 
-def choose_move(view: dict, moves: list[dict], rng: random.Random, history=()) -> dict:
+def choose_move(
+    view: dict, moves: list[Move], rng: random.Random, history: Iterable[StoredEvent] = ()
+) -> Move:
     """One of ``moves`` (the seat's legal moves) for the seat whose ``view`` this is.
 
     ``rng`` breaks ties between equally good moves; the same view, moves, history and seed always
@@ -81,7 +87,7 @@ def choose_move(view: dict, moves: list[dict], rng: random.Random, history=()) -
 class Table:
     """What the bot's seat knows now, and how it scores a move."""
 
-    def __init__(self, view: dict, history: Iterable[dict]):
+    def __init__(self, view: dict, history: Iterable[StoredEvent]):
         me = view["me"]
         self.view = view
         self.me = me["seat"]
@@ -150,7 +156,7 @@ class Table:
         distances = [self._distance(cell) for cell in front]
         return -min(distances) + 0.3 * sum(0.5**d for d in distances)
 
-    def _suspicion(self, events: list[dict]) -> dict[str, float]:
+    def _suspicion(self, events: list[StoredEvent]) -> dict[str, float]:
         """Per other seat: above 1 looks like a saboteur, below 0 like a digger."""
         self.round_events = events
         suspicion = {seat: 0.0 for seat in self.players}
@@ -159,9 +165,11 @@ class Table:
             if seat not in suspicion:
                 continue
             if event["kind"] == "placed":
-                card = CATALOGUE.get(event.get("card"))
-                dead = card is not None and any(len(t) == 1 for t in card.tunnels)
-                suspicion[seat] += 0.8 if dead and not card.ladder else -0.15
+                card = CATALOGUE.get(event.get("card", ""))
+                dead = (
+                    card is not None and not card.ladder and any(len(t) == 1 for t in card.tunnels)
+                )
+                suspicion[seat] += 0.8 if dead else -0.15
             elif event["kind"] == "action":
                 effect = CATALOGUE[event["card"]].effect
                 target = event.get("target")
@@ -200,24 +208,23 @@ class Table:
 
     # -- Scoring -----------------------------------------------------------------------------
 
-    def score(self, move: dict) -> float:
-        kind = move["move"]
-        if kind == "place":
+    def score(self, move: Move) -> float:
+        if move["move"] == "place":
             return self._score_place(move)
-        if kind == "action":
+        if move["move"] == "action":
             return self._score_action(move)
-        if kind == "pass":
+        if move["move"] == "pass":
             return -0.5 - 0.5 * sum(self.card_value(c) for c in move["discard"])
-        if kind == "clear":
+        if move["move"] == "clear":
             return self._score_clear(move)
-        if kind == "pick-gold":
+        if move["move"] == "pick-gold":
             return float(move["value"])
-        if kind == "steal":
+        if move["move"] == "steal":
             victim = move["victim"]
             return 0.0 if victim is None else 2.0 - self.ally(victim)
         return 0.0
 
-    def _score_place(self, move: dict) -> float:
+    def _score_place(self, move: PlaceMove) -> float:
         card = CATALOGUE[move["card"]]
         at = tuple(move["at"])
         new_cells, reach = self._opened(card.id, at, move["turned"])
@@ -287,10 +294,10 @@ class Table:
                     reach = 1
         return new_cells, reach
 
-    def _score_action(self, move: dict) -> float:
+    def _score_action(self, move: ActionMove) -> float:
         card = CATALOGUE[move["card"]]
         effect = card.effect
-        target = move.get("target")
+        target = move.get("target", "")  # "": nobody (a map, a rockfall)
         stance = self.stance
         if effect == "map":
             goal = move["goal"]
@@ -333,7 +340,7 @@ class Table:
             return -0.5
         return 0.0
 
-    def _score_hostile(self, move: dict, card) -> float:
+    def _score_hostile(self, move: ActionMove, card) -> float:
         target = move["target"]
         lying = self.players.get(target, {}).get("in_front", [])
         crippled = any(c.startswith("break-") or c == "trapped" for c in lying)
@@ -370,7 +377,7 @@ class Table:
             score = min(score, -1.0)
         return score
 
-    def _score_clear(self, move: dict) -> float:
+    def _score_clear(self, move: ClearMove) -> float:
         remove = move["remove"]
         cost = 0.5 * sum(self.card_value(c) for c in move["discard"])
         if remove == "theft":
@@ -422,15 +429,15 @@ def _dead(card) -> bool:
     return not card.ladder and any(len(t) == 1 for t in card.tunnels)
 
 
-def _hostile(event: dict) -> bool:
+def _hostile(event: StoredEvent) -> bool:
     if event["kind"] != "action":
         return False
     return CATALOGUE[event["card"]].effect in HOSTILE_EFFECTS + ("rockfall",)
 
 
-def _this_round(history: Iterable[dict]) -> list[dict]:
+def _this_round(history: Iterable[StoredEvent]) -> list[StoredEvent]:
     """The public events since the current round began."""
-    events = []
+    events: list[StoredEvent] = []
     for event in history:
         if event.get("to") is not None:
             continue  # never another seat's private event (nor the bot's own: the view has them)

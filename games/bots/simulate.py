@@ -26,8 +26,9 @@ from dataclasses import dataclass, field
 
 from games.engine import apply_in_place, legal_moves, new_game, view_for
 from games.engine.cards import GEOLOGIST, PLAYERS, ROLES, VARIANTS
+from games.engine.types import RoundResult
 
-from .brain import choose_move, public_events
+from .brain import StoredEvent, choose_move, public_events
 
 SEATS = [f"p{i}" for i in range(12)]
 
@@ -48,7 +49,7 @@ class Tally:
 
 def play_game(
     *, ruleset: str, players: int, seed: int, bot_roles, variants=(), rounds: int = 3
-) -> list[dict]:
+) -> list[RoundResult]:
     """One seeded game; ``bot_roles`` is the set of roles that bots play (the rest is random).
 
     Returns the finished rounds (the engine's ``rounds_done``).
@@ -62,8 +63,8 @@ def play_game(
         round_seeds=[f"{seed}-{r}-{rng.random()}" for r in range(rounds)],
         gold_seed=f"{seed}-gold",
     )
-    history: list[dict] = []
-    while not state.finished:
+    history: list[StoredEvent] = []
+    while state.to_move is not None and not state.finished:
         seat = state.seats[state.to_move]
         moves = legal_moves(state, seat)
         if state.roles[state.to_move] in bot_roles:
@@ -176,7 +177,7 @@ def measure(
                 "role": role,
                 "random": low,
                 "bot": high,
-                "ratio": (high / low) if low else None,
+                "ratio": (high / low) if low and high is not None else None,
                 "random_among_bots": alone.rate(role) if alone else None,
                 "all_bots": everyone.rate(role),
                 "seat_rounds": baseline.played[role],

@@ -11,6 +11,9 @@ Public API:
 - ``State.to_json()`` / ``State.from_json()``: the stable snapshot form
 """
 
+from collections.abc import Iterable, Mapping
+from typing import Any
+
 from .create import new_game
 from .errors import REASONS, BadSetup, IllegalMove
 from .legal import discard_moves, legal_moves, playable_cards
@@ -20,7 +23,7 @@ from .types import Event, Move
 from .view import seed_hash, view_for
 
 
-def replay(config: Config, moves: list[tuple[str, Move]]) -> State:
+def replay(config: Config, moves: Iterable[tuple[str, Mapping[str, Any]]]) -> State:
     """Rebuild a game from its configuration (seeds included) and its accepted moves."""
     state = new_game(
         ruleset=config.ruleset,

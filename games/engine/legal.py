@@ -6,6 +6,7 @@ the property tests prove that nothing outside it is accepted.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator
 from itertools import combinations
 
 from . import board as maze
@@ -13,9 +14,10 @@ from .cards import ACTION, CATALOGUE, GOAL_NAMES, PATH
 from .errors import IllegalMove
 from .rules import PASS_COUNTS, broken_tools, check, is_trapped
 from .state import PICK_GOLD, STEAL, TURN, State
+from .types import ActionMove, ClearMove, Move, PassMove, PickGoldMove, PlaceMove, StealMove
 
 
-def legal_moves(state: State, seat: str, *, card: str | None = None) -> list[dict]:
+def legal_moves(state: State, seat: str, *, card: str | None = None) -> list[Move]:
     """The moves ``seat`` may make now; empty when it is not their decision.
 
     With ``card``, only the moves that play that card (placing it or acting with it): a page
@@ -25,7 +27,9 @@ def legal_moves(state: State, seat: str, *, card: str | None = None) -> list[dic
     if index is None or state.finished or state.to_move != index:
         return []
     if state.decision == PICK_GOLD:
-        return [] if card else [{"move": "pick-gold", "value": v} for v in sorted(set(state.offer))]
+        if card:
+            return []
+        return [PickGoldMove(move="pick-gold", value=v) for v in sorted(set(state.offer))]
     if state.decision == STEAL:
         return [] if card else _steals(state, seat)
     if state.decision != TURN:
@@ -41,7 +45,7 @@ def legal_moves(state: State, seat: str, *, card: str | None = None) -> list[dic
     return moves
 
 
-def discard_moves(state: State, seat: str) -> list[dict]:
+def discard_moves(state: State, seat: str) -> list[Move]:
     """The legal passes and (saboteur2) clears of the seat's turn."""
     index = state.seat_index(seat)
     if index is None or state.finished or state.to_move != index or state.decision != TURN:
@@ -64,7 +68,7 @@ def playable_cards(state: State, seat: str) -> set[str]:
     return playable
 
 
-def _valid_iter(state: State, seat: str, candidates):
+def _valid_iter(state: State, seat: str, candidates: Iterable[Move]) -> Iterator[Move]:
     for move in candidates:
         try:
             check(state, seat, move)
@@ -73,15 +77,15 @@ def _valid_iter(state: State, seat: str, candidates):
         yield move
 
 
-def _valid(state: State, seat: str, candidates) -> list[dict]:
+def _valid(state: State, seat: str, candidates: Iterable[Move]) -> list[Move]:
     return list(_valid_iter(state, seat, candidates))
 
 
-def _placements(state: State, index: int, cards: list[str]) -> list[dict]:
+def _placements(state: State, index: int, cards: list[str]) -> list[Move]:
     return list(_placement_iter(state, index, cards))
 
 
-def _placement_iter(state: State, index: int, cards: list[str]):
+def _placement_iter(state: State, index: int, cards: list[str]) -> Iterator[Move]:
     if not cards or is_trapped(state, index) or broken_tools(state, index):
         return
     joined = maze.joined_nodes(state.board)
@@ -97,45 +101,44 @@ def _placement_iter(state: State, index: int, cards: list[str]):
         for at in spots:
             for turned in (False, True):
                 if maze.placement_error(state.board, card, at, turned, joined) is None:
-                    yield {"move": "place", "card": card, "at": list(at), "turned": turned}
+                    yield PlaceMove(move="place", card=card, at=list(at), turned=turned)
 
 
-def _action_candidates(state: State, index: int, card_id: str):
+def _action_candidates(state: State, index: int, card_id: str) -> Iterator[Move]:
     card = CATALOGUE[card_id]
-    base = {"move": "action", "card": card_id}
     if card.effect == "rockfall":
         for at in sorted(state.board):
-            yield {**base, "at": list(at)}
+            yield ActionMove(move="action", card=card_id, at=list(at))
     elif card.effect == "map":
         for goal in GOAL_NAMES:
-            yield {**base, "goal": goal}
+            yield ActionMove(move="action", card=card_id, goal=goal)
     elif card.effect == "theft":
-        yield {**base, "target": state.seats[index]}
+        yield ActionMove(move="action", card=card_id, target=state.seats[index])
     elif card.effect == "repair" and len(card.tools) > 1:
         for target in state.seats:
             for tool in card.tools:
-                yield {**base, "target": target, "tool": tool}
+                yield ActionMove(move="action", card=card_id, target=target, tool=tool)
     else:
         for target in state.seats:
-            yield {**base, "target": target}
+            yield ActionMove(move="action", card=card_id, target=target)
 
 
-def _discard_candidates(state: State, index: int):
+def _discard_candidates(state: State, index: int) -> Iterator[Move]:
     hand = sorted(state.hands[index])
     low, high = PASS_COUNTS[state.ruleset]
     for count in range(low, high + 1):
         for cards in sorted(set(combinations(hand, count))):
-            yield {"move": "pass", "discard": list(cards)}
+            yield PassMove(move="pass", discard=list(cards))
     if state.ruleset != "base":
         for cards in sorted(set(combinations(hand, 2))):
             for remove in sorted(set(state.in_front[index])):
-                yield {"move": "clear", "discard": list(cards), "remove": remove}
+                yield ClearMove(move="clear", discard=list(cards), remove=remove)
 
 
-def _steals(state: State, seat: str) -> list[dict]:
+def _steals(state: State, seat: str) -> list[Move]:
     return _valid(
         state,
         seat,
-        [{"move": "steal", "victim": None}]
-        + [{"move": "steal", "victim": other} for other in state.seats],
+        [StealMove(move="steal", victim=None)]
+        + [StealMove(move="steal", victim=other) for other in state.seats],
     )

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, cast
 
 from . import board as maze
 from .cards import (
@@ -72,8 +72,11 @@ DECISION_KINDS[STEAL] = ("steal",)
 PASS_COUNTS = {BASE: (1, 1), "saboteur2": (1, 3)}
 
 
-def apply(state: State, seat: str, move: Move) -> tuple[State, list[Event]]:
+def apply(state: State, seat: str, move: Mapping[str, Any]) -> tuple[State, list[Event]]:
     """Apply ``move`` by ``seat``; return the new state and the events it caused.
+
+    ``move`` may come from anywhere (a form, a link, a file): only a well-formed ``Move`` that the
+    rules allow now is accepted.
 
     Each event is a dict with ``kind`` and ``to``: None for everyone, or the one seat name that may
     see it. Raises ``IllegalMove`` (the state passed in is never changed).
@@ -83,7 +86,7 @@ def apply(state: State, seat: str, move: Move) -> tuple[State, list[Event]]:
     return new, events
 
 
-def apply_in_place(state: State, seat: str, move: Move) -> list[Event]:
+def apply_in_place(state: State, seat: str, move: Mapping[str, Any]) -> list[Event]:
     """Like ``apply`` but changes ``state`` itself (replays use it to skip the copies).
 
     On ``IllegalMove`` the state is unchanged: every check runs before the first change.
@@ -92,7 +95,7 @@ def apply_in_place(state: State, seat: str, move: Move) -> list[Event]:
     events: list[Event] = []
     index = state.seat_index(seat)
     assert index is not None  # check() refuses an unknown seat
-    _handle(state, index, move, events)
+    _handle(state, index, cast(Move, move), events)  # check() found it a well-formed Move
     state.version += 1
     return events
 

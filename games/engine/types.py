@@ -4,7 +4,7 @@ stored ``Move`` rows (``payload``, ``events``), the bots, the pages and the emai
 They stay plain dicts (``TypedDict``) so that their JSON form is exactly what it was; these
 types only name their keys. A move from outside (a form, a one-tap link, a scenario file) is
 untrusted until ``rules.check`` accepts it: ``apply`` takes any mapping and raises
-``IllegalMove`` on a malformed one, and the handlers after the check read it as a ``Move``.
+``IllegalMove`` on a malformed one; the handlers after the check read it as a ``Move``.
 """
 
 from __future__ import annotations

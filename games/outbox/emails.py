@@ -210,7 +210,7 @@ def _turn(notice: Notice) -> dict:
     since = history.since_for_email(game, seat, names, renames(game))
     words = _since_words(history.since_basis(game, seat, since.version))
     moves = game.moves.filter(sequence__gt=since.version).order_by("sequence")
-    state = engine.State.from_json(game.snapshot)
+    state = game.engine_state()
     lines = []
     if notice.data.get("briefing"):  # a newcomer to the seat: the briefing comes first
         lines += _briefing_lines(game, seat, notice.data["briefing"])

@@ -309,7 +309,7 @@ def _actions(notice: Notice) -> list[dict]:
     game, seat, user = notice.game, notice.seat, notice.user
     if not user.email_hand or game.status != Game.Status.RUNNING or seat is None:
         return []  # the player keeps their hand and choices out of notifications and emails
-    state = engine.State.from_json(game.snapshot)
+    state = game.engine_state()
     me = seat.engine_name
     if state.to_move != state.seat_index(me) or state.decision not in (
         engine.PICK_GOLD,
@@ -336,7 +336,7 @@ def _actions(notice: Notice) -> list[dict]:
 
 
 def _decision_line(game: Game) -> str:
-    return emails.decision_text(engine.State.from_json(game.snapshot))
+    return emails.decision_text(game.engine_state())
 
 
 def _turn(notice: Notice) -> tuple[str, str]:

@@ -39,7 +39,7 @@ def bot_turn_after_commit(game: Game) -> None:
     transaction.on_commit(enqueue)
 
 
-def bot_decision(game: Game, state: engine.State, seat: Seat) -> dict:
+def bot_decision(game: Game, state: engine.State, seat: Seat) -> engine.Move:
     """The bot's move for ``seat``: from that seat's view and the public events only."""
     name = seat.engine_name
     history = [

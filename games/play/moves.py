@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import json
 import secrets
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import timedelta
+from typing import Any
 
 from django.db import transaction
 from django.utils import timezone
@@ -118,7 +120,7 @@ def bot_move(*, game_id: int, version: int) -> Move | None:
         seat = game.seats.live().filter(position=game.to_move).first()
         if seat is None or not seat.bot_plays:
             return None
-        state = engine.State.from_json(game.snapshot)
+        state = game.engine_state()
         # A stand-in's move is the site's, not the player's (like a timeout's): "since your last
         # move", statistics and the log must not take it for theirs.
         stand_in = seat.user is not None
@@ -135,7 +137,7 @@ def move_submit(
     *,
     game_id: int,
     user,
-    move: dict,
+    move: Mapping[str, Any],
     expected_version: int,
     idempotency_key: str | None = None,
     request_digest: str = "",
@@ -191,18 +193,20 @@ def move_submit(
         return MoveResult(record, repeated=False)
 
 
-def _same_request(earlier: Move, move: dict, request_digest: str) -> bool:
+def _same_request(earlier: Move, move: Mapping[str, Any], request_digest: str) -> bool:
     if request_digest or earlier.request_digest:
         return earlier.request_digest == request_digest
     return earlier.payload == json.loads(json.dumps(move))
 
 
-def apply(game: Game, seat: Seat, move: dict, *, spend_bank: bool = True, **extra) -> Move:
+def apply(
+    game: Game, seat: Seat, move: Mapping[str, Any], *, spend_bank: bool = True, **extra
+) -> Move:
     """Ask the engine, append the move and store the new state (the game row is locked).
 
     The seat's time bank pays for the time its decision ran past the turn's own limit
     (``spend_bank``: not when the site decided at once for an absent player)."""
-    state = engine.State.from_json(game.snapshot)
+    state = game.engine_state()
     try:
         new_state, events = engine.apply(state, seat.engine_name, move)
     except engine.IllegalMove as refusal:
@@ -235,7 +239,7 @@ def _spend_bank(game: Game, seat: Seat, now) -> None:
         seat.save(update_fields=["bank_left"])
 
 
-def default_move(state: engine.State, seat_name: str, rng: secrets.SystemRandom) -> dict:
+def default_move(state: engine.State, seat_name: str, rng: secrets.SystemRandom) -> engine.Move:
     """The safe decision the site makes for a player whose time ran out: pass with one card
     chosen at random, keep the highest gold card, or decline a theft."""
     index = state.seat_index(seat_name)
@@ -243,6 +247,8 @@ def default_move(state: engine.State, seat_name: str, rng: secrets.SystemRandom)
         return {"move": "pick-gold", "value": max(state.offer)}
     if state.decision == engine.STEAL:
         return {"move": "steal", "victim": None}
+    if index is None:
+        raise ValueError(f"{seat_name!r} has no seat in this game.")
     return {"move": "pass", "discard": [rng.choice(state.hands[index])]}
 
 
@@ -260,7 +266,7 @@ def turn_timeout(*, game_id: int, now=None) -> Move | None:
         if game.status != Game.Status.RUNNING or game.deadline is None or game.deadline > now:
             return None
         seat = game.seats.live().select_related("user").get(position=game.to_move)
-        state = engine.State.from_json(game.snapshot)
+        state = game.engine_state()
         if game.bot_stand_ins:
             # The creator chose it: a bot decides for the absent player, from their seat's view.
             move = bot_decision(game, state, seat)

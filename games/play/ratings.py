@@ -16,8 +16,9 @@ from __future__ import annotations
 
 import dataclasses
 import logging
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from django.core.cache import cache
 from django.db import connection, transaction
@@ -55,7 +56,7 @@ def rated(game: Game) -> bool:
 # -- Live ----------------------------------------------------------------------------------
 
 
-def completed_rounds(game: Game, seat: Seat, move: dict, *, stand_in: bool = False):
+def completed_rounds(game: Game, seat: Seat, move: Mapping[str, Any], *, stand_in: bool = False):
     """The rated rounds ``move`` (about to be stored for ``seat``) completes, found by replaying
     the game's stored moves and this one: before the writers' lock, which is held only for the
     writing. Their ``key`` is filled in by ``round_completed`` once the move has its id."""

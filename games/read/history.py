@@ -412,14 +412,14 @@ def _step_data(game: Game, me: str | None, revealed: bool, step: int, names, ren
     if data is not None:
         return data
     all_moves = _moves(game)
-    config = engine.State.from_json(game.snapshot).config
+    config = game.engine_state().config
     state = engine.replay(config, [(str(m[3]), m[4]) for m in all_moves[:step]])
     data = {"view": engine.view_for(state, me), "hands": {}, "roles": {}, "goals": {}}
     if revealed:
         for seat in state.seats:
             mine = engine.view_for(state, seat)["me"]
             data["hands"][seat], data["roles"][seat] = mine["hand"], mine["role"]
-        final = engine.view_for(engine.State.from_json(game.snapshot), None)
+        final = engine.view_for(game.engine_state(), None)
         if state.round <= len(final["rounds_done"]):
             data["goals"] = final["rounds_done"][state.round - 1]["goals"]
     moves = [m[:4] for m in all_moves[:step]]

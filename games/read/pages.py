@@ -199,7 +199,7 @@ def game_page(
     if game.snapshot is None:
         return page
     names = {s.engine_name: display_name(s) for s in seats if s.state != Seat.State.REPLACED}
-    state = engine.State.from_json(game.snapshot)
+    state = game.engine_state()
     me = me_seat.engine_name if me_seat else None
     view = engine.view_for(state, me)
     page.view, page.me = view, me
@@ -661,7 +661,7 @@ def round_recap_page(game: Game, user, number: int) -> dict | None:
     key = f"recap:{game.pk}:{game.revision}:{me}:{number}:{get_language()}"
     recap = cache.get(key)
     if recap is None:
-        view = engine.view_for(engine.State.from_json(game.snapshot), me)
+        view = engine.view_for(game.engine_state(), me)
         if not 1 <= number <= len(view["rounds_done"]):
             return None
         names = seat_names(game)
@@ -693,7 +693,7 @@ def my_hand(game: Game, user) -> list[str]:
     seat = live_seat(game, user)
     if seat is None or game.snapshot is None:
         return []
-    state = engine.State.from_json(game.snapshot)
+    state = game.engine_state()
     return engine.view_for(state, seat.engine_name)["me"]["hand"]
 
 

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Sequence
 from datetime import timedelta
+from typing import Any
 
 from django import forms
 from django.utils.functional import lazy
@@ -39,12 +41,15 @@ class MoveForm(forms.Form):
     value = AsciiIntegerField(required=False, min_value=0, max_value=9)
     victim = forms.CharField(max_length=10, required=False)
 
-    def __init__(self, *args, hand: list[str] = (), **kwargs):
+    def __init__(self, *args, hand: Sequence[str] = (), **kwargs):
         super().__init__(*args, **kwargs)
         # Discards are posted as positions in the hand as the page shows it, so two copies of a
         # card can be told apart; anything else is refused by the form.
         self.hand = hand_order(hand)
-        self.fields["discard"].choices = [(str(i), str(i)) for i in range(len(self.hand))]
+        discard = self.fields["discard"]
+        if not isinstance(discard, forms.MultipleChoiceField):
+            raise TypeError("MoveForm.discard is a MultipleChoiceField")
+        discard.choices = [(str(i), str(i)) for i in range(len(self.hand))]
 
     def request_digest(self) -> str:
         """A digest of the posted move fields as sent (not as read against today's hand): a
@@ -56,11 +61,12 @@ class MoveForm(forms.Form):
         )
         return hashlib.sha256(json.dumps(fields).encode()).hexdigest()
 
-    def move(self) -> dict:
-        """The engine move these fields describe (call after ``is_valid``)."""
+    def move(self) -> dict[str, Any]:
+        """The engine move these fields describe (call after ``is_valid``): its shape only, for
+        the engine to check (a place without a position is the engine's to refuse)."""
         data = self.cleaned_data
         kind = data["kind"]
-        move: dict = {"move": kind}
+        move: dict[str, Any] = {"move": kind}
         if kind == "place":
             move.update(card=data["card"], at=_position(data["at"]), turned=data["turned"])
         elif kind == "action":
@@ -71,7 +77,7 @@ class MoveForm(forms.Form):
             if data["at"]:
                 move["at"] = _position(data["at"])
         elif kind in ("pass", "clear"):
-            move["discard"] = [self.hand[ascii_int(i)] for i in data["discard"]]
+            move["discard"] = [self.hand[_digits(i)] for i in data["discard"]]
             if kind == "clear":
                 move["remove"] = data["remove"]
         elif kind == "pick-gold":
@@ -85,7 +91,15 @@ def _position(text: str | None) -> list[int] | None:
     if not text:
         return None
     x, y = text.split(",")  # the field's pattern took ASCII digits only
-    return [ascii_int(x), ascii_int(y)]
+    return [_digits(x), _digits(y)]
+
+
+def _digits(text: str) -> int:
+    """A number whose field (a pattern, the choices) took ASCII digits only."""
+    number = ascii_int(text)
+    if number is None:
+        raise ValueError(f"{text!r} is not a number in ASCII digits.")
+    return number
 
 
 TURN_LIMITS = [
@@ -148,7 +162,7 @@ class GameCreateForm(forms.Form):
         coerce=ascii_choice,
         initial="3",
         required=False,
-        empty_value=3,
+        empty_value=3,  # type: ignore[arg-type]  # stubs say str | None; Django takes any value
     )
     visibility = forms.ChoiceField(
         label=_("Who may join"), choices=Game.Visibility.choices, initial="open"
@@ -187,7 +201,7 @@ class GameCreateForm(forms.Form):
         coerce=lambda seconds: timedelta(seconds=ascii_choice(seconds)),
         initial="0",
         required=False,
-        empty_value=timedelta(0),
+        empty_value=timedelta(0),  # type: ignore[arg-type]  # stubs: str | None; Django: any
         help_text=_(
             "Extra thinking time for the whole game, spent when a turn runs past its time, "
             "before the site plays for the player."

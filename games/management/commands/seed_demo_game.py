@@ -50,7 +50,7 @@ class Command(BaseCommand):
         for _ in range(6):
             game.refresh_from_db()
             seat = game.seats.get(position=game.to_move)
-            state = engine.State.from_json(game.snapshot)
+            state = game.engine_state()
             moves = engine.legal_moves(state, seat.engine_name)
             places = [m for m in moves if m["move"] == "place"]
             move = rng.choice(places or moves)
