@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import secrets
 from datetime import timedelta
+from typing import TYPE_CHECKING
 
 from django.conf import settings
 from django.core.validators import MaxValueValidator, MinValueValidator
@@ -17,6 +18,9 @@ from django.utils.translation import gettext_lazy as _
 
 from games.engine.cards import BASE, SABOTEUR2
 from games.engine.state import State as EngineState
+
+if TYPE_CHECKING:
+    from accounts.models import User
 
 MIN_TURN_LIMIT = timedelta(hours=1)
 MAX_TURN_LIMIT = timedelta(days=7)
@@ -113,6 +117,10 @@ class Game(models.Model):
         verbose_name = _("game")
         verbose_name_plural = _("games")
         ordering = ["-created_at"]
+
+    # Set on each instance by games.read.invalidation's signals: what it was when loaded.
+    _was_lobby: bool
+    _live_revision: int | None
 
     def __str__(self) -> str:
         return self.name
@@ -366,6 +374,24 @@ class Notice(models.Model):
         if self.game_id:
             return f"{self.get_kind_display()}: {to} ({self.game})"
         return f"{self.get_kind_display()}: {to}"
+
+    # The rows every kind but a few has (a digest has no game, an invitation may have no user):
+    # for the code of a kind that has one, an error if it is missing rather than an unnarrowed None.
+
+    def the_game(self) -> Game:
+        if self.game is None:
+            raise ValueError(f"The {self.kind} notice {self.pk} has no game.")
+        return self.game
+
+    def the_seat(self) -> Seat:
+        if self.seat is None:
+            raise ValueError(f"The {self.kind} notice {self.pk} has no seat.")
+        return self.seat
+
+    def the_user(self) -> User:
+        if self.user is None:
+            raise ValueError(f"The {self.kind} notice {self.pk} has no user.")
+        return self.user
 
 
 class PushDelivery(models.Model):

@@ -14,7 +14,9 @@ from __future__ import annotations
 
 import functools
 import logging
+from collections.abc import Callable
 
+from django.core.cache.backends.base import BaseCache
 from django.core.cache.backends.redis import RedisCache as DjangoRedisCache
 from django.core.cache.backends.redis import RedisCacheClient
 from redis.exceptions import ConnectionError as RedisConnectionError
@@ -76,3 +78,10 @@ class RedisCache(DjangoRedisCache):
     def __init__(self, server, params):
         super().__init__(server, params)
         self._class = ForgivingClient
+
+
+def get_or_build[T](cache: BaseCache, key: str, build: Callable[[], T], timeout: float | None) -> T:
+    """``cache.get_or_set(key, build, timeout)``, typed as what ``build`` makes. What the site
+    caches this way is never None: a None found (or given back) is built anew."""
+    value = cache.get_or_set(key, build, timeout)
+    return build() if value is None else value

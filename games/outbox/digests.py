@@ -57,7 +57,8 @@ def digests_due(now: datetime, *, most: int = DIGESTS_PER_SWEEP) -> list[int]:
 
 def _write_days(zones_by_day: dict, now: datetime, most: int) -> list[int]:
     """The rows of these (day, zones) not written yet, and the markers of the zones done."""
-    marker_rows, written_now = [], []
+    marker_rows: list[Notice] = []
+    written_now: list[tuple[int, str]] = []  # (pk, status)
     for day, zones in zones_by_day.items():
         suffix = f":{day.isoformat()}"
         room = most - len(written_now)

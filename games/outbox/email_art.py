@@ -7,6 +7,7 @@ picture holds no more than that seat's page shows.
 
 from __future__ import annotations
 
+from collections.abc import Set as AbstractSet
 from functools import lru_cache
 
 import cairosvg
@@ -17,7 +18,9 @@ CARD_PIXELS = 48  # the width of a hand card in the email
 MAZE_MAX_PIXELS = 640  # the widest a maze is drawn; a bigger maze is scaled down
 
 
-def maze_png(view: dict, changed: set[tuple[int, int]] = frozenset()) -> tuple[bytes, int, int]:
+def maze_png(
+    view: dict, changed: AbstractSet[tuple[int, int]] = frozenset()
+) -> tuple[bytes, int, int]:
     """The maze as ``view`` shows it, the ``changed`` positions outlined: (png, width, height)."""
     cells = [(c["x"], c["y"], c["card"], c["turned"]) for c in view["board"]]
     backs = [(g["x"], g["y"]) for g in view["goals"] if g["face_down"]]

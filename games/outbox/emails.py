@@ -7,7 +7,9 @@ lines the game page's log shows them. Links lead to the game and carry no login 
 from __future__ import annotations
 
 import email.policy
+from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime, timedelta
+from typing import Any
 from urllib.parse import urlsplit
 
 from django.conf import settings
@@ -34,7 +36,7 @@ from . import email_art, one_tap
 from .links import UNSUBSCRIBE_KINDS, site_url, unsubscribe_token
 from .quiet import user_zone
 
-UNSUBSCRIBE_FOR = {
+UNSUBSCRIBE_FOR: dict[str, str] = {
     Notice.Kind.TURN: "turns",
     Notice.Kind.REMINDER: "reminders",
     Notice.Kind.DIGEST: "digest",
@@ -51,7 +53,8 @@ class NoticeEmail(EmailMultiAlternatives):
     lines of up to 998 characters.
     """
 
-    inline_images: list[tuple[str, bytes]] = ()  # (Content-ID, PNG) shown by the HTML part
+    # (Content-ID, PNG) shown by the HTML part.
+    inline_images: Sequence[tuple[str, bytes]] = ()
 
     def message(self, *, policy=email.policy.default):
         message = super().message(policy=policy.clone(max_line_length=998))
@@ -71,7 +74,9 @@ class NoticeEmail(EmailMultiAlternatives):
         return message
 
 
-def build_email(notice: Notice, address: str, together=()) -> EmailMultiAlternatives:
+def build_email(
+    notice: Notice, address: str, together: Iterable[Notice] = ()
+) -> EmailMultiAlternatives:
     """The email of ``notice`` (and of the ``together`` notices of the same kind, game and
     player that it tells at once: several timeouts released after quiet hours)."""
     user = notice.user
@@ -114,7 +119,7 @@ def message_id(notice: Notice) -> str:
 
 
 def _context(notice: Notice, together: list[Notice]) -> dict:
-    builders = {
+    builders: dict[str, Callable[..., dict]] = {
         Notice.Kind.TURN: _turn,
         Notice.Kind.REMINDER: _turn,
         Notice.Kind.DIGEST: _digest,
@@ -203,7 +208,7 @@ def _since_words(basis: str) -> dict:
 
 
 def _turn(notice: Notice) -> dict:
-    game, seat = notice.game, notice.seat
+    game, seat = notice.the_game(), notice.the_seat()
     seats = list(game.seats.select_related("user"))
     names = {s.engine_name: display_name(s) for s in seats if s.state != Seat.State.REPLACED}
     # What changed since the player last looked at the game or moved (as the page marks it).
@@ -251,10 +256,11 @@ def _turn(notice: Notice) -> dict:
 def _play_from_email(notice: Notice, state: engine.State, names: dict, moves, words: dict) -> dict:
     """The maze picture, the deadline and, unless the player turned them off, their role, hand
     and one-tap links: all from the seat's own ``view_for``."""
-    game, seat, user = notice.game, notice.seat, notice.user
+    game, seat, user = notice.the_game(), notice.the_seat(), notice.user
     me = seat.engine_name
     view = engine.view_for(state, me)
-    changed, said = set(), []
+    changed: set[tuple[int, int]] = set()
+    said: list[str] = []
     for events in moves.values_list("events", flat=True):
         for event in events:
             if event["kind"] == "round-started":
@@ -264,16 +270,19 @@ def _play_from_email(notice: Notice, state: engine.State, names: dict, moves, wo
                 event["kind"] == "action" and "at" in event
             )
             if event.get("to") is None and maze_event:
-                said.append(describe(event, names, me))
+                line = describe(event, names, me)
+                if line:
+                    said.append(line)
                 if "at" in event:
-                    changed.add(tuple(event["at"]))
+                    x, y = event["at"]
+                    changed.add((x, y))
     png, width, height = email_art.maze_png(view, changed)
     maze_cid = f"maze-{game.pk}-{game.version}@saboteur"
     if said:
         alt = words["changed"] % {"changes": " ".join(said)}
     else:
         alt = words["same"]
-    context = {
+    context: dict[str, Any] = {
         "maze": {"cid": maze_cid, "alt": alt, "width": width, "height": height},
         "images": [(maze_cid, png)],
         "deadline": _deadline_text(game, user),
@@ -312,12 +321,12 @@ def _left_words(game: Game) -> str:
 
 def _tap_groups(notice: Notice, state: engine.State, names: dict) -> list[tuple[str, list]]:
     """One-tap links grouped under headings; a path card links to the game with it picked."""
-    game, seat = notice.game, notice.seat
+    game, seat = notice.the_game(), notice.the_seat()
     me = seat.engine_name
     groups: dict[str, list] = {}
     for move in one_tap.one_tap_moves(state, me):
         token = one_tap.tap_token(
-            user_id=notice.user_id, game_id=game.pk, seat_id=seat.pk, version=game.version,
+            user_id=notice.the_user().pk, game_id=game.pk, seat_id=seat.pk, version=game.version,
             move=move,
         )  # fmt: skip
         url = site_url(reverse("one_tap", args=[token]))
@@ -356,7 +365,7 @@ def _digest_label(game: Game) -> str:
 def _absent(notice: Notice) -> dict:
     absent = Seat.objects.select_related("user").get(pk=notice.data["absent"])
     name = display_name(absent)
-    bot = notice.game.bot_stand_ins
+    bot = notice.the_game().bot_stand_ins
     if notice.data.get("banned"):
         why = _("The moderators have removed %(name)s from the site.")
         if bot:
@@ -383,14 +392,15 @@ def _absent(notice: Notice) -> dict:
                 "so nobody waits for them, until they come back."
             )
     return {
-        "subject": _("%(name)s is absent in %(game)s") % {"name": name, "game": notice.game.name},
+        "subject": _("%(name)s is absent in %(game)s")
+        % {"name": name, "game": notice.the_game().name},
         "lines": [why % {"name": name}, what],
-        "links": [(_("Open the game"), _game_link(notice.game))],
+        "links": [(_("Open the game"), _game_link(notice.the_game()))],
     }
 
 
 def _invitation(notice: Notice) -> dict:
-    game = notice.game
+    game = notice.the_game()
     inviter = notice.data.get("inviter", "")
     taken = game.seats.live().count()
     return {
@@ -412,7 +422,7 @@ def _invitation(notice: Notice) -> dict:
     }
 
 
-def _mention(notice: Notice, together: list[Notice] = ()) -> dict:
+def _mention(notice: Notice, together: Sequence[Notice] = ()) -> dict:
     """One message that names the player, or the several of an hour (``together``: the other
     mentions in this game still waiting; one deleted meanwhile is left out)."""
     ids = [notice.data["message"], *(n.data.get("message") for n in together)]
@@ -423,21 +433,21 @@ def _mention(notice: Notice, together: list[Notice] = ()) -> dict:
     if len(messages) == 1:
         subject = _("%(name)s mentioned you in %(game)s") % {
             "name": display_name(first.seat),
-            "game": notice.game.name,
+            "game": notice.the_game().name,
         }
     else:
         subject = ngettext(
             "%(count)d mention of you in %(game)s",
             "%(count)d mentions of you in %(game)s",
             len(messages),
-        ) % {"count": len(messages), "game": notice.game.name}
+        ) % {"count": len(messages), "game": notice.the_game().name}
     lines = []
     for message in messages:
         lines += [_("%(name)s wrote:") % {"name": display_name(message.seat)}, message.text]
     return {
         "subject": subject,
         "lines": lines,
-        "links": [(_("Open the game"), _game_link(notice.game))],
+        "links": [(_("Open the game"), _game_link(notice.the_game()))],
     }
 
 
@@ -461,6 +471,8 @@ def duration(span) -> str:
 def _setup_lines(game: Game, seat: Seat) -> list[str]:
     """What a player needs to know when a game starts: the rule set, their seat, the limit."""
     seats = game.seats.live().count()
+    if seat.position is None:
+        raise ValueError("The seats of a started game have their positions.")
     return [
         _("The game %(game)s has started.") % {"game": game.name},
         _("Rule set: %(ruleset)s. You sit at seat %(seat)d of %(seats)d. Time per turn: %(limit)s.")
@@ -475,8 +487,8 @@ def _setup_lines(game: Game, seat: Seat) -> list[str]:
 
 
 def _started(notice: Notice) -> dict:
-    game = notice.game
-    lines = _setup_lines(game, notice.seat)
+    game = notice.the_game()
+    lines = _setup_lines(game, notice.the_seat())
     mover = game.seats.live().select_related("user").filter(position=game.to_move).first()
     if mover is not None:
         lines.append(
@@ -491,7 +503,7 @@ def _started(notice: Notice) -> dict:
 
 
 def _finished(notice: Notice) -> dict:
-    game = notice.game
+    game = notice.the_game()
     return {
         "subject": _("%(game)s is over") % {"game": game.name},
         "lines": [
@@ -502,10 +514,10 @@ def _finished(notice: Notice) -> dict:
     }
 
 
-def _timeout(notice: Notice, together: list[Notice] = ()) -> dict:
+def _timeout(notice: Notice, together: Sequence[Notice] = ()) -> dict:
     """What the site did for a player whose time ran out, move by move as their own view tells
     it (the card discarded or placed); several held by quiet hours come as one email."""
-    game = notice.game
+    game = notice.the_game()
     timeouts = sorted([notice, *together], key=lambda n: n.data.get("sequence", 0))
     names = {s.engine_name: display_name(s) for s in game.seats.live().select_related("user")}
     lines = []
@@ -547,7 +559,8 @@ def _timeout(notice: Notice, together: list[Notice] = ()) -> dict:
 
 
 def _did(notice: Notice) -> str:
-    if notice.game.bot_stand_ins:  # the creator chose that a bot decides instead of the safe move
+    # The creator chose that a bot decides instead of the safe move.
+    if notice.the_game().bot_stand_ins:
         return _("let a bot make your move")
     return {
         "pick-gold": _("kept the highest gold card offered to you"),
@@ -558,10 +571,10 @@ def _did(notice: Notice) -> str:
 def _what_it_did(notice: Notice, names: dict[str, str]) -> list[str]:
     """The timeout's move in the player's own words: "You discarded Rockfall.", "Ann placed
     Cross at column 2, row 0." (their private lines are theirs to read)."""
-    move = notice.game.moves.filter(sequence=notice.data.get("sequence")).first()
+    move = notice.the_game().moves.filter(sequence=notice.data.get("sequence")).first()
     if move is None or move.seat_id != notice.seat_id:
         return []
-    me = notice.seat.engine_name
+    me = notice.the_seat().engine_name
     lines = []
     for event in move.events:
         to = event.get("to")
@@ -574,7 +587,7 @@ def _what_it_did(notice: Notice, names: dict[str, str]) -> list[str]:
 
 
 def _aborted(notice: Notice) -> dict:
-    game = notice.game
+    game = notice.the_game()
     lines = [_("The moderators stopped the game %(game)s.") % {"game": game.name}]
     if notice.data.get("reason"):
         lines.append(_("Their reason: %(reason)s") % {"reason": notice.data["reason"]})
@@ -599,16 +612,16 @@ def _briefing_lines(game: Game, seat: Seat, old: str) -> list[str]:
 
 
 def _briefing(notice: Notice) -> dict:
-    game = notice.game
+    game = notice.the_game()
     return {
         "subject": _("You have a seat in %(game)s") % {"game": game.name},
-        "lines": _briefing_lines(game, notice.seat, notice.data.get("old", "")),
+        "lines": _briefing_lines(game, notice.the_seat(), notice.data.get("old", "")),
         "links": [(_("Open the game"), _game_link(game))],
     }
 
 
 def _replaced(notice: Notice) -> dict:
-    game = notice.game
+    game = notice.the_game()
     lines = [
         _("The moderators handed your seat in %(game)s to %(new)s.")
         % {"game": game.name, "new": notice.data.get("new", "")}
@@ -625,7 +638,7 @@ def _replaced(notice: Notice) -> dict:
 def _clock(notice: Notice) -> dict:
     """The moderators paused, resumed or extended the game: whose decision it is and until when,
     in the recipient's time zone."""
-    game, data = notice.game, notice.data
+    game, data = notice.the_game(), notice.data
     mover = game.seats.live().select_related("user").filter(position=data.get("mover")).first()
     mine = mover is not None and mover.pk == notice.seat_id
     name = display_name(mover) if mover else "?"
@@ -676,7 +689,7 @@ def _clock(notice: Notice) -> dict:
 def _vacation(notice: Notice) -> dict:
     """A player at the table declared a vacation, or came back from it early (or called it off):
     when, and what it means for each game the reader shares with them (one email for all)."""
-    game, data = notice.game, notice.data
+    game, data = notice.the_game(), notice.data
     name = data.get("name", "?")
     starts = datetime.fromisoformat(data["starts"])
     ends = datetime.fromisoformat(data["ends"])
@@ -714,7 +727,7 @@ def _vacation(notice: Notice) -> dict:
 
 
 def _taken_over(notice: Notice) -> dict:
-    game, data = notice.game, notice.data
+    game, data = notice.the_game(), notice.data
     names = {"new": data["new"], "old": data["old"], "game": game.name}
     return {
         "subject": _("%(new)s took over from %(old)s in %(game)s") % names,

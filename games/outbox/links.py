@@ -30,7 +30,10 @@ def read_unsubscribe_token(token: str, max_age=timedelta(days=90)) -> tuple[int,
         return None
     if not isinstance(data, dict) or data.get("w") not in UNSUBSCRIBE_KINDS:
         return None
-    return data.get("u"), data["w"]
+    user = data.get("u")
+    if not isinstance(user, int):
+        return None
+    return user, data["w"]
 
 
 def site_url(path: str) -> str:

@@ -7,14 +7,17 @@ makes the move through ``move_submit``.
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import timedelta
+from typing import Any
 
 from django.core import signing
 from django.utils.translation import gettext as _
 
 from games import engine
 from games.engine.cards import ACTION, CATALOGUE
+from games.engine.types import PassMove
 from games.models import MAX_TURN_LIMIT
 from games.read.drawing import card_name, hand_key
 from games.read.learn import SELF_HARM
@@ -35,7 +38,9 @@ class Tap:
     key: str  # the idempotency key of the move it makes
 
 
-def tap_token(*, user_id: int, game_id: int, seat_id: int, version: int, move: dict) -> str:
+def tap_token(
+    *, user_id: int, game_id: int, seat_id: int, version: int, move: Mapping[str, Any]
+) -> str:
     data = {"u": user_id, "g": game_id, "s": seat_id, "v": version, "m": move}
     return signing.dumps(data, salt=SALT, compress=True)
 
@@ -59,7 +64,7 @@ def read_tap(token: str, *, max_age: timedelta = MAX_AGE) -> Tap | str:
     return Tap(*fields, move=move, key=key)
 
 
-def one_tap_moves(state: engine.State, me: str) -> list[dict]:
+def one_tap_moves(state: engine.State, me: str) -> list[engine.Move]:
     """The seat's legal moves that need no maze, the useful first (``_usefulness``), then the
     passes in the order of the hand. Moves that hurt the player themselves (breaking their own
     tool, giving up their dwarf card) are left to the game's page, which asks to confirm them
@@ -68,7 +73,7 @@ def one_tap_moves(state: engine.State, me: str) -> list[dict]:
         return engine.legal_moves(state, me)
     if state.decision != engine.TURN:
         return []
-    moves = []
+    moves: list[engine.Move] = []
     for card in sorted(engine.playable_cards(state, me), key=hand_key):
         if CATALOGUE[card].kind == ACTION:
             moves += [
@@ -77,13 +82,13 @@ def one_tap_moves(state: engine.State, me: str) -> list[dict]:
                 if "at" not in m and not _hurts_oneself(m, me)
             ]
     moves.sort(key=lambda m: _usefulness(m, me))  # stable: the hand's order within a kind
-    passes = [
+    passes: list[PassMove] = [
         m for m in engine.discard_moves(state, me) if m["move"] == "pass" and len(m["discard"]) == 1
     ]
-    return moves + sorted(passes, key=lambda m: hand_key(m["discard"][0]))
+    return [*moves, *sorted(passes, key=lambda m: hand_key(m["discard"][0]))]
 
 
-def _hurts_oneself(move: dict, me: str) -> bool:
+def _hurts_oneself(move: Mapping[str, Any], me: str) -> bool:
     return move.get("target") == me and CATALOGUE[move["card"]].effect in SELF_HARM
 
 
@@ -92,11 +97,11 @@ def _hurts_oneself(move: dict, me: str) -> bool:
 _USEFULNESS = {"repair": 2, "map": 1, "break": 3}
 
 
-def _usefulness(move: dict, me: str) -> int:
+def _usefulness(move: Mapping[str, Any], me: str) -> int:
     effect = CATALOGUE[move["card"]].effect
     if effect == "repair" and move.get("target") == me:
         return 0
-    return _USEFULNESS.get(effect, 4)
+    return _USEFULNESS.get(effect or "", 4)
 
 
 def path_cards(state: engine.State, me: str) -> list[str]:
@@ -107,7 +112,7 @@ def path_cards(state: engine.State, me: str) -> list[str]:
     return sorted((c for c in playable if CATALOGUE[c].kind != ACTION), key=hand_key)
 
 
-def move_label(move: dict, names: dict[str, str], me: str) -> str:
+def move_label(move: Mapping[str, Any], names: dict[str, str], me: str) -> str:
     """A one-tap move in words, for the email and the confirmation page."""
     kind = move["move"]
     if kind == "pick-gold":
@@ -121,7 +126,7 @@ def move_label(move: dict, names: dict[str, str], me: str) -> str:
     card = CATALOGUE[move["card"]]
     if card.effect == "map":
         return _("Look at the %(goal)s goal") % {"goal": goal_label(move["goal"])}
-    target = move.get("target")
+    target = move.get("target", "")  # "": none
     mine = target == me
     name = names.get(target, "?")
     if card.effect in ("break", "repair"):
@@ -140,7 +145,7 @@ def move_label(move: dict, names: dict[str, str], me: str) -> str:
     return _("Play %(card)s on %(name)s") % {"card": card_name(card.id), "name": name}
 
 
-def move_group(move: dict) -> str:
+def move_group(move: Mapping[str, Any]) -> str:
     """The heading a one-tap move is listed under."""
     return {
         "pick-gold": _("Keep a gold card"),

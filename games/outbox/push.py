@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import json
 import logging
+from collections.abc import Callable
 from datetime import datetime, timedelta
 
 from django.conf import settings
@@ -134,6 +135,8 @@ def _email_can_wait(notice: Notice, reached: list[PushSubscription], now: dateti
 
 
 def _seen_since(notice: Notice, moment: datetime) -> bool:
+    if notice.seat_id is None:
+        return False
     seen = Seat.objects.filter(pk=notice.seat_id).values_list("last_seen_at", flat=True).first()
     return seen is not None and seen >= moment
 
@@ -284,7 +287,7 @@ def _ttl(notice: Notice, now: datetime) -> int:
 def payload(notice: Notice) -> dict:
     """What the service worker shows: a title, a line, where a tap leads, and for a decision that
     needs no maze up to MAX_ACTIONS one-tap links (the email's). In the player's language."""
-    user = notice.user
+    user = notice.the_user()  # pushes go to the user's devices
     language = user.language or settings.LANGUAGE_CODE
     with translation.override(language), timezone.override(user_zone(user)):
         game = notice.game
@@ -306,7 +309,7 @@ def payload(notice: Notice) -> dict:
 
 def _actions(notice: Notice) -> list[dict]:
     """The one-tap links of a decision that needs no maze (a gold pick, a Theft)."""
-    game, seat, user = notice.game, notice.seat, notice.user
+    game, seat, user = notice.the_game(), notice.seat, notice.the_user()
     if not user.email_hand or game.status != Game.Status.RUNNING or seat is None:
         return []  # the player keeps their hand and choices out of notifications and emails
     state = game.engine_state()
@@ -340,12 +343,12 @@ def _decision_line(game: Game) -> str:
 
 
 def _turn(notice: Notice) -> tuple[str, str]:
-    game = notice.game
+    game = notice.the_game()
     return _("Your turn in %(game)s") % {"game": game.name}, _decision_line(game)
 
 
 def _reminder(notice: Notice) -> tuple[str, str]:
-    game = notice.game
+    game = notice.the_game()
     title = _("Reminder: it is your turn in %(game)s") % {"game": game.name}
     if game.deadline is None:
         return title, _decision_line(game)
@@ -356,7 +359,7 @@ def _mention(notice: Notice) -> tuple[str, str]:
     message = ChatMessage.objects.select_related("seat__user").get(pk=notice.data["message"])
     title = _("%(name)s mentioned you in %(game)s") % {
         "name": display_name(message.seat),
-        "game": notice.game.name,
+        "game": notice.the_game().name,
     }
     text = message.text if len(message.text) <= 140 else message.text[:139] + "…"
     return title, text
@@ -381,7 +384,7 @@ def _named(title: str, body: str = ""):
     return texts
 
 
-_TEXTS = {
+_TEXTS: dict[str, Callable[[Notice], tuple[str, str]]] = {
     Notice.Kind.TURN: _turn,
     Notice.Kind.REMINDER: _reminder,
     Notice.Kind.MENTION: _mention,

@@ -69,7 +69,7 @@ def notices_for_decision(*, game: Game, now: datetime) -> list[Notice]:
     player who is absent or whose account is inactive (``person_deciding``).
     """
     seat = person_deciding(game)
-    if seat is None:
+    if seat is None or seat.user is None:  # a person's seat, or nobody's (see above)
         return []
     user, since = seat.user, decision_key(game)
     rows = []
@@ -148,7 +148,11 @@ def reminder_times(*, game: Game, user, now: datetime, seat: Seat | None = None)
     """
     seat = seat if seat is not None else clocks.deciding_seat(game)
     breaks = clocks.breaks_of(game, seat, now)
-    deadline = game.deadline or clocks.decision_deadline(game, seat, game.decision_since).final
+    deadline = game.deadline
+    if deadline is None:
+        if game.decision_since is None:
+            raise ValueError(f"Game {game.pk} has no decision under way.")
+        deadline = clocks.decision_deadline(game, seat, game.decision_since).final
     times = []
     span = None
     if game.daily_at is not None and game.decision_since is not None:
@@ -226,7 +230,7 @@ def turn_ended(*, game: Game, reason: str = TURN_ENDED) -> int:
             key=f"briefing:{turn.key}",
             kind=Notice.Kind.BRIEFING,
             game=game,
-            seat=turn.seat,
+            seat=turn.the_seat(),
             now=timezone.now(),
             old=turn.data["briefing"],
         )

@@ -68,8 +68,8 @@ def verified_email(user) -> str | None:
 
 
 def _still_relevant(notice: Notice) -> str | None:
-    """Why the notice must not be sent any more, or None."""
-    game = notice.game
+    """Why the notice must not be sent any more, or None (a notice about a game)."""
+    game = notice.the_game()
     if notice.kind == Notice.Kind.PAUSED and game.status != Game.Status.PAUSED:
         return "the game is not paused any more"
     if notice.kind in (Notice.Kind.RESUMED, Notice.Kind.EXTENDED):
@@ -83,13 +83,14 @@ def _still_relevant(notice: Notice) -> str | None:
     if notice.kind in (Notice.Kind.TURN, Notice.Kind.REMINDER):
         if game.status != Game.Status.RUNNING:
             return "game not running"
-        if game.to_move != notice.seat.position or decision_key(game) != notice.data["since"]:
+        seat = notice.the_seat()
+        if game.to_move != seat.position or decision_key(game) != notice.data["since"]:
             return "the turn has moved on"
-        if notice.seat.state == Seat.State.REPLACED or notice.seat.user_id != notice.user_id:
+        if seat.state == Seat.State.REPLACED or seat.user_id != notice.user_id:
             return "seat taken over"
-        if notice.seat.stand_in:
+        if seat.stand_in:
             return "a bot stands in for the player"
-        if notice.seat.state == Seat.State.ABSENT:
+        if seat.state == Seat.State.ABSENT:
             return "the player is absent"
     return None
 
@@ -173,7 +174,7 @@ def hold_or_skip(notice: Notice, now: datetime) -> tuple[datetime | None, str | 
     if (
         notice.kind in (Notice.Kind.TURN, Notice.Kind.REMINDER)
         and notice.game_id
-        and notice.game.status == Game.Status.PAUSED
+        and notice.the_game().status == Game.Status.PAUSED
     ):
         return now + PAUSE_HOLD, None  # resuming places them again (turn_rescheduled)
     reason = _still_relevant(notice) if notice.game_id else None
@@ -189,7 +190,7 @@ def hold_or_skip(notice: Notice, now: datetime) -> tuple[datetime | None, str | 
     if reason is None and notice.user:
         quiet_end = in_quiet_hours(notice.user, now)
         if quiet_end is not None:
-            deadline = notice.game.deadline if notice.game_id else None
+            deadline = notice.the_game().deadline if notice.game_id else None
             can_wait = notice.kind != Notice.Kind.REMINDER or (
                 deadline is not None and quiet_end < deadline
             )
@@ -234,6 +235,8 @@ def _send(notice_id: int, now: datetime, attempt: _Attempt) -> str:
         held = push.before_email(notice, address=address, now=now)
         if held is not None:
             return held
+        if address is None:  # before_email() settles every notice without one
+            raise RuntimeError(f"notice {notice.pk} has no address to send its email to")
         together = _told_together(notice)
         attempt.together = tuple(n.pk for n in together)
         try:
@@ -318,14 +321,15 @@ def _record_failure(notice_id: int, error: Exception, now: datetime) -> None:
 
 
 def _wanted(notice: Notice) -> bool:
-    user = notice.user
-    return {
+    user = notice.the_user()
+    wanted: dict[str, bool] = {
         Notice.Kind.TURN: user.email_turns,
         Notice.Kind.REMINDER: user.email_reminders,
         Notice.Kind.DIGEST: user.email_digest,
         Notice.Kind.MENTION: user.email_mentions,
         Notice.Kind.ABSENT: user.email_absent,
-    }.get(notice.kind, True)
+    }
+    return wanted.get(notice.kind, True)
 
 
 def retry_pushes(now: datetime) -> int:

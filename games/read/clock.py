@@ -8,7 +8,7 @@ the admin show comes through here, so they all say the same (``Clock.text``).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import datetime, time, timedelta
 
 from django.db.models import Exists, OuterRef, Subquery
 from django.utils import timezone
@@ -185,8 +185,8 @@ def clock_text(game: Game, now: datetime | None = None) -> str:
     return found.text(now) if found is not None else ""
 
 
-def _local_time(game: Game) -> str:
-    return game.daily_at.strftime("%H:%M")
+def _local_time(at: time) -> str:
+    return at.strftime("%H:%M")
 
 
 def rules_lines(game: Game) -> list[str]:
@@ -198,7 +198,7 @@ def rules_lines(game: Game) -> list[str]:
                 "Every turn ends at %(time)s (%(zone)s), at least an hour after it begins, "
                 "else the next day."
             )
-            % {"time": _local_time(game), "zone": game.clock_zone}
+            % {"time": _local_time(game.daily_at), "zone": game.clock_zone}
         )
     if game.bank > ZERO:
         lines.append(

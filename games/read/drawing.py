@@ -638,7 +638,7 @@ def _action_face(card_id: str) -> str:
             parts.append(_icon(TOOL_ICONS[card.tools[1]](), CX, 49, 0.72))
             parts.append(_icon(_wrench(), CX, 74, 0.55))
     else:
-        parts.append(_icon(ACTION_ICONS[card.effect](), CX, CY, 1.15))
+        parts.append(_icon(ACTION_ICONS[card.effect or ""](), CX, CY, 1.15))
     return "".join(parts)
 
 
@@ -890,7 +890,7 @@ def board_layout(
 LABEL_BAND = 30  # the strip above and left of a labelled maze, in viewBox units
 
 
-def _edge_labels(vx, vy, min_x, min_y, columns, rows) -> list[str]:
+def _edge_labels(vx, vy, min_x, min_y, columns, rows) -> list[SafeString]:
     """Column numbers above the maze and row numbers left of it, centred on their cells."""
     text = (
         '<text x="{}" y="{}" font-family="DejaVu Sans, sans-serif" font-size="18" '

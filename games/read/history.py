@@ -20,6 +20,7 @@ from django.utils.translation import gettext as _
 
 from games import engine
 from games.models import Game, Seat
+from saboteur_site.cache import get_or_build
 
 from .drawing import card_name, card_svg, goal_back_svg, hand_order, role_name
 from .log import Entry, entries_for, goal_label, knowledge_lines, names_at, position_label
@@ -45,7 +46,7 @@ class MazeCell:
     removed: bool = False  # a card was removed here since the viewer's previous visit
 
     # The marks that show as ``maze__cell--<mark>`` classes.
-    MARKS = ("new", "removed")
+    MARKS: tuple[str, ...] = ("new", "removed")
 
     @property
     def css(self) -> str:
@@ -286,7 +287,7 @@ def move_log(game: Game) -> list[tuple]:
         return list(moves.values_list("sequence", "events", BY_SITE, "seat__position"))
 
     key = f"move-log:{game.pk}:{game.version}"
-    return caches["local"].get_or_set(key, load, MOVE_LOG_SECONDS)
+    return get_or_build(caches["local"], key, load, MOVE_LOG_SECONDS)
 
 
 def round_names(moves, names: dict[str, str], renames) -> list[dict[str, str]]:

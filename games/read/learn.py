@@ -117,7 +117,7 @@ def _card_help(card_id: str, language: str | None) -> str:
         if len(card.tunnels) > 1 and all(len(t) > 1 for t in card.tunnels):
             parts.append(_("Its two tunnels do not meet."))
         return " ".join(parts)
-    text = EFFECT_HELP.get(card.effect)
+    text = EFFECT_HELP.get(card.effect or "")
     return str(text) % {"tools": _tools(card_id)} if text else ""
 
 

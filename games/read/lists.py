@@ -13,6 +13,7 @@ from django.db.models.fields.json import KT
 from django.utils.translation import get_language
 
 from games.models import Game, Move, Seat
+from saboteur_site.cache import get_or_build
 
 from . import ratings, stats
 from .clock import Clock, clock_annotations, clocks_of
@@ -46,7 +47,7 @@ def _awaiting_games(user) -> list[tuple[int, str]]:
         ordered = _awaiting(user).order_by("decision_since", "pk")
         return [tuple(row) for row in ordered.values_list("pk", "name")]
 
-    return cache.get_or_set(_awaiting_key(user.pk), query, AWAITING_SECONDS)
+    return get_or_build(cache, _awaiting_key(user.pk), query, AWAITING_SECONDS)
 
 
 def awaiting_changed(user_ids) -> None:
@@ -157,7 +158,9 @@ class Dashboard:
 
 
 def _awaits(game: Game) -> bool:
-    return game.status == Game.Status.RUNNING and game.to_move == game.my_position
+    # my_position: annotated by dashboard_for's query.
+    position = game.my_position  # type: ignore[attr-defined]
+    return game.status == Game.Status.RUNNING and game.to_move == position
 
 
 def dashboard_for(user) -> Dashboard:
@@ -192,7 +195,7 @@ def games_to_watch(user) -> list[GameRow]:
     """
     # Per language: the rows hold translated labels (rule set, status).
     key = f"games-to-watch:{get_language()}"
-    watchable = caches["local"].get_or_set(key, _watchable, WATCH_SECONDS)
+    watchable = get_or_build(caches["local"], key, _watchable, WATCH_SECONDS)
     mine = user.pk if user.is_authenticated else None
     return [row for row, players in watchable if mine not in players][:WATCH_LENGTH]
 

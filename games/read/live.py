@@ -154,7 +154,7 @@ class Listener:
             loop, event = self._loop, self._event
             if loop is None:
                 self._ready.notify_all()
-        if loop is not None:
+        if loop is not None and event is not None:  # set together, by aget()
             try:
                 loop.call_soon_threadsafe(event.set)
             except RuntimeError:  # the loop has closed: nobody reads this stream any more
@@ -170,19 +170,20 @@ class Listener:
     async def aget(self, timeout: float):
         """The next item, or None after ``timeout`` seconds (an ASGI coroutine awaits here)."""
         with self._lock:
-            if self._loop is None:
+            if self._loop is None or self._event is None:
                 self._loop, self._event = asyncio.get_running_loop(), asyncio.Event()
+            event = self._event
         deadline = time.monotonic() + timeout
         while True:
             with self._lock:
                 if self._items:
                     return self._items.popleft()
-                self._event.clear()
+                event.clear()
             left = deadline - time.monotonic()
             if left <= 0:
                 return None
             try:
-                await asyncio.wait_for(self._event.wait(), left)
+                await asyncio.wait_for(event.wait(), left)
             except TimeoutError:
                 return None
 
@@ -370,7 +371,8 @@ def session_user_id(session_key: str | None) -> int | None:
     if not session_key:
         return None
     store = import_module(settings.SESSION_ENGINE).SessionStore(session_key)
-    user = get_user(SimpleNamespace(session=store))
+    # A stand-in request: get_user() reads nothing but its session.
+    user = get_user(SimpleNamespace(session=store))  # type: ignore[arg-type]
     return user.pk if user.is_authenticated else None
 
 

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy, ngettext
@@ -80,9 +82,9 @@ def entries_for(moves, names: dict[str, str], me: str | None, renames=()) -> lis
             to = event.get("to")
             if to is not None and to != me:
                 continue
-            text = describe(event, names, me)
-            if text:
-                entries.append(Entry(sequence, text, private=to is not None))
+            line = describe(event, names, me)
+            if line:
+                entries.append(Entry(sequence, line, private=to is not None))
     return entries
 
 
@@ -96,10 +98,11 @@ def names_at(names: dict[str, str], renames, sequence: int) -> dict[str, str]:
     return earlier
 
 
-def describe(event: dict, names: dict[str, str], me: str | None) -> str | None:
-    """One event as a sentence, or None for events not worth a line."""
+def describe(event: Mapping[str, Any], names: dict[str, str], me: str | None) -> str | None:
+    """One event (an engine ``Event``, as stored) as a sentence, or None for events not worth a
+    line."""
     kind = event["kind"]
-    who = names.get(event.get("seat"), "?")
+    who = names.get(event.get("seat", ""), "?")
     if kind == "placed":
         return _("%(who)s placed %(card)s at %(where)s.") % {
             "who": who,
@@ -158,7 +161,7 @@ def describe(event: dict, names: dict[str, str], me: str | None) -> str | None:
     return _private(event, names)
 
 
-def _action(event: dict, who: str, names: dict[str, str]) -> str:
+def _action(event: Mapping[str, Any], who: str, names: dict[str, str]) -> str:
     card = card_name(event["card"])
     if "goal" in event:
         return _("%(who)s used a map on the %(goal)s goal.") % {
@@ -180,7 +183,7 @@ def _action(event: dict, who: str, names: dict[str, str]) -> str:
     return _("%(who)s played %(card)s.") % {"who": who, "card": card}
 
 
-def _private(event: dict, names: dict[str, str]) -> str | None:
+def _private(event: Mapping[str, Any], names: dict[str, str]) -> str | None:
     kind = event["kind"]
     if kind == "drew":
         return _("You drew %(cards)s.") % {"cards": _cards(event["cards"])}

@@ -8,9 +8,11 @@ never see a ``Game`` row, its snapshot or the engine state.
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from functools import cached_property
+from typing import Any
 
 from django.core.cache import cache, caches
 from django.urls import reverse
@@ -21,6 +23,7 @@ from django.utils.translation import gettext as _
 from games import engine
 from games.engine.cards import CATALOGUE, PATH, PLAYERS
 from games.models import ChatMessage, Game, Seat
+from saboteur_site.cache import get_or_build
 from saboteur_site.text import ascii_int
 
 from . import history, learn, table_events
@@ -212,8 +215,9 @@ def game_page(
     if me is not None:  # numbered as the emails and the admin number seats
         page.my_seat = seat_number(int(me), len(view["players"]))
     playing = game.status == Game.Status.RUNNING  # no move buttons while paused or aborted
-    legal, playable = [], set()
-    if page.my_turn and playing:
+    legal: list[engine.Move] = []
+    playable: set[str] = set()
+    if me is not None and page.my_turn and playing:
         # Only what the page shows: which cards can be played, the selected card's moves,
         # passes and clears, or the gold pick / steal choices.
         playable = engine.playable_cards(state, me)
@@ -242,10 +246,9 @@ def game_page(
     page.end = history.game_end(view, names)
     if view["finished"] and view["rounds_done"]:
         # The game is over: the last round's maze with every goal turned face up.
-        page.rows = (
-            history.maze_rows({(x, y): (c, t) for x, y, c, t in view["rounds_done"][-1]["board"]})
-            or page.rows
-        )
+        final = {(x, y): (c, t) for x, y, c, t in view["rounds_done"][-1]["board"]}
+        # Plain MazeCells (as the recap's): what follows only marks "last" on them.
+        page.rows = history.maze_rows(final) or page.rows  # type: ignore[assignment]
     elif view.get("round_ending"):
         # The round is over and its gold is being shared: everyone sees how it ended first.
         number = view["round"]
@@ -253,7 +256,9 @@ def game_page(
         page.round_end = history.round_recap(
             done, number, _named(round_names, number, names), ruleset=view["ruleset"]
         )
-        page.rows = history.maze_rows({(x, y): (c, t) for x, y, c, t in done["board"]}) or page.rows
+        board = {(x, y): (c, t) for x, y, c, t in done["board"]}
+        # Plain MazeCells (as the recap's): what follows only marks "last" on them.
+        page.rows = history.maze_rows(board) or page.rows  # type: ignore[assignment]
     if view["finished"]:
         page.standings = _standings(page.players)
     page.last_move = _mark_last_change(page.rows, moves)
@@ -318,7 +323,7 @@ def _log(game: Game, moves, names: dict[str, str], me: str | None, renames) -> l
         log.sort(key=lambda entry: entry.sequence)  # stable: a table event follows its move
         return log[-LOG_LENGTH:][::-1]
 
-    return caches["local"].get_or_set(key, build, history.MOVE_LOG_SECONDS)
+    return get_or_build(caches["local"], key, build, history.MOVE_LOG_SECONDS)
 
 
 def _since(page: GamePage, view: dict, moves, me_seat: Seat | None, names, round_names) -> None:
@@ -418,7 +423,7 @@ def _chat(game: Game, me_seat: Seat | None) -> list[dict]:
     # Kept per process under the game's revision: a line posted or deleted (by a player leaving
     # a lobby, an account deleted, a moderator) bumps it in the same transaction.
     key = f"chat:{game.pk}:{game.revision}"
-    messages = caches["local"].get_or_set(key, load, CHAT_SECONDS)
+    messages = get_or_build(caches["local"], key, load, CHAT_SECONDS)
     seats = {seat.pk: seat for seat in game.seats.all()}
     since = me_seat.since_at
     return [
@@ -472,7 +477,15 @@ def _players(
     return rows
 
 
-def _mine(page: GamePage, view: dict, legal: list[dict], playable, selected, turned, names) -> None:
+def _mine(
+    page: GamePage,
+    view: dict,
+    legal: Sequence[Mapping[str, Any]],
+    playable,
+    selected,
+    turned,
+    names,
+) -> None:
     mine = view["me"]
     if mine is None:
         return
@@ -545,7 +558,7 @@ def _player_name(page: GamePage, seat: str) -> str:
     return next((p["name"] for p in page.players if p["seat"] == seat), "?")
 
 
-def _choice_label(move: dict, page: GamePage) -> str:
+def _choice_label(move: Mapping[str, Any], page: GamePage) -> str:
     if "goal" in move:
         return _("Look at the %(goal)s goal") % {"goal": goal_label(move["goal"])}
     if move["target"] == page.me:
@@ -558,7 +571,7 @@ def _choice_label(move: dict, page: GamePage) -> str:
     return _("Play on %(name)s") % {"name": target}
 
 
-def _fields(move: dict) -> dict:
+def _fields(move: Mapping[str, Any]) -> dict:
     """A move as the flat form fields the move view reads."""
     fields = {"kind": move["move"]}
     for key in ("card", "target", "tool", "goal", "value", "victim"):
@@ -584,12 +597,14 @@ def _mark_last_change(rows: list[list[Cell]], moves) -> int:
 
 
 def _position(text: str | None) -> tuple[int, int] | None:
-    x, _comma, y = (text or "").partition(",")
-    x, y = ascii_int(x), ascii_int(y)
+    x_text, _comma, y_text = (text or "").partition(",")
+    x, y = ascii_int(x_text), ascii_int(y_text)
     return None if x is None or y is None else (x, y)
 
 
-def _board(view: dict, legal: list[dict], page: GamePage, at: str | None) -> list[list[Cell]]:
+def _board(
+    view: dict, legal: Sequence[Mapping[str, Any]], page: GamePage, at: str | None
+) -> list[list[Cell]]:
     cards = {(c["x"], c["y"]): c for c in view["board"]}
     backs = {(g["x"], g["y"]) for g in view["goals"] if g["face_down"]}
     mine = view["me"]["peeks"] if view["me"] else {}
@@ -629,7 +644,7 @@ def _board(view: dict, legal: list[dict], page: GamePage, at: str | None) -> lis
                 cell.svg = goal_back_svg()
                 cell.face_down = True
                 cell.label = _("Face-down goal")
-            elif cell.legal:
+            elif cell.legal and page.selected:  # legal spots are the selected card's
                 cell.svg = card_svg(page.selected, page.turned)  # a preview of the card there
             row.append(cell)
         rows.append(row)

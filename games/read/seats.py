@@ -12,8 +12,9 @@ LIVE_SEAT = [Seat.State.ACTIVE, Seat.State.ABSENT]
 
 def display_name(seat: Seat) -> str:
     """The seat's player as the log, the chat and the emails name them."""
-    if seat.bot is not None:
-        return seat.bot_name
+    bot_name = seat.bot_name
+    if bot_name is not None:  # a bot's seat
+        return bot_name
     return seat.user.display_name if seat.user else _("deleted player")
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import statistics
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import datetime, timedelta
 
 from django.core.cache import cache
 from django.db.models import Count, F, OuterRef, Q, Subquery
@@ -98,7 +98,7 @@ def player_stats(user) -> PlayerStats:
     my_seat_ids = {seat["pk"] for seat in seats}
     total = in_time = 0
     waits: list[float] = []
-    previous: dict[int, object] = dict(
+    previous: dict[int, datetime | None] = dict(
         Game.objects.filter(pk__in=game_ids).values_list("pk", "started_at")
     )
     rows = (

@@ -12,6 +12,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
 from games.models import Game, TableEvent
+from saboteur_site.cache import get_or_build
 
 from . import durations
 from .log import Entry
@@ -30,7 +31,7 @@ def events_of(game: Game) -> list[TableEvent]:
     if prefetched is not None:
         return list(prefetched)
     key = f"table-events:{game.pk}:{game.revision}"
-    return caches["local"].get_or_set(key, lambda: list(game.table_events.all()), EVENTS_SECONDS)
+    return get_or_build(caches["local"], key, lambda: list(game.table_events.all()), EVENTS_SECONDS)
 
 
 def renames(game: Game) -> list[tuple[int, str, str]]:

@@ -13,6 +13,7 @@ from django.db.models import F, Q
 from django.utils import timezone
 
 from games.models import Vacation
+from saboteur_site.cache import get_or_build
 
 DAY = timedelta(days=1)
 YEAR = timedelta(days=365)
@@ -39,7 +40,7 @@ def spans(
     ``cached``: from the player's list kept in the shared cache (``invalidation`` drops it when
     one of their vacations is written), for what pages show; writers read the database."""
     if cached:
-        every = cache.get_or_set(_spans_key(user_id), lambda: _spans(user_id), SPANS_SECONDS)
+        every = get_or_build(cache, _spans_key(user_id), lambda: _spans(user_id), SPANS_SECONDS)
     else:
         every = _spans(user_id, since)
     return [(start, end) for start, end in every if end > since]
