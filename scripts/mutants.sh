@@ -23,6 +23,19 @@ if [ -n "$module" ]; then
     dotted="${dotted//\//.}"
     names=("$dotted.*") # mutmut's mutant names: games.clock.x_utc__mutmut_1
 fi
+# mutmut copies games/ into mutants/ once and afterwards refreshes only the files it mutates
+# (those with a .meta beside them): the others, which Django's start imports, are removed here
+# so that it copies them afresh, as they are now.
+if [ -d mutants/games ]; then
+    python - <<'PY'
+from pathlib import Path
+
+for path in Path("mutants/games").rglob("*"):
+    if path.is_file() and path.suffix not in (".meta", ".spans"):
+        if not path.with_name(path.name + ".meta").exists():
+            path.unlink()
+PY
+fi
 # Shares the machine: a lower priority, and one worker per core (MUTANTS_JOBS overrides).
 jobs="${MUTANTS_JOBS:-$(nproc)}"
 say "mutmut run ${names[*]:-(every module)} with $jobs workers"

@@ -1,4 +1,5 @@
-"""The one clock (games/clock.py) on a machine whose own time zone is not UTC (issue 41).
+"""The one clock (games/clock.py) on a machine whose own time zone is not UTC, its instants
+pinned to the microsecond (issue 41).
 
 The clock promises that every instant it gives out is in UTC, whatever the zone of the instants
 it is given and whatever ``TZ`` the process runs under: a server set to local time must not
@@ -6,6 +7,10 @@ shift deadlines, reminders or weekends. Under UTC, converting "to the local zone
 look the same; these tests run under zones with odd offsets (Kathmandu, +05:45; St. John's,
 -03:30 and -02:30 in summer), where they differ. The in-process tests switch the process's zone
 with ``time.tzset``; the last test runs the whole of tests/test_clock.py under each zone.
+
+The property tests of tests/test_clock.py check the clock against itself; the tests here name
+the exact instants at the edges (a stop that begins where counting ends, spans that touch or
+overlap, the daily deadline that leaves exactly the minimum).
 """
 
 from __future__ import annotations
@@ -144,6 +149,105 @@ def test_an_extension_counts_from_the_deadline_or_from_now(local_zone):
         timedelta(0),
         datetime(2026, 7, 1, 9, 0),
     )
+
+
+def test_unknown_or_empty_zones_are_utc(local_zone):
+    assert clock.zone("") is ZoneInfo("UTC")
+    assert clock.zone("Mars/Olympus_Mons") is ZoneInfo("UTC")
+    assert clock.zone("../etc/passwd") is ZoneInfo("UTC")  # refused by zoneinfo (ValueError)
+    assert clock.zone("Europe/Prague") is PRAGUE
+
+
+def test_a_daily_deadline_is_the_days_own_in_the_games_zone(local_zone):
+    """22:00 in New York, asked for at 20:00 there: that evening's, though it is already the
+    next day in Kathmandu, in St. John's and in UTC."""
+    rules = Rules(turn_limit=timedelta(days=1), zone="America/New_York", daily_at=clock_time(22))
+    start = datetime(2026, 11, 3, 20, tzinfo=ZoneInfo("America/New_York"))
+    deadline = clock.decision_deadline(rules, start, timedelta(0), clock.breaks_for(rules))
+    assert in_utc(deadline.limit_at) == (timedelta(0), datetime(2026, 11, 4, 3, 0))
+
+
+def test_a_daily_deadline_that_leaves_exactly_the_minimum_is_taken(local_zone):
+    rules = Rules(turn_limit=timedelta(days=1), zone="Europe/Prague", daily_at=clock_time(20))
+    start = datetime(2026, 11, 3, 19, tzinfo=PRAGUE)  # one hour before
+    deadline = clock.decision_deadline(rules, start, timedelta(0), clock.breaks_for(rules))
+    assert in_utc(deadline.limit_at) == (timedelta(0), datetime(2026, 11, 3, 19, 0))
+
+
+def test_a_daily_deadline_never_falls_while_the_clock_stands_still(local_zone):
+    """A vacation from Monday 19:00 to Tuesday 21:00 (Prague): Monday's 20:00 would leave nine
+    counted hours but falls inside it, Tuesday's too: Wednesday's."""
+    rules = Rules(turn_limit=timedelta(days=1), zone="Europe/Prague", daily_at=clock_time(20))
+    monday = datetime(2026, 11, 2, 10, tzinfo=PRAGUE)
+    away = (datetime(2026, 11, 2, 19, tzinfo=PRAGUE), datetime(2026, 11, 3, 21, tzinfo=PRAGUE))
+    deadline = clock.decision_deadline(rules, monday, HOUR, clock.breaks_for(rules, [away]))
+    assert in_utc(deadline.limit_at) == (timedelta(0), datetime(2026, 11, 4, 19, 0))
+    assert in_utc(deadline.final) == (timedelta(0), datetime(2026, 11, 4, 20, 0))
+
+
+def test_a_daily_deadline_beyond_the_search_falls_back_to_the_time_per_turn(local_zone):
+    """Only a vacation longer than the search (over a year) leaves no day: then the turn's own
+    time limit, counted from the start, after the vacation."""
+    rules = Rules(turn_limit=5 * HOUR, zone="Europe/Prague", daily_at=clock_time(20))
+    start = datetime(2026, 1, 5, 10, tzinfo=UTC)
+    away = (start, start + timedelta(days=clock.DAILY_SEARCH_DAYS + 30))
+    deadline = clock.decision_deadline(rules, start, timedelta(0), clock.breaks_for(rules, [away]))
+    assert deadline.limit_at == away[1] + 5 * HOUR
+
+
+def test_breaks_for_a_game_are_its_weekends_zone_and_the_players_vacations(local_zone):
+    away = (datetime(2026, 7, 1, 9, tzinfo=PRAGUE), datetime(2026, 7, 3, tzinfo=PRAGUE))
+    rules = Rules(turn_limit=HOUR, weekends_off=True, zone="Asia/Tokyo")
+    assert clock.breaks_for(rules, [away]) == Breaks(
+        weekends=True, zone="Asia/Tokyo", spans=(away,)
+    )
+    assert clock.breaks_for(Rules(turn_limit=HOUR)) == Breaks()
+
+
+def test_touching_and_overlapping_stops_merge_and_empty_ones_are_none(local_zone):
+    t = datetime(2026, 7, 1, tzinfo=UTC)
+    stops = Breaks(
+        spans=(
+            (t + 5 * HOUR, t + 6 * HOUR),
+            (t + 1 * HOUR, t + 2 * HOUR),
+            (t + 2 * HOUR, t + 3 * HOUR),  # touches the one before
+            (t + 2 * HOUR + HOUR / 2, t + 4 * HOUR),  # overlaps it
+            (t + 8 * HOUR, t + 8 * HOUR),  # empty
+            (t + 9 * HOUR, t + 7 * HOUR),  # backwards
+        )
+    )
+    assert list(stops.stops(t)) == [(t + HOUR, t + 4 * HOUR), (t + 5 * HOUR, t + 6 * HOUR)]
+    # A stop that ended at ``since`` is over; one that ends after it is not.
+    assert list(stops.stops(t + 4 * HOUR)) == [(t + 5 * HOUR, t + 6 * HOUR)]
+    assert list(stops.stops(t + 4 * HOUR - timedelta(microseconds=1)))[0][0] == t + HOUR
+    assert list(stops.stops(t + 6 * HOUR)) == []
+    # The first instant of a stop is in it, its end is not.
+    assert stops.stop_at(t + HOUR) == (t + HOUR, t + 4 * HOUR)
+    assert not stops.running(t + HOUR) and stops.running(t + 4 * HOUR)
+    assert stops.stop_at(t + 4 * HOUR) is None
+    assert stops.counted(t, t + 7 * HOUR) == 3 * HOUR
+    assert stops.advance(t, 2 * HOUR) == t + 5 * HOUR
+
+
+def test_counting_that_ends_where_a_stop_begins_ends_there(local_zone):
+    """Friday 23:00 in Prague plus one hour of a clock that stops at weekends: Saturday 00:00
+    there, not Monday's."""
+    stops = Breaks(weekends=True, zone="Europe/Prague")
+    friday = datetime(2026, 11, 6, 23, tzinfo=PRAGUE)
+    assert in_utc(stops.advance(friday, HOUR)) == (timedelta(0), datetime(2026, 11, 6, 23, 0))
+    assert in_utc(stops.advance(friday, HOUR + timedelta(microseconds=1))) == (
+        timedelta(0),
+        datetime(2026, 11, 8, 23, 0, 0, 1),
+    )
+
+
+def test_the_bank_is_in_use_from_the_turns_own_limit_on(local_zone):
+    now = datetime(2026, 7, 1, 9, tzinfo=UTC)
+    none = Breaks()
+    # Two hours left of which two are the bank: the turn's own limit is now.
+    assert clock.bank_in_use(2 * HOUR, now, now + 2 * HOUR, none)
+    assert not clock.bank_in_use(2 * HOUR, now - timedelta(microseconds=1), now + 2 * HOUR, none)
+    assert not clock.bank_in_use(timedelta(0), now, now, none)
 
 
 @pytest.mark.parametrize("zone", LOCAL_ZONES)
