@@ -26,6 +26,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from openskill.models import PlackettLuce
 
@@ -100,7 +101,7 @@ class MoveRow:
     id: int
     seat: int
     stand_in: bool
-    payload: dict
+    payload: Mapping[str, Any]  # an engine Move, as stored
     at: object = None  # when it was made
 
 
@@ -132,7 +133,7 @@ class Match:
 
     @property
     def rated_users(self) -> list[int]:
-        return [p.user for p in self.players if p.rated]
+        return [p.user for p in self.players if p.rated and p.user is not None]
 
 
 def game_matches(
@@ -178,7 +179,7 @@ def _match(game, number, ruleset, result, seats, moves: Sequence[MoveRow]) -> Ma
         ids = movers.get(position, set())
         seat = seats[next(iter(ids))] if len(ids) == 1 else None
         user = seat.user if seat is not None and seat.user not in twice else None
-        rated = user is not None and seat.id not in stood_in
+        rated = seat is not None and user is not None and seat.id not in stood_in
         players.append(Player(position, user, rated, role, won(result, name, role)))
     if not any(p.rated for p in players) or len({p.won for p in players}) < 2:
         return None
@@ -210,15 +211,16 @@ def updated(match: Match, ratings: Mapping[tuple[int, str], Pair]) -> dict[tuple
     overall = _rate([[current(p.user, ALL) for p in team] for team in teams], teams)
     for team, pairs in zip(teams, overall, strict=True):
         for player, pair in zip(team, pairs, strict=True):
-            if player.rated:
+            if player.rated and player.user is not None:
                 new[(player.user, ALL)] = pair
     by_role = _rate(
         [[current(p.user, kind_of(p.role) or ALL) for p in team] for team in teams], teams
     )
     for team, pairs in zip(teams, by_role, strict=True):
         for player, pair in zip(team, pairs, strict=True):
-            if player.rated and kind_of(player.role):
-                new[(player.user, kind_of(player.role))] = pair
+            kind = kind_of(player.role)
+            if player.rated and player.user is not None and kind:
+                new[(player.user, kind)] = pair
     return new
 
 
@@ -238,7 +240,7 @@ def _rate(teams: list[list[Pair]], players: list[list[Player]]) -> list[list[Pai
         scaled.append(
             [_MODEL.rating(mu=mu / k, sigma=math.sqrt(sigma**2 + TAU**2) / k) for mu, sigma in team]
         )
-    ranks = [0 if group[0].won else 1 for group in players]
+    ranks: list[float] = [0 if group[0].won else 1 for group in players]
     rated = _MODEL.rate(scaled, ranks=ranks)
     return [
         [(r.mu * len(team), r.sigma * len(team)) for r in new]

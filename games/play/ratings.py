@@ -15,6 +15,7 @@ it).
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import logging
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -64,7 +65,7 @@ def completed_rounds(game: Game, seat: Seat, move: Mapping[str, Any], *, stand_i
         return []
     seats, moves = _rows_of(game)
     moves.append(maths.MoveRow(PENDING, seat.pk, stand_in, move))
-    config = engine.Config(**game.snapshot["config"])
+    config = _config_of(game)
     return [m for m in _replayed(game.pk, config, seats, moves) if m.key == PENDING]
 
 
@@ -91,6 +92,7 @@ def _rows_of(game: Game) -> tuple[dict[int, maths.SeatRow], list[maths.MoveRow]]
         for pk, position, user, bot in Seat.objects.filter(game=game).values_list(
             "pk", "position", "user_id", "bot"
         )
+        if position is not None  # a started game's seats all have one
     }
     moves = [
         maths.MoveRow(*row)
@@ -103,8 +105,14 @@ def _rows_of(game: Game) -> tuple[dict[int, maths.SeatRow], list[maths.MoveRow]]
 
 def _matches_of(game: Game) -> list[maths.Match]:
     seats, moves = _rows_of(game)
-    config = engine.Config(**game.snapshot["config"])
-    return _replayed(game.pk, config, seats, moves)
+    return _replayed(game.pk, _config_of(game), seats, moves)
+
+
+def _config_of(game: Game) -> engine.Config:
+    """The configuration in a started game's snapshot (its seeds included)."""
+    if game.snapshot is None:
+        raise ValueError(f"Game {game.pk} has not started.")
+    return engine.Config(**game.snapshot["config"])
 
 
 def _replayed(game_id, config, seats, moves) -> list[maths.Match]:
@@ -237,6 +245,8 @@ def _snapshot() -> tuple[dict[int, int], list[maths.Match]]:
             "game_id", "pk", "position", "user_id", "bot"
         )
         for game, pk, position, user, bot in rows.iterator(chunk_size=2000):
+            if position is None:  # a started game's seats all have one
+                continue
             seats.setdefault(game, {})[pk] = maths.SeatRow(pk, position, user, bot is not None)
         matches: list[maths.Match] = []
         moves = (
@@ -252,15 +262,8 @@ def _snapshot() -> tuple[dict[int, int], list[maths.Match]]:
 
 
 def _by_game(rows: Iterable[tuple]) -> Iterable[tuple[int, list[maths.MoveRow]]]:
-    game, moves = None, []
-    for game_id, *move in rows:
-        if game_id != game and moves:
-            yield game, moves
-            moves = []
-        game = game_id
-        moves.append(maths.MoveRow(*move))
-    if moves:
-        yield game, moves
+    for game_id, group in itertools.groupby(rows, key=lambda row: row[0]):
+        yield game_id, [maths.MoveRow(*move) for _game_id, *move in group]
 
 
 def _replace_all(matches: list[maths.Match], *, games: int) -> Rebuilt:
@@ -268,8 +271,10 @@ def _replace_all(matches: list[maths.Match], *, games: int) -> Rebuilt:
     matches.sort(key=lambda m: m.key)
     rows: dict[tuple[str, int, str], Rating] = {}
     for match in matches:
-        current = {}
+        current: dict[tuple[int, str], maths.Pair] = {}
         for player in match.players:
+            if player.user is None:
+                continue  # a default rating: no row
             for kind in maths.KINDS:
                 row = rows.get((match.ruleset, player.user, kind))
                 if row is not None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 import time
+from typing import Any
 
 from django.utils import timezone
 
@@ -32,8 +33,8 @@ def sweep() -> dict:
     """One sweep; returns what this process did (timeouts, notices it sent, notices handed over
     to the workers) and the parts that failed, if any."""
     started, now = time.monotonic(), timezone.now()
-    report = {"timeouts": 0, "sent": 0, "handed over": 0}
-    failed = []
+    report: dict[str, Any] = {"timeouts": 0, "sent": 0, "handed over": 0}
+    failed: list[str] = []
 
     def part(name, run, *args, **kwargs):
         try:

@@ -62,7 +62,7 @@ def _check(token: str, viewer, now, *, lock=False) -> tuple[TapPage, Tap | None,
     if viewer.is_authenticated and viewer.pk != tap.user_id:
         return TapPage("foreign", game_id=game.pk), None, None
     page = TapPage("ready", game_id=game.pk, game_name=game.name)
-    if seat.user_id == tap.user_id and not seat.user.email_hand:
+    if seat.user is not None and seat.user_id == tap.user_id and not seat.user.email_hand:
         page.status = "off"  # they turned one-tap moves off: every link sent before dies
         return page, None, None
     if game.moves.filter(seat=seat, idempotency_key=tap.key).exists():
@@ -105,7 +105,7 @@ def _language(token: str, viewer) -> str:
     if isinstance(tap, str):
         return ""
     seat = Seat.objects.select_related("user").filter(pk=tap.seat_id, user_id=tap.user_id).first()
-    language = seat.user.language if seat is not None else ""
+    language = seat.user.language if seat is not None and seat.user is not None else ""
     return language if language and translation.check_for_language(language) else ""
 
 
@@ -136,7 +136,7 @@ def _submit(token: str, viewer, now) -> TapPage:
     page, tap, seat = _check(token, viewer, now, lock=True)
     if page.status == "used":
         page.status = "done"  # a second tap gets the first answer
-    if page.status != "ready":
+    if page.status != "ready" or tap is None or seat is None:  # "ready" comes with both
         return page
     try:
         result = move_submit(

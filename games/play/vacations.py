@@ -182,8 +182,8 @@ def _clocks_moved(games: list[Game], user, before: dict, now) -> None:
     left on the new stops (``clock.moved``), and its reminders move with its deadline."""
     for game in games:
         seat = _deciding(game, user)
-        if seat is None or game.pk not in before:
-            continue
+        if seat is None or game.deadline is None or game.pk not in before:
+            continue  # (_deciding found a deadline: a decision under way has one)
         after = clocks.breaks_of(game, seat, now)
         deadline = clock.moved(now, game.deadline, before[game.pk], after)
         if deadline != game.deadline:

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from datetime import timedelta
+from typing import Any
 
 from django.db import transaction
 from django.db.models import Q
@@ -44,7 +45,7 @@ def seat_seen(*, game: Game, user, now=None) -> None:
         for seat in back:
             seat.stand_in, seat.state, seat.timeouts_in_a_row = False, Seat.State.ACTIVE, 0
     for seat in mine:
-        changes = {}
+        changes: dict[str, Any] = {}
         if seat.last_seen_at is None or now - seat.last_seen_at >= VISIT_GAP:
             # A new visit: what the previous visit saw is what "since you were here" starts from.
             changes.update(since_version=seat.seen_version, since_at=seat.last_seen_at)
