@@ -96,7 +96,7 @@ class UserAdmin(ZonedTimes, BaseUserAdmin):
         return self.inlines if obj is not None else []  # not on the "add user" form
 
     fieldsets = (
-        *BaseUserAdmin.fieldsets,
+        *(BaseUserAdmin.fieldsets or ()),
         (_("Player"), {"fields": ("display_name",)}),
     )
     add_fieldsets = (

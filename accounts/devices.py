@@ -117,6 +117,8 @@ def device_subscribe(*, user, subscription, user_agent: str = "", now=None) -> P
     error = endpoint_error(endpoint) or _keys_error(keys.get("p256dh"), keys.get("auth"))
     if error:
         raise AccountError(error)
+    if not isinstance(endpoint, str):  # endpoint_error() refuses anything else
+        raise AccountError(_("This browser's push subscription cannot be used. Please try again."))
     with transaction.atomic():
         existing = PushSubscription.objects.select_for_update().filter(endpoint=endpoint).first()
         mine = PushSubscription.objects.filter(user=user)

@@ -1,3 +1,5 @@
+from typing import ClassVar
+
 from django.conf import settings
 from django.contrib.auth.models import AbstractUser
 from django.contrib.auth.models import UserManager as BaseUserManager
@@ -27,7 +29,7 @@ class UserManager(BaseUserManager):
 class User(AbstractUser):
     """A player. Others see only ``display_name``; the email address stays private."""
 
-    objects = UserManager()
+    objects: ClassVar[UserManager] = UserManager()
 
     email = models.EmailField(_("email address"), unique=True)
     display_name = models.CharField(

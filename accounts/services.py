@@ -286,7 +286,7 @@ def admin_create(*, email: str, display_name: str = "", password: str = "") -> A
     with transaction.atomic():
         user = User.objects.select_for_update().filter(email__iexact=email).first()
         created = user is None
-        if created:
+        if user is None:
             display_name = normalize_display_name(display_name)
             error = display_name_error(display_name)
             if error:
@@ -295,12 +295,13 @@ def admin_create(*, email: str, display_name: str = "", password: str = "") -> A
             user.username = AccountAdapter().generate_unique_username([display_name, "admin"])
         made = None
         if password or created:
-            made = None if password else secrets.token_urlsafe(12)
+            new_password = password or secrets.token_urlsafe(12)
+            made = None if password else new_password
             try:
-                validate_password(password or made, user)
+                validate_password(new_password, user)
             except ValidationError as error:
                 raise AccountError(" ".join(error.messages), code="password") from None
-            user.set_password(password or made)
+            user.set_password(new_password)
         user.is_staff = user.is_superuser = user.is_active = True
         user.save()
         EmailAddress.objects.filter(user=user).exclude(email__iexact=user.email).update(

@@ -8,7 +8,9 @@ intermediate page and writes an admin ``LogEntry`` naming what was done and why.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import timedelta
+from typing import Any
 
 from django import forms
 from django.contrib import admin, messages
@@ -263,7 +265,7 @@ def _formatted(moment) -> str:
     return f"{formats.date_format(local, 'DATETIME_FORMAT')} ({local.tzname()})"
 
 
-def _zoned(field) -> callable:
+def _zoned(field) -> Callable[[Any], str]:
     @admin.display(description=field.verbose_name, ordering=field.name)
     def shown(obj):
         return _formatted(getattr(obj, field.name))

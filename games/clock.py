@@ -156,10 +156,13 @@ def daily_deadline(
 ) -> datetime:
     """The first time of day ``rules.daily_at`` (in the game's zone) after ``start`` at which the
     clock runs and that leaves at least ``minimum`` of counted time, else the next day's."""
+    at = rules.daily_at
+    if at is None:
+        raise ValueError("These rules have no daily deadline.")
     tz, start = zone(rules.zone), utc(start)
     day = start.astimezone(tz).date()
     for offset in range(DAILY_SEARCH_DAYS):
-        candidate = utc(datetime.combine(day + timedelta(days=offset), rules.daily_at, tzinfo=tz))
+        candidate = utc(datetime.combine(day + timedelta(days=offset), at, tzinfo=tz))
         if candidate <= start or not breaks.running(candidate):
             continue
         if breaks.counted(start, candidate) >= minimum:

@@ -52,7 +52,10 @@ def public_key() -> str | None:
 
 @functools.cache
 def _public_key(private_key: str) -> str:
-    raw = _vapid(private_key).public_key.public_bytes(Encoding.X962, PublicFormat.UncompressedPoint)
+    vapid = _vapid(private_key)
+    if vapid is None:  # public_key() asks only for a key that reads
+        raise ValueError("The VAPID private key does not read.")
+    raw = vapid.public_key.public_bytes(Encoding.X962, PublicFormat.UncompressedPoint)
     return b64urlencode(raw)
 
 

@@ -60,10 +60,8 @@ def game_pause(*, game_id: int, now=None) -> Game:
         game = lock_game(game_id)
         if game.status != Game.Status.RUNNING:
             raise ServiceError(_("Only a running game can be paused."))
-        if game.deadline is not None:
-            game.paused_remaining = clocks.time_left(game, now)
-        else:
-            game.paused_remaining = game.turn_limit
+        left = clocks.time_left(game, now) if game.deadline is not None else None
+        game.paused_remaining = left if left is not None else game.turn_limit
         game.status = Game.Status.PAUSED
         game.paused_at = now
         game.deadline = None
