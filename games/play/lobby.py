@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import secrets
+from collections.abc import Sequence
 from datetime import time as dt_time
 from datetime import timedelta
 
@@ -55,7 +56,7 @@ def game_create(
     name: str,
     ruleset: str,
     max_seats: int,
-    variants: list[str] = (),
+    variants: Sequence[str] = (),
     visibility: str = Game.Visibility.OPEN,
     turn_limit=None,
     rounds: int = 3,
@@ -145,7 +146,7 @@ def practice_bots_range(ruleset: str) -> tuple[int, int]:
 
 
 def practice_create(
-    *, creator, ruleset: str, bots: int, variants: list[str] = (), rounds: int = 3
+    *, creator, ruleset: str, bots: int, variants: Sequence[str] = (), rounds: int = 3
 ) -> Game:
     """A game against ``bots`` bots that starts at once (by invite only, out of the statistics)."""
     if ruleset not in PLAYERS:

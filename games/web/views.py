@@ -214,7 +214,7 @@ def _render_watched(request, pk: int) -> dict[str, str]:
     game = _visible_game(request, pk)  # perhaps newer than the revision asked for: its own key
     page = pages.game_page(game, request.user)
     context = {"page": page, "after_move": after_move(request.user, page, moved=False)}
-    shared = {
+    shared: dict[str, str] = {
         name: render_to_string(template, context, request=request)
         for name, template in WATCHED_PARTS.items()
     }
