@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# `make test`: lint and the import contracts, then the whole suite against PostgreSQL and
-# Redis, then the browser tests and the production suite (tests/production), each in its own
-# pytest process. Exits non-zero if anything fails.
+# `make test`: lint, the import contracts and the types (mypy), then the whole suite against
+# PostgreSQL and Redis, then the browser tests and the production suite (tests/production), each
+# in its own pytest process. Exits non-zero if anything fails.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 cd "$ROOT"
@@ -23,6 +23,8 @@ say "ruff format --check"
 ruff format --check .
 say "lint-imports (the layer contracts in pyproject.toml)"
 lint-imports
+say "mypy (with django-stubs; [tool.mypy] in pyproject.toml)"
+mypy
 
 # Every run always happens, so one failure does not hide the other's results.
 status=0
