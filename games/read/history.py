@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import zlib
 from dataclasses import dataclass, field
+from typing import ClassVar
 
 from django.core.cache import cache, caches
 from django.db.models import Case, CharField, Value, When
@@ -46,7 +47,7 @@ class MazeCell:
     removed: bool = False  # a card was removed here since the viewer's previous visit
 
     # The marks that show as ``maze__cell--<mark>`` classes.
-    MARKS: tuple[str, ...] = ("new", "removed")
+    MARKS: ClassVar[tuple[str, ...]] = ("new", "removed")
 
     @property
     def css(self) -> str:
