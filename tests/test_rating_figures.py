@@ -246,9 +246,10 @@ def test_roles_stakes_and_who_won():
         "saboteur",
     ]
     assert [maths.kind_of(r) for r in (BOSS, PROFITEER, GEOLOGIST)] == [None, None, None]
-    result = {"winners": ["1"], "gained": {"2": 3, "3": 0}}
+    result = {"winners": ["1"], "gained": {"2": 3, "3": 0, "5": 1}}
     assert maths.won(result, "1", GOLD_DIGGER) and not maths.won(result, "2", GOLD_DIGGER)
     assert maths.won(result, "2", GEOLOGIST) and not maths.won(result, "3", GEOLOGIST)
+    assert maths.won(result, "5", GEOLOGIST)  # one crystal is a win
     assert not maths.won({"winners": ["4"]}, "4", GEOLOGIST)  # crystals, not the winners
     assert maths.Player(0, 1, True, GEOLOGIST, True).stake == "geologist"
     assert match((1, SABOTEUR, True), (2, GOLD_DIGGER, False), rated={2: False}).rated_users == [1]
@@ -346,6 +347,21 @@ def test_a_stand_ins_move_unrates_that_player_for_the_round_only():
     assert matches == want and [m.number for m in want] == [1, 2]
 
 
+def test_a_stand_in_in_the_first_round_leaves_the_next_rounds_alone():
+    config, moves, completing, results = played(seed="d")
+    users = {p: p + 10 for p in range(4)}
+    first = moves[0][0]  # the game's very first move was a stand-in's
+    matches = maths.game_matches(
+        game=7, config=config, seats=seats(4, users), moves=rows(moves, stand_in={0})
+    )
+    want = expected(
+        results, completing, users, rated=lambda position, number: (position, number) != (first, 1)
+    )
+    assert matches == want and [m.number for m in want] == [1, 2]
+    assert [p.rated for p in want[0].players].count(False) == 1
+    assert all(p.rated for p in want[1].players)
+
+
 def test_a_player_in_two_seats_or_a_seat_taken_over_counts_as_nobody():
     config, moves, completing, results = played(seed="e")
     # Positions 0 and 3 are the same person: neither is anyone's rating.
@@ -368,3 +384,73 @@ def test_a_player_in_two_seats_or_a_seat_taken_over_counts_as_nobody():
     round_two = next(m for m in matches if m.number == 2)
     assert [p.user for p in round_two.players] == [10, 11, None, 13]
     assert [p.rated for p in round_two.players] == [True, True, False, True]
+
+
+ROUTE = ["cross", "cross", "straight-ew", "straight-ew", "t-new", "t-new", "cross"]
+
+
+def dug(ruleset, roles, route=ROUTE, set_aside=None):
+    """A one-round rigged game: seat "0" digs the route to the treasure while "1" passes; "2"
+    holds no card and never moves. Its config and moves as (position, move)."""
+    deal = {
+        "first": "0",
+        "roles": roles,
+        "hands": {"0": list(route), "1": ["map"], "2": []},
+        "pile": ["map"] * 5,
+        "treasure": "middle",
+    }
+    if set_aside is not None:
+        deal["set_aside"] = set_aside
+    state = engine.new_game(ruleset=ruleset, seats=["0", "1", "2"], round_seeds=["x"], rounds=1,
+                            deals=[deal])  # fmt: skip
+    config, moves = state.config, []
+    for x, card in enumerate(route, start=1):
+        if x > 1:
+            moves.append((1, {"move": "pass", "discard": [state.hands[1][0]]}))
+            state, _ = engine.apply(state, "1", moves[-1][1])
+        moves.append((0, {"move": "place", "card": card, "at": [x, 0]}))
+        state, _ = engine.apply(state, "0", moves[-1][1])
+    while state.decision == "pick-gold":
+        name = state.seats[state.to_move]
+        moves.append((int(name), {"move": "pick-gold", "value": max(state.offer)}))
+        state, _ = engine.apply(state, name, moves[-1][1])
+    assert state.finished
+    return config, moves, state.rounds_done[0]
+
+
+def test_a_geologist_paid_by_a_crystal_won_and_a_seat_that_never_moved_is_nobodys():
+    roles = {"0": "blue-digger", "1": "saboteur", "2": "geologist"}
+    route = ["crystal-cross", *ROUTE[1:]]
+    config, moves, result = dug("saboteur2", roles, route)
+    assert result["gained"]["2"] == 1 and "2" not in result["winners"]
+    (match,) = maths.game_matches(game=7, config=config, seats=seats(3), moves=rows(moves))
+    assert match.players == (
+        maths.Player(0, 10, True, "blue-digger", True),
+        maths.Player(1, 11, True, "saboteur", False),
+        maths.Player(2, None, False, "geologist", True),
+    )
+
+
+def test_a_round_everyone_won_teaches_nothing():
+    roles = {"0": "gold-digger", "1": "gold-digger", "2": "gold-digger"}
+    config, moves, result = dug("base", roles, set_aside=["saboteur"])
+    assert sorted(result["winners"]) == ["0", "1", "2"]
+    assert maths.game_matches(game=7, config=config, seats=seats(3), moves=rows(moves)) == []
+
+
+def test_the_move_that_completes_a_round_belongs_to_that_round_alone():
+    config, moves, completing, results = played(seed="d")
+    users = {p: p + 10 for p in range(4)}
+    last = completing[0]  # a stand-in completed round 1 (and made the move before it)
+    stood_in = {moves[last][0], moves[last - 1][0]}
+    matches = maths.game_matches(
+        game=7, config=config, seats=seats(4, users), moves=rows(moves, stand_in={last - 1, last})
+    )
+    want = expected(
+        results,
+        completing,
+        users,
+        rated=lambda position, number: number != 1 or position not in stood_in,
+    )
+    assert matches == want and [m.number for m in want] == [1, 2]
+    assert all(p.rated for p in want[1].players)
