@@ -73,6 +73,15 @@ class Game(models.Model):
     status = models.CharField(
         _("status"), max_length=10, choices=Status, default=Status.LOBBY, db_index=True
     )
+    # "Play again with this table": the finished game this one was made from (lobby.game_rematch).
+    rematch_of = models.ForeignKey(
+        "self",
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="rematches",
+        verbose_name=_("played again from"),
+    )
     # The number of accepted moves; the client sends the version it saw with every move.
     version = models.PositiveIntegerField(default=0)
     # Grows with every change anyone can see (moves, chat, seats): open pages poll it.

@@ -173,6 +173,69 @@ def practice_create(
         return game_start(game_id=game.pk, user=creator)
 
 
+def game_rematch(*, game_id: int, user) -> Game:
+    """ "Play again with this table": a finished game's player makes a new game like it, by
+    invitation, with themselves seated and every other person of the table invited (an email
+    with a link to join in one click, and an offer on the finished game's page); a practice game
+    is played again against as many bots, at once. Once per player and game: a second click
+    gives the same new game."""
+    with transaction.atomic():
+        game = lock_game(game_id)
+        player_seat(game, user)
+        if game.status != Game.Status.FINISHED:
+            raise ServiceError(_("This game is not over yet."))
+        again = game.rematches.filter(creator=user).first()
+        if again is not None:
+            return again
+        if game.practice:
+            bots = game.seats.filter(bot__isnull=False).count()
+            again = practice_create(
+                creator=user,
+                ruleset=game.ruleset,
+                bots=bots,
+                variants=game.variants,
+                rounds=game.rounds,
+            )
+        else:
+            again = game_create(
+                creator=user,
+                name=game.name,
+                ruleset=game.ruleset,
+                max_seats=game.seats.live().count(),
+                variants=game.variants,
+                visibility=Game.Visibility.INVITE,
+                turn_limit=game.turn_limit,
+                rounds=game.rounds,
+                bot_stand_ins=game.bot_stand_ins,
+                clock_zone=game.clock_zone,
+                weekends_off=game.weekends_off,
+                daily_at=game.daily_at,
+                bank=game.bank,
+                vacations_pause=game.vacations_pause,
+            )
+        again.rematch_of = game
+        again.save(update_fields=["rematch_of"])
+        others = (
+            get_user_model()
+            .objects.filter(
+                seats__game=game, seats__state__in=[Seat.State.ACTIVE, Seat.State.ABSENT]
+            )
+            .exclude(pk=user.pk)
+        )
+        for other in others.distinct():
+            if not other.email:
+                continue
+            try:
+                with transaction.atomic():
+                    invitation_send(game_id=again.pk, user=user, email=other.email)
+            except ServiceError as refused:
+                if refused.code != "rate-limited":
+                    raise
+                # Too many invitations by this player this hour: the offer on the finished
+                # game's page still reaches them.
+        return again
+
+
 def seat_join(*, game_id: int, user) -> Seat:
     with transaction.atomic():
         game = lock_game(game_id)

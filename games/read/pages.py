@@ -507,15 +507,18 @@ def _mine(
     page.selected, page.turned = selected, turned and selected is not None
     if selected:
         page.selected_name = card_name(selected)
+    ordered = hand_order(mine["hand"])
+    # Of two alike cards, the first is the one chosen: one card lights up, not both.
+    chosen = ordered.index(selected) if selected in ordered else None
     page.hand = [
         {
             "id": card,
             "name": card_name(card),
             "svg": card_svg(card),
             "playable": card in playable,
-            "selected": card == selected,
+            "selected": index == chosen,
         }
-        for card in hand_order(mine["hand"])
+        for index, card in enumerate(ordered)
     ]
     if selected and CATALOGUE[selected].kind == PATH:
         page.place_kind = "place"

@@ -20,6 +20,7 @@ urlpatterns = [
     path("games/<int:pk>/leave/", views.seat_leave, name="leave"),
     path("games/<int:pk>/start/", views.game_start, name="start"),
     path("games/<int:pk>/invite/", views.invitation_create, name="invitation_create"),
+    path("games/<int:pk>/again/", views.game_rematch, name="rematch"),
     path("invite/<str:token>/", views.invite, name="invite"),
     path("invite/<str:token>/join/", views.invite_accept, name="invite_accept"),
     path("unsubscribe/<str:token>/", views.unsubscribe, name="unsubscribe"),

@@ -26,7 +26,7 @@ from games.models import Game
 from games.outbox import links
 from games.play import chat, errors, moves, taps, vacations, visits
 from games.play import lobby as lobbies
-from games.read import access, learn, lists, pages, ratings, seats
+from games.read import access, learn, lists, pages, ratings, rematch, seats
 from games.read.vacations import vacation_state
 from saboteur_site.text import ascii_int
 
@@ -148,6 +148,7 @@ def _render_game(
     context = {"page": page, "notice": notice, "error": error, "move_key": key}
     context["chat_error"] = chat_error
     context["after_move"] = after_move(request.user, page, moved=notice is not None)
+    context["play_again"] = rematch.play_again(game, request.user)
     template = template or (PARTIALS[partial] if partial else "games/game.html")
     return render(request, template, context, status=status)
 
@@ -339,6 +340,19 @@ def _lobby_action(request, game, service):
     except errors.ServiceError as refused:
         messages.error(request, refused.message)
     return redirect("game", pk=game.pk)
+
+
+@require_POST
+@login_required
+def game_rematch(request, pk):
+    """ "Play again with this table": to the new game (the same one on a second click)."""
+    game = _visible_game(request, pk)
+    try:
+        again = lobbies.game_rematch(game_id=game.pk, user=request.user)
+    except errors.ServiceError as refused:
+        messages.error(request, refused.message)
+        return redirect("game", pk=game.pk)
+    return redirect("game", pk=again.pk)
 
 
 @require_POST

@@ -119,6 +119,11 @@ def test_a_whole_round_on_a_phone_by_taps(
     made(a, before)
     a.goto(url)
     expect(a.get_by_test_id("turn-line")).to_contain_text("The game is over.", timeout=WAIT)
+    # The game over page, its recap's maze included, is no wider than the phone (it was 420 px),
+    # with every part of it open.
+    a.evaluate("document.querySelectorAll('details').forEach(d => { d.open = true; })")
+    width = a.evaluate("document.scrollingElement.scrollWidth")
+    assert width <= 390, width
     assert browser_problems.problems == []
 
 

@@ -232,3 +232,12 @@ def test_games_to_watch_follow_the_language(players):
     assert words["cs"] != words["uk"]
     assert words["cs"] in words["cs-page"]
     assert words["uk"] in words["uk-page"] and words["cs"] not in words["uk-page"]
+
+
+def test_of_two_alike_cards_only_the_chosen_one_lights_up(players):
+    """Ann holds three north-east curves: choosing one pressed all three."""
+    game = rigged(players)
+    page = page_of(players[0], game, "?card=curve-ne")
+    pressed = re.findall(r'aria-pressed="true" data-card="([^"]+)"', page)
+    assert pressed == ["curve-ne"]
+    assert len(re.findall(r'aria-pressed="false" data-card="curve-ne"', page)) == 2

@@ -1,0 +1,78 @@
+"""The game is over (issue 37, point 2): the scoring view is where the eyes are when the page
+opens (it was 1,626 px down a 768 px screen, under a greyed hand), the dead hand goes, and "Play
+again with this table" makes a new game the others join with one click.
+
+The moves up to the end go through the real move pipeline (``move_submit``) to keep it short.
+"""
+
+import pytest
+from playwright.sync_api import expect
+
+from .deals import BASE_DEAL
+from .test_game_play import WAIT, game_url
+from .test_table import CONTROL_PROBLEM, SIZES, submit
+
+# The winner line's box is inside the viewport as the page opens (no scrolling).
+IN_VIEW = """element => {
+    const r = element.getBoundingClientRect();
+    return r.top >= 0 && r.bottom <= innerHeight && r.left >= 0 && r.right <= innerWidth;
+}"""
+
+
+def play_to_the_end(game, ann, bob, cid):
+    submit(game, ann, move="place", card="t-new", at=[1, 0], turned=True)
+    submit(game, bob, move="action", card="map", goal="north")
+    submit(game, cid, move="pass", discard=["dead-n"])
+    for user, card, x in [
+        (ann, "straight-ew", 2),
+        (bob, "cross", 3),
+        (cid, "straight-ew", 4),
+        (ann, "cross", 5),
+        (bob, "straight-ew", 6),
+        (cid, "cross", 7),
+    ]:
+        submit(game, user, move="place", card=card, at=[x, 0])
+    submit(game, cid, move="pick-gold", value=3)
+    submit(game, ann, move="pick-gold", value=2)
+    game.refresh_from_db()
+    assert game.status == game.Status.FINISHED
+
+
+@pytest.mark.parametrize("size", ["1366x768", "phone"])
+@pytest.mark.django_db(transaction=True)
+def test_the_scoring_view_is_in_view_and_the_table_plays_again(
+    size, live_server, make_player, rigged_game, player_page, browser_problems
+):
+    ann, bob, cid = (make_player(n) for n in ("ann", "bob", "cid"))
+    game = rigged_game([ann, bob, cid], ruleset="base", deal=BASE_DEAL, name="Deep mine")
+    play_to_the_end(game, ann, bob, cid)
+    a = player_page(ann, **SIZES[size])
+    a.goto(game_url(live_server, game))
+    over = a.get_by_test_id("game-over")
+    expect(over).to_be_visible(timeout=WAIT)
+    winners = over.get_by_role("heading", name="Cid wins with 4 gold!")
+    expect(winners).to_be_visible()
+    assert winners.evaluate(IN_VIEW), "the winners are not in view as the page opens"
+    expect(over.get_by_test_id("standings").locator("li")).to_have_text(
+        ["Cid: 4", "Ann: 2", "Bob: 0"]
+    )
+    expect(over.get_by_test_id("roles-by-round")).to_contain_text("Bob: Saboteur")
+    expect(a.locator("#bar .hand")).to_have_count(0)  # the dead hand is gone
+    again = over.get_by_test_id("rematch")
+    assert again.evaluate(CONTROL_PROBLEM) == ""  # in view and not covered
+    width = a.evaluate("document.scrollingElement.scrollWidth")
+    assert width <= a.viewport_size["width"], width
+
+    again.click()
+    expect(a.locator("h1")).to_have_text("Deep mine", timeout=WAIT)
+    new_url = a.url
+    assert new_url != game_url(live_server, game)
+    b = player_page(bob, **SIZES[size])
+    b.goto(game_url(live_server, game))
+    offer = b.get_by_test_id("rematch-offer")
+    expect(offer).to_contain_text("Ann wants to play again with this table.")
+    offer.get_by_role("button", name="Join the new game").click()
+    expect(b).to_have_url(new_url, timeout=WAIT)
+    a.reload()
+    expect(a.locator("body")).to_contain_text("Bob")
+    assert browser_problems.problems == []
