@@ -195,6 +195,12 @@ def test_a_daily_deadline_beyond_the_search_falls_back_to_the_time_per_turn(loca
     assert deadline.limit_at == away[1] + 5 * HOUR
 
 
+def test_rules_without_a_daily_time_have_no_daily_deadline(local_zone):
+    rules = Rules(turn_limit=HOUR)
+    with pytest.raises(ValueError, match=r"^These rules have no daily deadline\.$"):
+        clock.daily_deadline(rules, datetime(2026, 7, 1, tzinfo=UTC), Breaks())
+
+
 def test_breaks_for_a_game_are_its_weekends_zone_and_the_players_vacations(local_zone):
     away = (datetime(2026, 7, 1, 9, tzinfo=PRAGUE), datetime(2026, 7, 3, tzinfo=PRAGUE))
     rules = Rules(turn_limit=HOUR, weekends_off=True, zone="Asia/Tokyo")
