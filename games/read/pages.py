@@ -133,6 +133,9 @@ class GamePage:
     # the thefts), the sequence of the move that last changed the maze (animated once).
     decision_title: str = ""
     round_end: dict | None = None
+    # The round that ended last, shown to a player until their next decision (or until they
+    # close it): a round without a gold pick went by unseen, its result a folded log line.
+    round_result: dict | None = None
     last_move: int = 0
     # The running decision's clock (games.read.clock): "time left" as every view says it.
     clock: Clock | None = None
@@ -259,6 +262,14 @@ def game_page(
         board = {(x, y): (c, t) for x, y, c, t in done["board"]}
         # Plain MazeCells (as the recap's): what follows only marks "last" on them.
         page.rows = history.maze_rows(board) or page.rows  # type: ignore[assignment]
+    elif view["rounds_done"] and me_seat is not None and not _moved_since_round_end(moves, me_seat):
+        number = len(view["rounds_done"])
+        page.round_result = history.round_recap(
+            view["rounds_done"][-1],
+            number,
+            _named(round_names, number, names),
+            ruleset=view["ruleset"],
+        )
     if view["finished"]:
         page.standings = _standings(page.players)
     page.last_move = _mark_last_change(page.rows, moves)
@@ -268,6 +279,19 @@ def game_page(
     _since(page, view, moves, me_seat, names, round_names)
     page.decision_title = _decision_title(page) if playing else ""
     return page
+
+
+def _moved_since_round_end(moves, seat) -> bool:
+    """Whether ``seat`` made a decision (a move of its own, not one the site made for it) after
+    the move that ended the last round (a gold pick counts)."""
+    ended = max(
+        (seq for seq, events, *_rest in moves if any(e["kind"] == "round-ended" for e in events)),
+        default=None,
+    )
+    return ended is None or any(
+        seq > ended and position == seat.position and not automatic
+        for seq, _events, automatic, position in moves
+    )
 
 
 def _standings(players: list[dict]) -> list[dict]:

@@ -305,9 +305,44 @@
       container.scrollTop = saved.top;
     }
   }
+  // -- The last round's result: closed by the player, it stays closed on this device ----------
+  var CLOSED_KEY = "saboteur-round-results-closed";
+
+  function closedResults() {
+    try {
+      return JSON.parse(window.localStorage.getItem(CLOSED_KEY) || "[]");
+    } catch (error) {
+      return [];
+    }
+  }
+
+  function hideClosedResults() {
+    var closed = closedResults();
+    document.querySelectorAll("#play [data-round-toast]").forEach(function (toast) {
+      toast.hidden = closed.indexOf(toast.getAttribute("data-round-toast")) !== -1;
+    });
+  }
+
+  document.addEventListener("click", function (event) {
+    var button = event.target.closest ? event.target.closest("[data-round-toast-close]") : null;
+    if (!button) {
+      return;
+    }
+    var toast = button.closest("[data-round-toast]");
+    var closed = closedResults().concat([toast.getAttribute("data-round-toast")]).slice(-50);
+    try {
+      window.localStorage.setItem(CLOSED_KEY, JSON.stringify(closed));
+    } catch (error) {
+      // private mode: closed until the next refresh of the play area
+    }
+    toast.hidden = true;
+  });
+
+  document.addEventListener("htmx:afterSwap", hideClosedResults);
   document.addEventListener("htmx:afterSwap", swapped);
   document.addEventListener("htmx:oobAfterSwap", function (event) {
     if (event.target && event.target.id === "play") {
+      hideClosedResults();
       swapped();
     }
   });
@@ -438,6 +473,7 @@
   }
 
   function start() {
+    hideClosedResults();
     layout();
     landLastMove();
   }

@@ -93,7 +93,8 @@ def make_player(db):
 
 @pytest.fixture
 def rigged_game(db):
-    """A running 1-round game of ``users`` with a rigged deal.
+    """A running game of ``users`` (1 round unless ``rounds`` says more) with a rigged deal
+    for its first round.
 
     ``users[i]`` sits at position i, so engine seat ``str(i)`` is ``users[i]``; ``deal`` is a
     deal as in SCENARIOS.md written with those seat names ("0", "1", ...).
@@ -102,9 +103,9 @@ def rigged_game(db):
     from games.models import Game
     from games.play import lobby
 
-    def make(users, *, ruleset, deal, name="Rigged game"):
+    def make(users, *, ruleset, deal, name="Rigged game", rounds=1):
         game = lobby.game_create(
-            creator=users[0], name=name, ruleset=ruleset, max_seats=len(users), rounds=1
+            creator=users[0], name=name, ruleset=ruleset, max_seats=len(users), rounds=rounds
         )
         for user in users[1:]:
             lobby.seat_join(game_id=game.pk, user=user)
@@ -120,8 +121,8 @@ def rigged_game(db):
         state = engine.new_game(
             ruleset=ruleset,
             seats=[str(position) for position in range(len(users))],
-            round_seeds=["e2e-rigged-round-1"],
-            rounds=1,
+            round_seeds=[f"e2e-rigged-round-{n}" for n in range(1, rounds + 1)],
+            rounds=rounds,
             deals=[deal],
         )
         game.snapshot = state.to_json()

@@ -1,6 +1,7 @@
-"""The game is over (issue 37, point 2): the scoring view is where the eyes are when the page
-opens (it was 1,626 px down a 768 px screen, under a greyed hand), the dead hand goes, and "Play
-again with this table" makes a new game the others join with one click.
+"""Results where the eyes are (issue 37, point 2). The game is over: the scoring view is in view
+when the page opens (it was 1,626 px down a 768 px screen, under a greyed hand), the dead hand
+goes, and "Play again with this table" makes a new game the others join with one click. A round
+is over: its result stays in view in the next round until the player closes it (or decides).
 
 The moves up to the end go through the real move pipeline (``move_submit``) to keep it short.
 """
@@ -20,6 +21,7 @@ IN_VIEW = """element => {
 
 
 def play_to_the_end(game, ann, bob, cid):
+    """The rigged first round to its end: Cid reaches the treasure; Cid and Ann pick gold."""
     submit(game, ann, move="place", card="t-new", at=[1, 0], turned=True)
     submit(game, bob, move="action", card="map", goal="north")
     submit(game, cid, move="pass", discard=["dead-n"])
@@ -34,8 +36,6 @@ def play_to_the_end(game, ann, bob, cid):
         submit(game, user, move="place", card=card, at=[x, 0])
     submit(game, cid, move="pick-gold", value=3)
     submit(game, ann, move="pick-gold", value=2)
-    game.refresh_from_db()
-    assert game.status == game.Status.FINISHED
 
 
 @pytest.mark.parametrize("size", ["1366x768", "phone"])
@@ -46,6 +46,8 @@ def test_the_scoring_view_is_in_view_and_the_table_plays_again(
     ann, bob, cid = (make_player(n) for n in ("ann", "bob", "cid"))
     game = rigged_game([ann, bob, cid], ruleset="base", deal=BASE_DEAL, name="Deep mine")
     play_to_the_end(game, ann, bob, cid)
+    game.refresh_from_db()
+    assert game.status == game.Status.FINISHED
     a = player_page(ann, **SIZES[size])
     a.goto(game_url(live_server, game))
     over = a.get_by_test_id("game-over")
@@ -75,4 +77,36 @@ def test_the_scoring_view_is_in_view_and_the_table_plays_again(
     expect(b).to_have_url(new_url, timeout=WAIT)
     a.reload()
     expect(a.locator("body")).to_contain_text("Bob")
+    assert browser_problems.problems == []
+
+
+@pytest.mark.parametrize("size", ["1366x768", "phone"])
+@pytest.mark.django_db(transaction=True)
+def test_a_rounds_result_stays_in_view_until_closed_and_covers_no_decision(
+    size, live_server, make_player, rigged_game, player_page, browser_problems
+):
+    ann, bob, cid = (make_player(n) for n in ("ann", "bob", "cid"))
+    game = rigged_game([ann, bob, cid], ruleset="base", deal=BASE_DEAL, rounds=2)
+    play_to_the_end(game, ann, bob, cid)  # of round 1: the game goes on
+    game.refresh_from_db()
+    assert game.status == game.Status.RUNNING
+    b = player_page(bob, **SIZES[size])
+    b.goto(game_url(live_server, game))
+    result = b.get_by_test_id("round-result")
+    expect(result).to_be_visible(timeout=WAIT)
+    expect(result).to_contain_text("Round 1 is over")
+    box = "e => JSON.stringify(e.getBoundingClientRect())"
+    assert result.evaluate(IN_VIEW), result.evaluate(box)
+    for control in b.locator("#bar a.hand-card, #bar .hand-card, #bar summary").all():
+        if control.is_visible():
+            assert control.evaluate(CONTROL_PROBLEM) == "", control
+    result.get_by_role("button", name="Close").click()
+    expect(result).to_be_hidden()
+    b.evaluate(
+        "url => htmx.ajax('GET', url + '?part=play', {target: '#play', swap: 'outerHTML'})",
+        game_url(live_server, game),
+    )
+    b.reload()
+    expect(b.get_by_test_id("turn-line")).to_be_visible()
+    expect(b.get_by_test_id("round-result")).to_be_hidden()  # closed stays closed
     assert browser_problems.problems == []

@@ -241,3 +241,56 @@ def test_of_two_alike_cards_only_the_chosen_one_lights_up(players):
     pressed = re.findall(r'aria-pressed="true" data-card="([^"]+)"', page)
     assert pressed == ["curve-ne"]
     assert len(re.findall(r'aria-pressed="false" data-card="curve-ne"', page)) == 2
+
+
+def test_the_last_rounds_result_stays_until_each_players_next_decision(players):
+    """A round's end went by unseen once its gold was picked (or when none was to pick): the
+    next round's page showed only a folded log line. Now each player sees it until they decide."""
+    ann, bob, cid = players
+    game = lobby.game_create(creator=ann, name="Two", ruleset="base", max_seats=3, rounds=2)
+    for user in (bob, cid):
+        lobby.seat_join(game_id=game.pk, user=user)
+    lobby.game_start(game_id=game.pk, user=ann)
+    game.refresh_from_db()
+    seat_in_order(game, players)
+    state = engine.new_game(
+        ruleset="base", seats=["0", "1", "2"], round_seeds=["a", "b"], rounds=2, deals=[DEAL]
+    )
+    Game.objects.filter(pk=game.pk).update(
+        snapshot=state.to_json(), version=0, to_move=state.to_move, revision=game.revision + 1
+    )
+    game.refresh_from_db()
+    assert 'data-testid="round-result"' not in page_of(ann, game)  # no round has ended yet
+    to_the_gold_pick(game, players)
+    result = r'data-testid="round-result">(.*?)</section>'
+    assert re.search(result, page_of(bob, game), re.S) is None  # the gold pick shows it already
+    play(game, cid, move="pick-gold", value=3)
+    play(game, ann, move="pick-gold", value=2)
+    game.refresh_from_db()
+    state = engine.State.from_json(game.snapshot)
+    assert state.round == 2 and game.status == Game.Status.RUNNING
+    for user in players:
+        body = page_of(user, game)
+        shown = re.search(result, body, re.S)
+        if user in (ann, cid):  # their gold pick was a decision after the round's end
+            assert shown is None
+            continue
+        assert "Round 1 is over" in shown.group(
+            1
+        ) and "<strong>Bob</strong>: Saboteur" in shown.group(1)
+        assert 'data-testid="hand-folded"' not in body  # the new round's hand is open
+    # The others play until it is Bob's turn: he sees the result until he decides.
+    while True:
+        game.refresh_from_db()
+        state = engine.State.from_json(game.snapshot)
+        seat = game.seats.get(position=state.to_move)
+        if seat.user == bob:
+            assert re.search(result, page_of(bob, game), re.S) is not None
+        first = engine.legal_moves(state, seat.engine_name)[0]
+        moves.move_submit(
+            game_id=game.pk, user=seat.user, move=first, expected_version=game.version
+        )
+        if seat.user == bob:
+            break
+    game.refresh_from_db()
+    assert re.search(result, page_of(bob, game), re.S) is None
