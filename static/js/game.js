@@ -145,6 +145,53 @@
     }
   }
 
+  // On a touch screen, a card's legal spots are at least a finger wide: when the fitted maze's
+  // cells are narrower than MIN_SPOT px, choosing a card zooms in to its spots (centred), and the
+  // maze goes back to its fit once no spot is left (the move made, the card put back). Not
+  // remembered as the player's zoom; their own zoom is left alone.
+  var MIN_SPOT = 40;
+  var autoZoomed = false;
+  var coarse = window.matchMedia ? window.matchMedia("(pointer: coarse)") : null;
+
+  function zoomToSpots() {
+    var container = board();
+    var spots = container ? container.querySelectorAll(".maze__spot") : [];
+    if (!spots.length) {
+      if (autoZoomed) {
+        autoZoomed = false;
+        zoom = readZoom();
+        fit();
+      }
+      return;
+    }
+    if (!coarse || !coarse.matches || (zoom > 1.001 && !autoZoomed)) {
+      return;
+    }
+    zoom = 1;
+    fit();
+    var width = spots[0].getBoundingClientRect().width;
+    if (!width || width >= MIN_SPOT - 0.5) {
+      autoZoomed = false;
+      return;
+    }
+    zoom = Math.min((MIN_SPOT + 1) / width, MAX_ZOOM);
+    autoZoomed = true;
+    fit();
+    // The spots' middle in the middle of the maze's box.
+    var box = container.getBoundingClientRect();
+    var left = Infinity, top = Infinity, right = -Infinity, bottom = -Infinity;
+    spots.forEach(function (spot) {
+      var r = spot.getBoundingClientRect();
+      left = Math.min(left, r.left);
+      top = Math.min(top, r.top);
+      right = Math.max(right, r.right);
+      bottom = Math.max(bottom, r.bottom);
+    });
+    container.scrollLeft += (left + right) / 2 - (box.left + box.width / 2);
+    container.scrollTop += (top + bottom) / 2 - (box.top + box.height / 2);
+    container.setAttribute("data-spots-centred", ""); // js/learn.js leaves this scroll alone
+  }
+
   // Zoom to ``next`` (relative to the fit) keeping the maze's point under (x, y) in place.
   function zoomTo(next, x, y) {
     var container = board();
@@ -161,6 +208,7 @@
     var pointX = (container.scrollLeft + x - box.left) / before;
     var pointY = (container.scrollTop + y - box.top) / before;
     zoom = next;
+    autoZoomed = false; // the player's own zoom from now on
     storeZoom();
     fit();
     var after = scale();
@@ -304,6 +352,7 @@
       container.scrollLeft = saved.left;
       container.scrollTop = saved.top;
     }
+    zoomToSpots();
   }
   // -- The last round's result: closed by the player, it stays closed on this device ----------
   var CLOSED_KEY = "saboteur-round-results-closed";
@@ -475,6 +524,7 @@
   function start() {
     hideClosedResults();
     layout();
+    zoomToSpots();
     landLastMove();
   }
 

@@ -255,7 +255,8 @@
     // would shift the whole maze sideways by one cell: move the scroll with it.
     var container = board();
     var edge = firstColumn();
-    if (container && westEdge !== null && edge !== null && edge !== westEdge) {
+    var centred = container && container.hasAttribute("data-spots-centred"); // by js/game.js
+    if (container && !centred && westEdge !== null && edge !== null && edge !== westEdge) {
       var cell = container.querySelector(".maze td");
       container.scrollLeft += (westEdge - edge) * cell.getBoundingClientRect().width;
     }

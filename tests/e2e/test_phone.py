@@ -44,6 +44,23 @@ SPOT_IN_VIEW = """() => {
 }"""
 
 
+# Every legal spot at least a finger wide (40 px) and inside the maze's box.
+SPOTS_BIG = """() => {
+    const board = document.querySelector("#board").getBoundingClientRect();
+    const spots = [...document.querySelectorAll("#play .maze__spot")];
+    return spots.length > 0 && spots.every(spot => {
+        const r = spot.getBoundingClientRect();
+        return r.width >= 39.5 && r.height >= 39.5;
+    }) && spots.some(spot => {
+        const r = spot.getBoundingClientRect();
+        return r.left >= board.left - 1 && r.right <= board.right + 1
+            && r.top >= board.top - 1 && r.bottom <= board.bottom + 1;
+    });
+}"""
+
+FITS = "b => b.scrollWidth <= b.clientWidth + 1 && b.scrollHeight <= b.clientHeight + 1"
+
+
 def tap_card(page, card):
     page.locator(f'a.hand-card[data-card="{card}"]').first.tap()
     selected = page.locator(".selected-card")
@@ -58,6 +75,7 @@ def tap_place(page, card, x, y, *, turned=False):
         expect(page.locator('#play input[name="turned"][value="on"]')).to_have_count(1)
     # The legal spots show in the maze, above the docked bar.
     page.wait_for_function(SPOT_IN_VIEW, timeout=WAIT)
+    page.wait_for_function(SPOTS_BIG, timeout=WAIT)
     page.locator(f'a.maze__spot[data-at="{x},{y}"]').tap()
     confirm = page.locator(f'button.maze__spot--chosen[value="{x},{y}"]')
     expect(confirm).to_be_in_viewport(timeout=WAIT)
@@ -67,6 +85,8 @@ def tap_place(page, card, x, y, *, turned=False):
     page.get_by_test_id("confirm-panel").tap()
     made(page, before)
     expect(page.locator(f'td.maze__cell[data-x="{x}"][data-y="{y}"] svg')).to_have_count(1)
+    # The move made, the maze is fitted again (it had zoomed in to the spots).
+    page.wait_for_function(f"() => ({FITS})(document.querySelector('#board'))", timeout=WAIT)
 
 
 def tap_choice(page, card, label):
@@ -145,17 +165,22 @@ def test_the_maze_fits_as_it_grows_and_zooms_by_buttons(
     board = page.locator("#board")
     fits = "b => b.scrollWidth <= b.clientWidth + 1 && b.scrollHeight <= b.clientHeight + 1"
     assert board.evaluate(fits)
-    # Choosing the card opens a column west of the start (a legal spot there): the fit follows,
-    # the start, the spot and the goals all in view.
+    # Choosing the card opens a column west of the start (a legal spot there). The fitted cells
+    # are narrower than a finger: the maze zooms in to the card's spots, each at least 40 px.
     tap_card(page, "straight-ew")
     spot = page.locator('a.maze__spot[data-at="-1,0"]')
     expect(spot).to_have_count(1)
+    page.wait_for_function(SPOTS_BIG, timeout=WAIT)
+    expect(spot).to_be_in_viewport()
+    fit = page.locator("[data-board-fit]")
+    expect(fit).to_have_attribute("aria-pressed", "false")
+    # Fit shows the whole maze, the spot and the goals (the player's choice).
+    fit.tap()
+    expect(fit).to_have_attribute("aria-pressed", "true")
     assert board.evaluate(fits)
     for cell in (spot, page.locator('td.maze__cell[data-x="8"][data-y="0"]')):
         expect(cell).to_be_in_viewport()
     # Zoom in: the maze scrolls inside its box (a finger pans it); Fit brings it all back.
-    fit = page.locator("[data-board-fit]")
-    expect(fit).to_have_attribute("aria-pressed", "true")
     page.get_by_role("button", name="Zoom in").tap()
     expect(fit).to_have_attribute("aria-pressed", "false")
     assert not board.evaluate(fits)
