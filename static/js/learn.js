@@ -66,6 +66,24 @@
     }, { passive: true });
   });
 
+  // A greyed card says why in full when tapped or clicked: its reason under it is cut short on a
+  // small screen ("Nobody has a broken..."). Any other click closes what it said.
+  document.addEventListener("click", function (event) {
+    var box = document.getElementById("help-toast");
+    var item = event.target.closest ? event.target.closest("#bar .hand > li") : null;
+    var reason = item && item.querySelector(".hand-card--idle") ? item.querySelector(".hand-card__reason") : null;
+    if (reason) {
+      var label = item.querySelector(".hand-card__label");
+      toast((label ? label.textContent.trim() + ": " : "") + reason.textContent.trim());
+      if (box) {
+        box.setAttribute("data-reason", "");
+      }
+    } else if (box && box.hasAttribute("data-reason")) {
+      box.removeAttribute("data-reason");
+      toast("");
+    }
+  });
+
   // The click that ends a long press only shows the help; it does not choose the card.
   document.addEventListener("click", function (event) {
     if (swallowClick) {

@@ -147,6 +147,34 @@ def test_a_whole_round_on_a_phone_by_taps(
     assert browser_problems.problems == []
 
 
+@pytest.mark.django_db(transaction=True)
+def test_a_greyed_cards_reason_is_read_in_full_by_a_tap(
+    live_server, make_player, rigged_game, player_page, browser_problems
+):
+    ann, bob, cid = (make_player(n) for n in ("ann", "bob", "cid"))
+    game = rigged_game([ann, bob, cid], ruleset="base", deal=BASE_DEAL)
+    url = game_url(live_server, game)
+    a = player_page(ann, **PHONE)
+    open_turn(a, url)
+    tap_pass(a, "t-new")
+    b = player_page(bob, **PHONE)
+    open_turn(b, url)
+    greyed = b.locator("#bar .hand > li", has=b.locator(".hand-card--idle")).filter(
+        has_text="Rockfall"
+    )
+    reason = greyed.get_by_test_id("unplayable-reason")
+    full = reason.text_content().strip()
+    assert full  # the reason is there, if cut short under the card
+    greyed.locator(".hand-card").tap()
+    toast = b.locator("#help-toast")
+    expect(toast).to_be_visible()
+    expect(toast).to_have_text(f"Rockfall: {full}")
+    assert toast.evaluate("t => t.scrollHeight <= t.clientHeight + 1")  # all of it shows
+    b.locator(".game-header h1").tap()  # elsewhere: it closes
+    expect(toast).to_be_hidden()
+    assert browser_problems.problems == []
+
+
 WEST_DEAL = {
     "roles": {"0": "gold-digger", "1": "saboteur", "2": "gold-digger"},
     "first": "0",
