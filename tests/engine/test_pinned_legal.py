@@ -110,3 +110,63 @@ def test_a_gold_pick_offers_each_value_once_and_nothing_else():
     assert legal_moves(state, "ann", card="cross") == []
     assert legal_moves(state, "bob") == [] and discard_moves(state, "ann") == []
     assert playable_cards(state, "ann") == set()
+
+
+def test_each_action_cards_moves_name_every_fitting_target_position_goal_and_tool():
+    """ann's turn; a cross lies at (1, 0); bob broke his own lantern and cid trapped him."""
+    hand = [
+        "rockfall",
+        "break-cart",
+        "repair-pickaxe-lantern",
+        "repair-cart",
+        "theft",
+        "trapped",
+        "free",
+        "inspection",
+        "swap-hats",
+        "swap-hand",
+        "hands-off",
+        "cross",
+    ]
+    state = game(hands={"ann": hand, "bob": ["break-lantern", "map"], "cid": ["trapped", "map"]})
+    state, _ = play(
+        state,
+        ("ann", {"move": "place", "card": "cross", "at": [1, 0]}),
+        ("bob", {"move": "action", "card": "break-lantern", "target": "bob"}),
+        ("cid", {"move": "action", "card": "trapped", "target": "bob"}),
+    )  # fmt: skip
+
+    def moves(card):
+        return legal_moves(state, "ann", card=card)
+
+    def aimed(card, *targets):
+        return [{"move": "action", "card": card, "target": t} for t in targets]
+
+    assert moves("rockfall") == [{"move": "action", "card": "rockfall", "at": [1, 0]}]
+    assert moves("break-cart") == aimed("break-cart", "ann", "bob", "cid")
+    assert moves("repair-pickaxe-lantern") == [
+        {"move": "action", "card": "repair-pickaxe-lantern", "target": "bob", "tool": "lantern"}
+    ]
+    assert moves("repair-cart") == []
+    assert moves("theft") == aimed("theft", "ann")
+    assert moves("trapped") == aimed("trapped", "cid")
+    assert moves("free") == aimed("free", "bob")
+    assert moves("inspection") == aimed("inspection", "bob", "cid")
+    assert moves("swap-hats") == aimed("swap-hats", "ann", "bob", "cid")
+    assert moves("swap-hand") == aimed("swap-hand", "bob", "cid")
+    assert moves("hands-off") == []
+    # The whole list: the placements, then each action card's moves, then the discards.
+    every = legal_moves(state, "ann")
+    actions = [m for m in every if m["move"] == "action"]
+    assert actions == [
+        m for card in sorted(set(hand)) for m in moves(card) if m["move"] == "action"
+    ]
+    assert every[len(every) - len(discard_moves(state, "ann")) :] == discard_moves(state, "ann")
+    placements = [m for m in every if m["move"] == "place"]
+    assert placements == moves("cross") and placements
+    assert {"move": "place", "card": "cross", "at": [2, 0], "turned": False} in placements
+    assert all(m["card"] == "cross" for m in placements)
+    assert playable_cards(state, "ann") == {
+        "rockfall", "break-cart", "repair-pickaxe-lantern", "theft", "trapped", "free",
+        "inspection", "swap-hats", "swap-hand", "cross",
+    }  # fmt: skip
