@@ -264,11 +264,20 @@ SELF_HARM = {
 
 
 def confirm_step(page, *, target: str | None, tool: str | None) -> None:
-    """Action cards that target a player take two steps, like placing: choose, then confirm.
+    """Action cards that target a player or a goal take two steps, like placing: choose, then
+    confirm.
 
     The chosen target (and tool) come from the page's address; only a choice the engine offers
     is ever shown for confirmation."""
     for choice in page.choices:
+        if "goal" in choice.fields:  # a map: the goal, chosen by its button or on the maze
+            choice.confirm = True
+            if choice.fields["goal"] == target and tool is None:
+                page.confirm = choice
+                for row in page.rows:
+                    for cell in row:
+                        cell.looked = cell.look == target
+            continue
         if "target" not in choice.fields:
             continue
         choice.confirm = True

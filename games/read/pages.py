@@ -46,6 +46,8 @@ class Cell(history.MazeCell):
     chosen: bool = False
     last: bool = False  # where the maze last changed
     peeked: str = ""  # what the viewer saw on this face-down goal with a map (its face shows)
+    look: str = ""  # the goal (north, middle, south) the chosen map may look at here
+    looked: bool = False  # ... and the one chosen, waiting for Confirm
     card: str = ""  # the face-up card lying here
     help: str = ""  # what that card does (games/read/learn.py)
     name: str = ""  # for screen readers: the card, the position and the neighbours
@@ -68,6 +70,12 @@ class Choice:
     label: str
     fields: dict
     confirm: bool = False  # a first step: the page then asks to confirm (games/read/learn.py)
+
+    @property
+    def pick(self) -> str:
+        """What the first step chooses: the player (and tool) an action is played on, or the
+        goal a map looks at (the page's ``target`` parameter either way)."""
+        return str(self.fields.get("target") or self.fields.get("goal") or "")
 
 
 @dataclass
@@ -648,6 +656,9 @@ def _board(
         spots = {tuple(m["at"]) for m in legal if m.get("card") == page.selected and "at" in m}
     if _position(at) in spots:
         page.chosen_at = _position(at)
+    # A map looks at a goal chosen on the maze too (or by the buttons), then confirmed.
+    looks = {m["goal"] for m in legal if m.get("card") == page.selected and "goal" in m}
+    goals = {(g["x"], g["y"]): g["name"] for g in view["goals"] if g["name"] in looks}
     taken = set(cards) | backs
     xs = [x for x, _ in taken | spots]
     ys = [y for _, y in taken | spots]
@@ -656,6 +667,7 @@ def _board(
         row = []
         for x in range(min(xs) - 1, max(xs) + 2):
             cell = Cell(x, y, legal=(x, y) in spots, chosen=(x, y) == page.chosen_at)
+            cell.look = goals.get((x, y), "")
             if (x, y) in cards:
                 card = cards[(x, y)]
                 cell.svg = card_svg(card["card"], card["turned"])

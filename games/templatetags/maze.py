@@ -69,6 +69,18 @@ def _cell(cell, texts: dict, choice: str, part: str) -> str:
             f'maze__spot--chosen" data-testid="confirm-move"{described} aria-label="{label}">'
             f'{cell.svg}<span class="maze__confirm">{texts["confirm"]}</span></button>'
         )
+    elif getattr(cell, "look", ""):
+        # A map's goal: chosen here (then confirmed in the bar), like its button.
+        goal = cell.look
+        label = escape(_("Look at this goal"))
+        pressed = "true" if cell.looked else "false"
+        css = "maze__spot maze__spot--goal" + (" maze__spot--looked" if cell.looked else "")
+        out.append(
+            f'<a class="{css}" data-goal="{goal}" href="?{choice}&amp;target={goal}" '
+            f'hx-get="{part}&amp;target={goal}" hx-target="#play" hx-swap="outerHTML" '
+            f'role="button" aria-pressed="{pressed}"{described} aria-label="{label}">'
+            f"{cell.svg}</a>"
+        )
     elif legal:
         label = escape(_("Play here: %(x)s, %(y)s") % {"x": x, "y": y})
         out.append(

@@ -52,7 +52,8 @@ def test_two_pages_see_each_others_moves_without_waiting_for_the_poll(
     # And back: Bob's move reaches Ann's page the same way.
     a_polls = poll_requests(a)
     b.locator('a.hand-card[data-card="map"]').first.click()
-    b.locator(".selected-card").get_by_role("button", name="Look at the north goal").click()
+    b.locator(".selected-card").get_by_role("link", name="Look at the north goal").click()
+    b.get_by_test_id("confirm-action").click()
     expect(a.get_by_test_id("turn-line")).to_contain_text("Waiting for Cid.", timeout=LIVE_WAIT_MS)
     assert len(a_polls) == 1
     assert_clean(browser_problems)

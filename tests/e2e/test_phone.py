@@ -90,9 +90,13 @@ def tap_place(page, card, x, y, *, turned=False):
 
 
 def tap_choice(page, card, label):
+    """A choice of the selected card, then its confirmation (every action asks for one)."""
     tap_card(page, card)
     before = version(page)
-    page.locator(".selected-card").get_by_role("button", name=label).tap()
+    page.locator(".selected-card").get_by_role("link", name=label).tap()
+    confirm = page.get_by_test_id("confirm-action")
+    expect(confirm).to_be_in_viewport(timeout=WAIT)
+    confirm.tap()
     made(page, before)
 
 

@@ -294,3 +294,25 @@ def test_the_last_rounds_result_stays_until_each_players_next_decision(players):
             break
     game.refresh_from_db()
     assert re.search(result, page_of(bob, game), re.S) is None
+
+
+def test_a_map_looks_at_a_goal_chosen_on_the_maze_after_a_confirm_step(players):
+    """A Map was made at once by one of three buttons, unlike every other action: now a goal is
+    chosen by its button or on the maze, then confirmed."""
+    ann, bob, cid = players
+    game = rigged(players)
+    play(game, ann, move="place", card="t-new", at=[1, 0], turned=True)
+    chosen = page_of(bob, game, "?card=map")
+    goals = re.findall(r'<a class="maze__spot maze__spot--goal" data-goal="(\w+)"', chosen)
+    assert goals == ["north", "middle", "south"]  # top to bottom
+    assert 'data-testid="confirm-step"' not in chosen
+    assert "?card=map&amp;turned=0&amp;target=north" in chosen
+    confirm = page_of(bob, game, "?card=map&target=north")
+    step = re.search(r'data-testid="confirm-step">(.*?)</div>', confirm, re.S).group(1)
+    assert "Map: Look at the north goal?" in step
+    assert 'name="goal" value="north"' in step and 'name="kind" value="action"' in step
+    assert 'maze__spot--looked" data-goal="north"' in confirm
+    assert 'aria-pressed="true"' in confirm.split('data-goal="north"')[1].split(">")[0]
+    forged = page_of(bob, game, "?card=map&target=west")  # no such goal: nothing to confirm
+    assert 'data-testid="confirm-step"' not in forged and "maze__spot--looked" not in forged
+    assert 'data-goal="north"' not in page_of(cid, game, "?card=map")  # not Cid's turn
