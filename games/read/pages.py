@@ -21,7 +21,7 @@ from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 
 from games import engine
-from games.engine.cards import CATALOGUE, PATH, PLAYERS
+from games.engine.cards import CATALOGUE, GOAL_POSITIONS, PATH, PLAYERS
 from games.models import ChatMessage, Game, Seat
 from saboteur_site.cache import get_or_build
 from saboteur_site.text import ascii_int
@@ -144,6 +144,7 @@ class GamePage:
     # The round that ended last, shown to a player until their next decision (or until they
     # close it): a round without a gold pick went by unseen, its result a folded log line.
     round_result: dict | None = None
+    last_act: LastAct | None = None  # this round's latest move, outlined and animated
     last_move: int = 0
     # The running decision's clock (games.read.clock): "time left" as every view says it.
     clock: Clock | None = None
@@ -281,6 +282,7 @@ def game_page(
     if view["finished"]:
         page.standings = _standings(page.players)
     page.last_move = _mark_last_change(page.rows, moves)
+    page.last_act = last_act(moves)
     learn.mark_drawn(page, moves)
     page.gold_pick = _gold_pick(view, names, me, moves)
     page.log = _log(game, moves, names, me, renames)
@@ -615,20 +617,53 @@ def _fields(move: Mapping[str, Any]) -> dict:
     return fields
 
 
-def _mark_last_change(rows: list[list[Cell]], moves) -> int:
-    """Outline where the maze last changed (a card placed or removed) in this round, from the
-    public events; the move's sequence (0 when the round has no change yet)."""
+@dataclass(frozen=True)
+class LastAct:
+    """The latest move of this round that everyone saw, whatever its kind: the page outlines its
+    target and js/game.js sends a card from the mover's seat to it."""
+
+    sequence: int
+    mover: str  # the engine seat that moved
+    card: str = ""  # the card played, when everyone sees it (not a pass's discards)
+    seat: str = ""  # the player it was played on: a tool, a theft, a cleared card (their own)
+    at: tuple[int, int] | None = None  # the maze's cell: a path, a rockfall, a map's goal
+
+
+ACTS = ("placed", "action", "passed", "cleared", "stole", "gold-taken")
+
+
+def last_act(moves) -> LastAct | None:
+    """This round's latest act from the public events (None before the round's first)."""
     for sequence, events, _automatic, _seat in reversed(moves):
         for event in reversed(events):
             if event["kind"] == "round-started":
-                return 0  # a new maze: nothing of the last round's is "the last move"
-            if event["to"] is None and event["kind"] in ("placed", "action") and "at" in event:
-                x, y = event["at"]
-                for row in rows:
-                    for cell in row:
-                        cell.last = (cell.x, cell.y) == (x, y)
-                return sequence
-    return 0
+                return None  # a new maze: nothing of the last round's is "the last move"
+            if event["to"] is not None or event["kind"] not in ACTS:
+                continue
+            at = event.get("at")
+            if "goal" in event:
+                at = GOAL_POSITIONS.get(event["goal"])
+            seat = event.get("target") or event.get("victim") or ""
+            if event["kind"] == "cleared":
+                seat = event["seat"]
+            return LastAct(
+                sequence=sequence,
+                mover=event["seat"],
+                card=event.get("card", ""),
+                seat=seat,
+                at=tuple(at) if at else None,
+            )
+    return None
+
+
+def _mark_last_change(rows: list[list[Cell]], moves) -> int:
+    """Outline the maze's cell the latest act of this round was on (none when it was on a
+    player, whose seat is outlined instead); that act's sequence (0 before the round's first)."""
+    act = last_act(moves)
+    for row in rows:
+        for cell in row:
+            cell.last = act is not None and (cell.x, cell.y) == act.at
+    return act.sequence if act else 0
 
 
 def _position(text: str | None) -> tuple[int, int] | None:

@@ -31,14 +31,18 @@ def seat_items(page) -> str:
         "has_gold": esc(_("has gold")),
     }
     clock = page.clock.text() if page.clock_shown else None  # beside whoever decides
-    return mark_safe(" ".join(_item(p, texts, clock) for p in page.players))  # noqa: S308
+    act = getattr(page, "last_act", None)  # the latest move: the player it was played on
+    last = act.seat if act else ""
+    return mark_safe(" ".join(_item(p, texts, clock, last) for p in page.players))  # noqa: S308
 
 
-def _item(p: dict, t: dict, clock: str | None) -> str:
+def _item(p: dict, t: dict, clock: str | None, last: str = "") -> str:
     label = esc(p["seat_label"])
     turn, me = p["to_move"], p["is_me"]
+    marks = (" seat--turn" if turn else "") + (" seat--me" if me else "")
+    marks += " seat--last" if last and p["seat"] == last else ""
     out = [
-        f'<li class="seat{" seat--turn" if turn else ""}{" seat--me" if me else ""}"'
+        f'<li class="seat{marks}" data-seat="{esc(p["seat"])}"'
         f' data-testid="seat"{' aria-current="true"' if turn else ""}>',
         f' <span class="seat__number" aria-hidden="true" title="{label}">{esc(p["number"])}</span>'
         f'<span class="visually-hidden">{label}: </span>',

@@ -452,6 +452,18 @@
 
   var landed = null;
 
+  var still = window.matchMedia ? window.matchMedia("(prefers-reduced-motion: reduce)") : null;
+
+  function freshen(element, css) {
+    element.classList.add(css);
+    setTimeout(function () {
+      element.classList.remove(css);
+    }, 1600);
+  }
+
+  // Every kind of move is seen: a card flies from the mover's seat to what it was played on (a
+  // cell of the maze, a goal, a player's seat), which then lights up. Not on the page's first
+  // load (nothing moved while it was open), nor under prefers-reduced-motion.
   function landLastMove() {
     var container = board();
     if (!container) {
@@ -460,14 +472,49 @@
     var move = container.getAttribute("data-last-move");
     if (move !== landed && move !== "0") {
       var cell = container.querySelector(".maze__cell--last");
+      var at = container.getAttribute("data-act-seat");
+      var seat = at ? document.querySelector('#play .seat[data-seat="' + at + '"]') : null;
       if (cell) {
-        cell.classList.add("maze__cell--fresh");
-        setTimeout(function () {
-          cell.classList.remove("maze__cell--fresh");
-        }, 1600);
+        freshen(cell, "maze__cell--fresh");
+      }
+      if (seat) {
+        freshen(seat, "seat--fresh");
+      }
+      if (landed !== null) {
+        fly(container.getAttribute("data-act-from"), seat || cell, container.getAttribute("data-act-card"));
       }
     }
     landed = move;
+  }
+
+  function fly(from, target, card) {
+    var mover = from ? document.querySelector('#play .seat[data-seat="' + from + '"]') : null;
+    if (!mover || !target || (still && still.matches) || !document.body.animate) {
+      return;
+    }
+    var start = mover.getBoundingClientRect();
+    var end = target.getBoundingClientRect();
+    var flying = document.createElement("div");
+    flying.className = "fly-card";
+    flying.setAttribute("aria-hidden", "true");
+    flying.setAttribute("data-card", card || "");
+    var drawn = target.querySelector && target.querySelector("svg.card-svg");
+    if (drawn && target.classList.contains("maze__cell")) {
+      flying.appendChild(drawn.cloneNode(true)); // the path card that lands there
+    }
+    document.body.appendChild(flying);
+    var x0 = start.left + start.width / 2 - 18, y0 = start.top + start.height / 2 - 27;
+    var x1 = end.left + end.width / 2 - 18, y1 = end.top + end.height / 2 - 27;
+    var animation = flying.animate(
+      [
+        { transform: "translate(" + x0 + "px, " + y0 + "px) scale(0.6)", opacity: 0.3 },
+        { transform: "translate(" + x1 + "px, " + y1 + "px) scale(1)", opacity: 1 },
+      ],
+      { duration: 550, easing: "cubic-bezier(.2,.7,.3,1)" }
+    );
+    animation.onfinish = function () {
+      flying.remove();
+    };
   }
 
   // (On the swap's target: the form that sent the message is replaced by then.)

@@ -9,6 +9,8 @@ the first animation frame after the swap (what the player first sees), the other
 settled; no waiting for a time.
 """
 
+import re
+
 import pytest
 from playwright.sync_api import expect
 
@@ -176,4 +178,52 @@ def test_the_maze_takes_the_free_room_and_its_tools_cover_none_of_it(
                 for band in ("left", "between", "right"):
                     assert bands[band] <= bands["cell"], (band, bands)
         page.locator("[data-zoom=in]").click()
+    assert browser_problems.problems == []
+
+
+# Every card that flies across the table, as it starts (window.flights).
+RECORD_FLIGHTS = """() => {
+    window.flights = [];
+    new MutationObserver(records => {
+        for (const record of records) for (const node of record.addedNodes) {
+            if (node.classList && node.classList.contains("fly-card"))
+                window.flights.push(node.dataset.card);
+        }
+    }).observe(document.body, {childList: true});
+}"""
+
+REFRESH = "url => htmx.ajax('GET', url + '?part=play', {target: '#play', swap: 'outerHTML'})"
+
+
+@pytest.mark.parametrize("motion", ["no-preference", "reduce"])
+@pytest.mark.django_db(transaction=True)
+def test_every_kind_of_move_flies_from_the_movers_seat_to_its_target(
+    motion, live_server, make_player, rigged_game, player_page, browser_problems
+):
+    """Only path cards moved (a 1.4 s landing); tools, maps, thefts and traps had no animation."""
+    from .test_table import submit
+
+    ann, bob, cid = (make_player(n) for n in ("ann", "bob", "cid"))
+    game = rigged_game([ann, bob, cid], ruleset="base", deal=BASE_DEAL)
+    url = game_url(live_server, game)
+    c = player_page(cid, reduced_motion=motion, **SIZES["1366x768"])
+    c.goto(url)
+    expect(c.get_by_test_id("turn-line")).to_be_visible()
+    c.evaluate(RECORD_FLIGHTS)
+    wanted = []
+    for user, move in [
+        (ann, {"move": "place", "card": "t-new", "at": [1, 0], "turned": True}),
+        (bob, {"move": "action", "card": "break-lantern", "target": "0"}),
+    ]:
+        submit(game, user, **move)
+        c.evaluate(REFRESH, url)
+        settled(c)
+        wanted.append(move["card"])
+        if motion == "no-preference":
+            c.wait_for_function(f"() => window.flights.length === {len(wanted)}", timeout=WAIT)
+    # The tool's target is outlined: Ann's seat, not the path card any more.
+    expect(c.locator('.seat[data-seat="0"]')).to_have_class(re.compile(r"\bseat--last\b"))
+    expect(c.locator("#board .maze__cell--last")).to_have_count(0)
+    flights = c.evaluate("window.flights")
+    assert flights == (wanted if motion == "no-preference" else [])
     assert browser_problems.problems == []

@@ -151,7 +151,7 @@ def test_the_players_strip_shows_turn_cards_icons_and_badges(players):
 
 def test_the_last_move_outline_clears_at_a_new_round():
     rows = [[Cell(0, 0), Cell(1, 0)]]
-    placed = [{"kind": "placed", "to": None, "at": [1, 0]}]
+    placed = [{"kind": "placed", "to": None, "seat": "0", "card": "cross", "at": [1, 0]}]
     assert _mark_last_change(rows, [(1, placed, False, "0")]) == 1
     assert rows[0][1].last
     rows = [[Cell(0, 0), Cell(1, 0)]]
@@ -316,3 +316,30 @@ def test_a_map_looks_at_a_goal_chosen_on_the_maze_after_a_confirm_step(players):
     forged = page_of(bob, game, "?card=map&target=west")  # no such goal: nothing to confirm
     assert 'data-testid="confirm-step"' not in forged and "maze__spot--looked" not in forged
     assert 'data-goal="north"' not in page_of(cid, game, "?card=map")  # not Cid's turn
+
+
+def test_the_outline_follows_the_latest_move_of_any_kind(players):
+    """The outline kept marking a path card placed minutes before a tool, a map or a theft."""
+    ann, bob, cid = players
+    game = rigged(players)
+    last_cell = r'class="[^"]*maze__cell--last[^"]*" data-x="(-?\d+)" data-y="(-?\d+)"'
+    play(game, ann, move="place", card="t-new", at=[1, 0], turned=True)
+    page = page_of(cid, game)
+    assert re.findall(last_cell, page) == [("1", "0")]
+    assert "seat--last" not in page
+    assert 'data-act-from="0" data-act-card="t-new" data-act-at="1,0"' in page
+    play(game, bob, move="action", card="map", goal="middle")  # the middle goal: (8, 0)
+    page = page_of(cid, game)
+    assert re.findall(last_cell, page) == [("8", "0")]
+    assert 'data-act-from="1" data-act-card="map" data-act-at="8,0"' in page
+    play(game, cid, move="pass", discard=["dead-n"])
+    page = page_of(ann, game)
+    assert re.findall(last_cell, page) == []  # a pass is on nobody
+    assert 'data-act-from="2" data-act-card=""' in page  # its discard stays secret
+    play(game, ann, move="place", card="straight-ew", at=[2, 0])
+    play(game, bob, move="action", card="break-lantern", target="0")
+    page = page_of(cid, game)
+    assert re.findall(last_cell, page) == []
+    [outlined] = re.findall(r'<li class="seat[^"]*seat--last" data-seat="(\d)"', page)
+    assert outlined == "0"  # Ann's seat, whose lantern Bob broke
+    assert 'data-act-from="1" data-act-card="break-lantern" data-act-seat="0"' in page
