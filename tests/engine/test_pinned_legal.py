@@ -119,6 +119,7 @@ def test_each_action_cards_moves_name_every_fitting_target_position_goal_and_too
         "break-cart",
         "repair-pickaxe-lantern",
         "repair-cart",
+        "repair-lantern",
         "theft",
         "trapped",
         "free",
@@ -148,6 +149,8 @@ def test_each_action_cards_moves_name_every_fitting_target_position_goal_and_too
         {"move": "action", "card": "repair-pickaxe-lantern", "target": "bob", "tool": "lantern"}
     ]
     assert moves("repair-cart") == []
+    # A one-tool repair names no tool.
+    assert moves("repair-lantern") == aimed("repair-lantern", "bob")
     assert moves("theft") == aimed("theft", "ann")
     assert moves("trapped") == aimed("trapped", "cid")
     assert moves("free") == aimed("free", "bob")
@@ -166,7 +169,11 @@ def test_each_action_cards_moves_name_every_fitting_target_position_goal_and_too
     assert placements == moves("cross") and placements
     assert {"move": "place", "card": "cross", "at": [2, 0], "turned": False} in placements
     assert all(m["card"] == "cross" for m in placements)
+    # A cross fits both ways round: each position twice, turned and not, no move twice.
+    assert {"move": "place", "card": "cross", "at": [2, 0], "turned": True} in placements
+    assert len({(tuple(m["at"]), m["turned"]) for m in placements}) == len(placements)
+    assert sum(m["turned"] for m in placements) * 2 == len(placements)
     assert playable_cards(state, "ann") == {
-        "rockfall", "break-cart", "repair-pickaxe-lantern", "theft", "trapped", "free",
-        "inspection", "swap-hats", "swap-hand", "cross",
+        "rockfall", "break-cart", "repair-pickaxe-lantern", "repair-lantern", "theft",
+        "trapped", "free", "inspection", "swap-hats", "swap-hand", "cross",
     }  # fmt: skip
