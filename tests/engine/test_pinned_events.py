@@ -56,6 +56,16 @@ def test_placing_a_path_card_says_who_placed_which_card_where_and_how_turned():
     assert state.to_move == 1
 
 
+def test_a_card_placed_without_saying_how_lies_the_right_way_up():
+    """A curve from the start's east edge to the north fits only the right way up; a move
+    without ``turned`` places it so, and says so."""
+    state = game(hands={"ann": ["curve-nw", "map"], "bob": ["map"], "cid": ["map"]})
+    state, events = play(state, ("ann", {"move": "place", "card": "curve-nw", "at": [1, 0]}))
+    assert events[0] == {"kind": "placed", "to": None, "seat": "ann", "card": "curve-nw",
+                         "at": [1, 0], "turned": False}  # fmt: skip
+    assert state.board[(1, 0)].turned is False
+
+
 def test_a_broken_tool_names_its_card_and_its_victim():
     state = game(hands={"ann": ["break-cart", "map"], "bob": ["map"], "cid": ["map"]})
     state, events = play(state, ("ann", {"move": "action", "card": "break-cart", "target": "bob"}))
@@ -221,6 +231,7 @@ def test_a_theft_laid_and_cleared_again_keeps_no_claim_on_the_gold():
         drew("ann", "rockfall"),
     ]
     assert state.in_front[0] == [] and state.theft_laid == {}
+    assert state.discard[-3:] == ["map", "map", "theft"]
     state, events = dig_to_the_treasure(state, first=False)
     assert state.finished and state.rounds_done[0]["winners"] == ["ann"]
     assert state.rounds_done[0]["thefts"] == []

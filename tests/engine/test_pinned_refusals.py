@@ -183,3 +183,30 @@ def test_a_steal_and_a_gold_pick_are_refused_when_ill_formed():
         "malformed",
         "Unknown move.",
     )
+
+
+def test_the_expansions_cards_are_unknown_in_the_base_game():
+    state = game("base", hands={"ann": ["map", "cross"], "bob": ["map"], "cid": ["map"]})
+    assert refusal(state, "ann", {"move": "action", "card": "theft"}) == (
+        "malformed",
+        "Unknown card.",
+    )
+    assert refusal(state, "ann", {"move": "place", "card": "bridge", "at": [1, 0]}) == (
+        "malformed",
+        "Unknown card.",
+    )
+    assert refusal(state, "ann", {"move": "pass", "discard": ["theft"]}) == ("malformed", DISCARD)
+
+
+def test_a_clear_of_cards_one_does_not_hold_is_refused():
+    state = turn()
+    ann = state.hands[0]
+    assert "free" not in ann and "theft" not in ann
+    state, _ = play(
+        state,
+        ("ann", {"move": "action", "card": "break-cart", "target": "ann"}),
+        ("bob", {"move": "pass", "discard": [state.hands[1][0]]}),
+        ("cid", {"move": "pass", "discard": [state.hands[2][0]]}),
+    )
+    move = {"move": "clear", "discard": ["free", "free"], "remove": "break-cart"}
+    assert refusal(state, "ann", move) == ("not-in-hand", REASONS["not-in-hand"])
