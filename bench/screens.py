@@ -8,7 +8,9 @@ chromium photograph the game page of one player at 1366x768, 1920x1080 and a 390
 - ``base-turn``: a base game against 3 bots, the player's turn with a path card chosen;
 - ``base-round-end``: the same game when its first round is over (the gold pick);
 - ``saboteur2-turn``: Saboteur 2 against 5 bots, an action card chosen (its targets);
-- ``saboteur2-pass``: the same turn with the Pass card choice open.
+- ``saboteur2-pass``: the same turn with the Pass card choice open;
+- ``base-round-result``: the base game's next round, the last round's result still in view;
+- ``base-game-over``: the base game played to its end: the scoring view.
 
 The PNGs go to ``docs/screens/`` (``--out``), reduced to a 96-colour palette to stay small.
 """
@@ -81,6 +83,18 @@ def _round_over(game, state):
     return state.decision in (engine.PICK_GOLD, engine.STEAL)
 
 
+def _next_round(game, state):
+    return state.round >= 2 and not _round_over(game, state)
+
+
+def _never(game, state):
+    return False  # to the game's end
+
+
+# What to play on to before a picture (the pictures are taken in order, of games played on).
+PLAY_ON = {None: _round_over, "next-round": _next_round, "game-over": _never}
+
+
 def _card(game, me, kinds):
     """A card of ``me``'s hand that has a legal move of one of ``kinds``."""
     from games import engine
@@ -112,6 +126,8 @@ def seed() -> list[tuple[str, object, object, str]]:
     card = _card(two, ann, ("action",))
     shots.append(("saboteur2-turn", ann, two, f"?card={card}" if card else ""))
     shots.append(("saboteur2-pass", ann, two, "#pass"))
+    shots.append(("base-round-result", ann, base, "next-round"))
+    shots.append(("base-game-over", ann, base, "game-over"))
     return shots
 
 
@@ -135,8 +151,8 @@ def photograph(shots, port: int, out: Path) -> list[Path]:
         )
         try:
             for name, user, game, query in shots:
-                if query is None:  # the round's end: play on to it first
-                    _play_until(game, user, _round_over, random.Random(7))  # noqa: S311
+                if query in PLAY_ON:  # play on to the round's end, the next round, the end
+                    _play_until(game, user, PLAY_ON[query], random.Random(7))  # noqa: S311
                     query = ""
                 cookie = harness.session_cookie(user)
                 for size, (width, height) in SIZES.items():
