@@ -10,6 +10,7 @@ import pytest
 from playwright.sync_api import expect
 
 from .deals import BASE_DEAL
+from .test_accessibility import violations
 from .test_game_play import WAIT, game_url
 from .test_table import CONTROL_PROBLEM, SIZES, submit
 
@@ -64,6 +65,7 @@ def test_the_scoring_view_is_in_view_and_the_table_plays_again(
     assert again.evaluate(CONTROL_PROBLEM) == ""  # in view and not covered
     width = a.evaluate("document.scrollingElement.scrollWidth")
     assert width <= a.viewport_size["width"], width
+    assert violations(a) == []  # axe: no serious or critical violation
 
     again.click()
     expect(a.locator("h1")).to_have_text("Deep mine", timeout=WAIT)
@@ -97,6 +99,7 @@ def test_a_rounds_result_stays_in_view_until_closed_and_covers_no_decision(
     expect(result).to_contain_text("Round 1 is over")
     box = "e => JSON.stringify(e.getBoundingClientRect())"
     assert result.evaluate(IN_VIEW), result.evaluate(box)
+    assert violations(b) == []
     for control in b.locator("#bar a.hand-card, #bar .hand-card, #bar summary").all():
         if control.is_visible():
             assert control.evaluate(CONTROL_PROBLEM) == "", control
