@@ -289,3 +289,37 @@ def test_a_steal_says_who_stole_from_whom():
         {"thief": "bob", "victim": "ann"},
         {"thief": "ann", "victim": None},
     ]
+
+
+def test_a_rounds_end_makes_its_roles_goals_and_maze_public_then_says_who_starts_next():
+    roles = {"ann": "blue-digger", "bob": "saboteur", "cid": "green-digger"}
+    hands = {"ann": [*ROUTE, "map"], "bob": ["map"], "cid": []}
+    state = game(hands=hands, roles=roles, pile=["rockfall"] * 3, rounds=2)
+    aside = list(state.set_aside)
+    state, events = dig_to_the_treasure(state)
+    goals = {"north": "goal-stone-ne", "middle": "goal-gold", "south": "goal-stone-nw"}
+    assert [e["kind"] for e in events] == [
+        "placed", "goal-revealed", "drew", "round-ended", "round-started",
+    ]  # fmt: skip
+    assert events[3] == {"kind": "round-ended", "to": None, "round": 1, "treasure_found": True,
+                         "roles": roles, "goals": goals}  # fmt: skip
+    assert events[4] == {"kind": "round-started", "to": None, "round": 2,
+                         "first": state.seats[state.to_move]}  # fmt: skip
+    assert state.round == 2 and state.seats[state.to_move] == "bob"  # after ann's last turn
+    done = state.rounds_done[0]
+    assert done["roles"] == roles and done["goals"] == goals and done["set_aside"] == aside
+    assert done["gained"] == {"ann": 5} and done["winners"] == ["ann"]
+    assert done["seed"] == "seed-0" and done["finisher"] == "ann"
+    assert [0, 0, "start", False] in done["board"] and [7, 0, "cross", False] in done["board"]
+    assert [8, 0, "goal-gold", False] in done["board"] and len(done["board"]) == 1 + 7 + 3
+    assert done["board"] == sorted(done["board"])
+
+
+def test_the_last_rounds_end_ends_the_game_with_everyones_gold():
+    roles = {"ann": "blue-digger", "bob": "saboteur", "cid": "green-digger"}
+    hands = {"ann": [*ROUTE, "map"], "bob": ["map"], "cid": []}
+    state, events = dig_to_the_treasure(game(hands=hands, roles=roles, pile=["rockfall"] * 3))
+    assert events[-1] == {"kind": "game-ended", "to": None,
+                          "gold": {"ann": 5, "bob": 0, "cid": 0}}  # fmt: skip
+    assert state.finished and state.to_move is None and state.decision == "game-over"
+    assert state.offer == [] and state.pickers == [] and state.thieves == []
