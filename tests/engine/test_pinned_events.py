@@ -310,6 +310,10 @@ def test_a_rounds_end_makes_its_roles_goals_and_maze_public_then_says_who_starts
     assert done["roles"] == roles and done["goals"] == goals and done["set_aside"] == aside
     assert done["gained"] == {"ann": 5} and done["winners"] == ["ann"]
     assert done["seed"] == "seed-0" and done["finisher"] == "ann"
+    # What decided it: both colours' diggers could reach the treasure (no door on the way), the
+    # blue finisher's team won, nobody was trapped.
+    assert done["reach"] == {"blue-digger": True, "green-digger": True}
+    assert done["teams"] == ["blue-digger"] and done["trapped"] == []
     assert [0, 0, "start", False] in done["board"] and [7, 0, "cross", False] in done["board"]
     assert [8, 0, "goal-gold", False] in done["board"] and len(done["board"]) == 1 + 7 + 3
     assert done["board"] == sorted(done["board"])
@@ -323,3 +327,30 @@ def test_the_last_rounds_end_ends_the_game_with_everyones_gold():
                           "gold": {"ann": 5, "bob": 0, "cid": 0}}  # fmt: skip
     assert state.finished and state.to_move is None and state.decision == "game-over"
     assert state.offer == [] and state.pickers == [] and state.thieves == []
+
+
+def test_each_gold_pick_tells_its_picker_the_value_and_everyone_who_took_one():
+    """ann found the treasure; the offer is 3, 1 and 3; ann and bob (the gold diggers) pick in
+    turn, and the last card, alone, goes without a choice."""
+    state = game(
+        "base",
+        hands={"ann": list(ROUTE), "bob": ["map"], "cid": []},
+        roles={"ann": "gold-digger", "bob": "gold-digger", "cid": "saboteur"},
+        pile=["map"] * 5,
+        gold=[3, 1, 3],
+    )
+    state, _ = dig_to_the_treasure(state)
+    assert state.offer == [3, 1, 3] and state.pickers == [0, 1]
+    state, events = play(state, ("ann", {"move": "pick-gold", "value": 3}))
+    assert events == [
+        {"kind": "gold-picked", "to": "ann", "value": 3},
+        {"kind": "gold-taken", "to": None, "seat": "ann"},
+    ]
+    state, events = play(state, ("bob", {"move": "pick-gold", "value": 1}))
+    assert events[:4] == [
+        {"kind": "gold-picked", "to": "bob", "value": 1},
+        {"kind": "gold-taken", "to": None, "seat": "bob"},
+        {"kind": "gold-picked", "to": "ann", "value": 3},
+        {"kind": "gold-taken", "to": None, "seat": "ann"},
+    ]
+    assert state.gold == [6, 1, 0] and state.rounds_done[0]["gained"] == {"ann": 6, "bob": 1}
