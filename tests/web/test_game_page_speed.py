@@ -147,7 +147,8 @@ def test_the_players_strip_built_in_python_is_the_markup_the_template_made():
 
     def player(number, **facts):
         return {
-            "number": number, "seat_label": f"seat {number} of 4", "label": f"P<{number}>",
+            "number": number, "seat": str(number - 1), "seat_label": f"seat {number} of 4",
+            "label": f"P<{number}>",
             "short": f"Ann & <{number}>", "hand_size": 5, "icons": [], "to_move": False,
             "is_me": False, "has_gold": None, "gold": None, "bot": False, "stand_in": False,
             "absent": False, **facts,
@@ -173,16 +174,19 @@ def test_the_players_strip_built_in_python_is_the_markup_the_template_made():
 
     loop = Template(SEATS_LOOP.read_text())
     tag = Template("{% load seats %}  {% seat_items page %}\n")
+    on_three = SimpleNamespace(seat="2")  # the latest move was played on the third player
     cases = [
-        (Clock(), {"finished": False}, None),
-        (Clock(), {"finished": True}, None),
-        (Clock(), {}, "paused"),
-        (None, None, None),
+        (Clock(), {"finished": False}, None, on_three),
+        (Clock(), {"finished": True}, None, None),
+        (Clock(), {}, "paused", SimpleNamespace(seat="")),
+        (None, None, None, None),
     ]
-    for clock, view, stopped in cases:
+    for clock, view, stopped, act in cases:
         for language in ("en", "cs"):
             with translation.override(language):
-                page = Page(players=players, clock=clock, view=view, stopped_reason=stopped)
+                page = Page(
+                    players=players, clock=clock, view=view, stopped_reason=stopped, last_act=act
+                )
                 old, new = (t.render(Context({"page": page})) for t in (loop, tag))
                 assert " ".join(old.split()) == " ".join(new.split())
                 assert "<left>" not in new and "&lt;cart&gt;" in new
