@@ -7,7 +7,18 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 README = (ROOT / "README.md").read_text()
 # Made by running the site, or outside the repository on purpose.
-GENERATED = (".run", ".venv", "db.sqlite3", "~", "/", "http", "postgres:", "redis:", "sqlite:")
+GENERATED = (
+    ".run",
+    ".venv",
+    "staticfiles",
+    "db.sqlite3",
+    "~",
+    "/",
+    "http",
+    "postgres:",
+    "redis:",
+    "sqlite:",
+)
 FILE = re.compile(r"^[\w.][\w./<>*+-]*$")
 
 
