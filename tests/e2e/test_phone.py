@@ -9,6 +9,7 @@ from games.read.drawing import card_name
 
 from .deals import BASE_DEAL
 from .test_game_play import game_url, made, version
+from .test_table import SPOTS_BIG  # every spot a finger wide, in the maze's box
 
 PHONE = {"viewport": {"width": 390, "height": 844}, "has_touch": True, "is_mobile": True}
 WAIT = 10_000
@@ -43,20 +44,6 @@ SPOT_IN_VIEW = """() => {
     });
 }"""
 
-
-# Every legal spot at least a finger wide (40 px) and inside the maze's box.
-SPOTS_BIG = """() => {
-    const board = document.querySelector("#board").getBoundingClientRect();
-    const spots = [...document.querySelectorAll("#play .maze__spot")];
-    return spots.length > 0 && spots.every(spot => {
-        const r = spot.getBoundingClientRect();
-        return r.width >= 39.5 && r.height >= 39.5;
-    }) && spots.some(spot => {
-        const r = spot.getBoundingClientRect();
-        return r.left >= board.left - 1 && r.right <= board.right + 1
-            && r.top >= board.top - 1 && r.bottom <= board.bottom + 1;
-    });
-}"""
 
 FITS = "b => b.scrollWidth <= b.clientWidth + 1 && b.scrollHeight <= b.clientHeight + 1"
 
