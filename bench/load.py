@@ -116,16 +116,20 @@ class Player:
         except threading.BrokenBarrierError:
             return False
 
+    def table_fields(self, name: str) -> dict:
+        """The new-game form for this player's table: an open base game, two days a turn."""
+        return {
+            "name": name,
+            "ruleset": "base",
+            "max_seats": len(self.table.players),
+            "visibility": "open",
+            "turn_limit": str(2 * 24 * 3600),
+        }
+
     def lobby(self) -> int | None:
         """Create (first player), join (the others) and start a game through the site's forms."""
         if self.index == 0:
-            fields = {
-                "name": f"Load table {self.table.number}",
-                "ruleset": "base",
-                "max_seats": len(self.table.players),
-                "visibility": "open",
-                "turn_limit": str(2 * 24 * 3600),
-            }
+            fields = self.table_fields(f"Load table {self.table.number}")
             status, response, _ = self.request("create", "POST", "/games/new/", fields=fields)
             self.expect("create", status, 302)
             match = GAME_URL.search(response.getheader("Location", "")) if response else None

@@ -123,13 +123,7 @@ class TablePlayer(Player):
         if self.index == creator:
             self.table.game_id = None
         while self.index == creator and self.time_left() > 0:
-            fields = {
-                "name": f"Soak table {self.table.number}",
-                "ruleset": "base",
-                "max_seats": len(self.table.players),
-                "visibility": "open",
-                "turn_limit": str(2 * 24 * 3600),
-            }
+            fields = self.table_fields(f"Soak table {self.table.number}")
             status, response, body = self.request("create", "POST", "/games/new/", fields=fields)
             if rate_limited(status, body):
                 time.sleep(min(30, max(self.time_left(), 0)))
