@@ -18,6 +18,17 @@ BASE_DEAL = {
     "gold": [3, 2, 1],
 }
 
+# BASE_DEAL's straight row to the middle goal after its first three moves: (seat, card, column
+# of row 0), in turn order; Cid's cross at 7 reaches the treasure.
+BASE_ROW = [
+    (0, "straight-ew", 2),
+    (1, "cross", 3),
+    (2, "straight-ew", 4),
+    (0, "cross", 5),
+    (1, "straight-ew", 6),
+    (2, "cross", 7),
+]
+
 # Saboteur 2, 3 players: Ann blue digger (0), Bob green digger (1), Cid saboteur (2). Cid lays a
 # Theft on himself and a blue door in the row; Bob (green) completes the path, but the blue door
 # shuts green out: blue wins alone (Ann 5 gold), then Cid steals one gold from Ann.

@@ -9,7 +9,7 @@ The moves up to the end go through the real move pipeline (``move_submit``) to k
 import pytest
 from playwright.sync_api import expect
 
-from .deals import BASE_DEAL
+from .deals import BASE_DEAL, BASE_ROW
 from .test_accessibility import violations
 from .test_game_play import WAIT, game_url
 from .test_table import CONTROL_PROBLEM, SIZES, submit
@@ -26,15 +26,8 @@ def play_to_the_end(game, ann, bob, cid):
     submit(game, ann, move="place", card="t-new", at=[1, 0], turned=True)
     submit(game, bob, move="action", card="map", goal="north")
     submit(game, cid, move="pass", discard=["dead-n"])
-    for user, card, x in [
-        (ann, "straight-ew", 2),
-        (bob, "cross", 3),
-        (cid, "straight-ew", 4),
-        (ann, "cross", 5),
-        (bob, "straight-ew", 6),
-        (cid, "cross", 7),
-    ]:
-        submit(game, user, move="place", card=card, at=[x, 0])
+    for seat, card, x in BASE_ROW:
+        submit(game, (ann, bob, cid)[seat], move="place", card=card, at=[x, 0])
     submit(game, cid, move="pick-gold", value=3)
     submit(game, ann, move="pick-gold", value=2)
 

@@ -13,7 +13,7 @@ from playwright.sync_api import expect
 from games import engine
 from games.play import moves
 
-from .deals import BASE_DEAL, SABOTEUR2_DEAL
+from .deals import BASE_DEAL, BASE_ROW, SABOTEUR2_DEAL
 from .test_game_play import WAIT, game_url, made, open_turn, select_card, settled, version
 
 SIZES = {
@@ -239,15 +239,8 @@ def test_base_table_geometry(
     made(c, before)
 
     # To the round's end: the gold pick is decided with the round's result in view.
-    for user, card, x in [
-        (ann, "straight-ew", 2),
-        (bob, "cross", 3),
-        (cid, "straight-ew", 4),
-        (ann, "cross", 5),
-        (bob, "straight-ew", 6),
-        (cid, "cross", 7),
-    ]:
-        submit(game, user, move="place", card=card, at=[x, 0])
+    for seat, card, x in BASE_ROW:
+        submit(game, (ann, bob, cid)[seat], move="place", card=card, at=[x, 0])
     c.goto(url)
     expect(c.get_by_test_id("decision-title")).to_have_text("Pick a gold card.")
     end = c.get_by_test_id("round-end")
