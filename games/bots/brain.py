@@ -84,6 +84,13 @@ def choose_move(
     return best
 
 
+def _placed_suspicion(event: StoredEvent) -> float:
+    """A dead end laid looks like a saboteur; any other path card like a digger."""
+    card = CATALOGUE.get(event.get("card", ""))
+    dead = card is not None and not card.ladder and any(len(t) == 1 for t in card.tunnels)
+    return 0.8 if dead else -0.15
+
+
 class Table:
     """What the bot's seat knows now, and how it scores a move."""
 
@@ -165,30 +172,30 @@ class Table:
             if seat not in suspicion:
                 continue
             if event["kind"] == "placed":
-                card = CATALOGUE.get(event.get("card", ""))
-                dead = (
-                    card is not None and not card.ladder and any(len(t) == 1 for t in card.tunnels)
-                )
-                suspicion[seat] += 0.8 if dead else -0.15
+                suspicion[seat] += _placed_suspicion(event)
             elif event["kind"] == "action":
-                effect = CATALOGUE[event["card"]].effect
-                target = event.get("target")
-                if effect in HOSTILE_EFFECTS and target in suspicion and target != seat:
-                    if target == self.me:
-                        suspicion[seat] += 1.5 if self.stance > 0 else 0.3
-                    elif suspicion[target] > 1.0:
-                        suspicion[seat] -= 0.5
-                    else:
-                        suspicion[seat] += 1.0
-                elif effect in FRIENDLY_EFFECTS and target in suspicion and target != seat:
-                    suspicion[seat] += 0.7 if suspicion[target] > 1.0 else -0.6
-                elif effect == "rockfall":
-                    suspicion[seat] += 0.4
+                suspicion[seat] += self._action_suspicion(suspicion, seat, event)
         for seat, role in self.inspections.items():
             if seat in suspicion:
                 suspicion[seat] = 3.0 if role == SABOTEUR else -2.0
         suspicion.pop(self.me, None)
         return suspicion
+
+    def _action_suspicion(
+        self, suspicion: dict[str, float], seat: str | None, event: StoredEvent
+    ) -> float:
+        """How much an action card ``seat`` played changes the suspicion of them."""
+        effect = CATALOGUE[event["card"]].effect
+        target = event.get("target")
+        if effect in HOSTILE_EFFECTS and target in suspicion and target != seat:
+            if target == self.me:
+                return 1.5 if self.stance > 0 else 0.3
+            return -0.5 if suspicion[target] > 1.0 else 1.0
+        if effect in FRIENDLY_EFFECTS and target in suspicion and target != seat:
+            return 0.7 if suspicion[target] > 1.0 else -0.6
+        if effect == "rockfall":
+            return 0.4
+        return 0.0
 
     def ally(self, seat: str) -> float:
         """How much this bot wants ``seat`` to do well: from -1 (enemy) to +1 (friend)."""
@@ -295,35 +302,43 @@ class Table:
         return new_cells, reach
 
     def _score_action(self, move: ActionMove) -> float:
-        card = CATALOGUE[move["card"]]
-        effect = card.effect
-        target = move.get("target", "")  # "": nobody (a map, a rockfall)
-        stance = self.stance
+        effect = CATALOGUE[move["card"]].effect
         if effect == "map":
-            goal = move["goal"]
-            if self.certain or goal not in self.unknown_goals:
-                return -2.0
-            if self.role == GEOLOGIST:
-                return -1.0  # crystals pay wherever the treasure lies
-            early = self.min_distance >= 4
-            return (12.0 if early else 6.0) * (1 if stance != 0 else 0.3)
+            return self._score_map(move["goal"])
         if effect in HOSTILE_EFFECTS:
-            return self._score_hostile(move, card)
+            return self._score_hostile(move, CATALOGUE[move["card"]])
         if effect in FRIENDLY_EFFECTS:
-            lying = "trapped" if effect == "free" else f"break-{move.get('tool') or ''}"
-            if target == self.me:
-                return 9.0 + (2.0 if "rivalry" in self.variants else 0.0)
-            friend = self.ally(target)
-            if self.quiet and friend < 0.5:
-                friend = 0.3  # a quiet saboteur mends tools like anybody else
-            value = 5.0 * friend
-            if lying.startswith("break-") and "rivalry" in self.variants:
-                value -= 1.0
-            return value
+            return self._score_friendly(move, effect)
         if effect == "rockfall":
             return self._score_rockfall(tuple(move["at"]))
         if effect == "theft":
             return 6.0
+        return self._score_on_player(effect, move.get("target", ""))  # "": nobody
+
+    def _score_map(self, goal: str) -> float:
+        if self.certain or goal not in self.unknown_goals:
+            return -2.0
+        if self.role == GEOLOGIST:
+            return -1.0  # crystals pay wherever the treasure lies
+        early = self.min_distance >= 4
+        return (12.0 if early else 6.0) * (1 if self.stance != 0 else 0.3)
+
+    def _score_friendly(self, move: ActionMove, effect: str) -> float:
+        """A repair or a Free card, on oneself or on another player."""
+        lying = "trapped" if effect == "free" else f"break-{move.get('tool') or ''}"
+        target = move.get("target", "")
+        if target == self.me:
+            return 9.0 + (2.0 if "rivalry" in self.variants else 0.0)
+        friend = self.ally(target)
+        if self.quiet and friend < 0.5:
+            friend = 0.3  # a quiet saboteur mends tools like anybody else
+        value = 5.0 * friend
+        if lying.startswith("break-") and "rivalry" in self.variants:
+            value -= 1.0
+        return value
+
+    def _score_on_player(self, effect: str | None, target: str) -> float:
+        """Hands-off, an inspection and the two swaps (Saboteur 2's other actions)."""
         if effect == "hands-off":
             if self.role == GEOLOGIST:
                 return 2.0  # guards the crystal money from a thief
@@ -334,7 +349,7 @@ class Table:
             return 2.0 + abs(self.suspicion.get(target, 0.0)) * 0.5
         if effect == "swap-hats":
             if target == self.me:
-                return 3.0 if stance == 0 and self.role == GEOLOGIST else -3.0
+                return 3.0 if self.stance == 0 and self.role == GEOLOGIST else -3.0
             return -1.0 - 3.0 * self.ally(target)
         if effect == "swap-hand":
             return -0.5

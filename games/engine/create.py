@@ -26,29 +26,9 @@ def new_game(
     """A new game, with round 1 dealt. ``round_seeds`` holds one secret seed per round and
     ``gold_seed`` one for the gold supply (the caller draws them: the engine has no randomness).
     """
-    if ruleset not in RULESETS:
-        raise BadSetup("ruleset", f"unknown rule set {ruleset!r}")
-    if not isinstance(seats, (list, tuple)) or not all(isinstance(s, str) and s for s in seats):
-        raise BadSetup("seats", "must be a list of non-empty names")
-    if len(set(seats)) != len(seats):
-        raise BadSetup("seats", "names must be unique")
-    low, high = PLAYERS[ruleset]
-    if not low <= len(seats) <= high:
-        raise BadSetup("seats", f"{ruleset} is for {low} to {high} players")
-    variants = list(variants)
-    for variant in variants:
-        if variant not in VARIANTS:
-            raise BadSetup("variants", f"unknown variant {variant!r}")
-        if ruleset != BASE:
-            raise BadSetup("variants", "variants belong to the base game")
-    if type(rounds) is not int or rounds < 1:
-        raise BadSetup("rounds", "must be a whole number of at least 1")
-    if len(round_seeds) < rounds:
-        raise BadSetup("round_seeds", "one seed per round is needed")
-    deals = list(deals or [])
-    for index, deal in enumerate(deals):
-        if deal is not None and not isinstance(deal, dict):
-            raise BadSetup(f"deals[{index}]", "must be an object")
+    variants = _checked_variants(ruleset, seats, variants)
+    _check_rounds(rounds, round_seeds)
+    deals = _checked_deals(deals)
     config = Config(
         ruleset=ruleset,
         seats=list(seats),
@@ -68,3 +48,38 @@ def new_game(
         deal_round(scratch, previous_first=0)
     open_first_round(state)
     return state
+
+
+def _checked_variants(ruleset: str, seats: list[str], variants: Sequence[str]) -> list[str]:
+    """The rule set, the seats and the variants checked, in that order; the variants listed."""
+    if ruleset not in RULESETS:
+        raise BadSetup("ruleset", f"unknown rule set {ruleset!r}")
+    if not isinstance(seats, (list, tuple)) or not all(isinstance(s, str) and s for s in seats):
+        raise BadSetup("seats", "must be a list of non-empty names")
+    if len(set(seats)) != len(seats):
+        raise BadSetup("seats", "names must be unique")
+    low, high = PLAYERS[ruleset]
+    if not low <= len(seats) <= high:
+        raise BadSetup("seats", f"{ruleset} is for {low} to {high} players")
+    listed = list(variants)
+    for variant in listed:
+        if variant not in VARIANTS:
+            raise BadSetup("variants", f"unknown variant {variant!r}")
+        if ruleset != BASE:
+            raise BadSetup("variants", "variants belong to the base game")
+    return listed
+
+
+def _check_rounds(rounds: int, round_seeds: list[str]) -> None:
+    if type(rounds) is not int or rounds < 1:
+        raise BadSetup("rounds", "must be a whole number of at least 1")
+    if len(round_seeds) < rounds:
+        raise BadSetup("round_seeds", "one seed per round is needed")
+
+
+def _checked_deals(deals: list[dict | None] | None) -> list[dict | None]:
+    listed = list(deals or [])
+    for index, deal in enumerate(listed):
+        if deal is not None and not isinstance(deal, dict):
+            raise BadSetup(f"deals[{index}]", "must be an object")
+    return listed

@@ -667,52 +667,77 @@ def _do_pick(state: State, index: int, move: PickGoldMove, events: list[Event]) 
 
 
 def _settle_expansion(state: State, events: list[Event]) -> None:
-    n = len(state.seats)
-    roles = state.roles
-    if state.treasure_found:
-        treasure = next(pos for pos in state.goals.values() if state.board[pos].card == TREASURE)
-        reach = {
-            BLUE: (treasure, 0) in maze.joined_nodes(state.board, skip_door="green"),
-            GREEN: (treasure, 0) in maze.joined_nodes(state.board, skip_door="blue"),
-        }
-        assert state.finisher is not None  # whoever reached the treasure
-        finisher_role = roles[state.finisher]
-        if finisher_role in (BLUE, GREEN):
-            other = GREEN if finisher_role == BLUE else BLUE
-            teams = [t for t in (finisher_role, other) if reach[t]][:1]
-        else:
-            # Decision D10: anyone else completing the path: every team that can reach wins.
-            teams = [t for t in (BLUE, GREEN) if reach[t]]
-        # What decided it, for the round's recap: which doors the treasure can be reached through.
-        _settling(state)["reach"] = reach
-        _settling(state)["teams"] = teams
-        if teams:
-            winners = [i for i in range(n) if roles[i] in teams or roles[i] in (BOSS, PROFITEER)]
-        else:
-            winners = [i for i in range(n) if roles[i] == BOSS]
-    else:
-        winners = [i for i in range(n) if roles[i] in (SABOTEUR, PROFITEER)]
+    winners = _expansion_winners(state) if state.treasure_found else _saboteurs_win(state)
     _settling(state)["trapped"] = [state.seats[i] for i in winners if is_trapped(state, i)]
     winners = [i for i in winners if not is_trapped(state, i)]
     _settling(state)["winners"] = [state.seats[i] for i in winners]
+    _pay_expansion_winners(state, winners)
+    _pay_geologists(state)
+    _queue_thieves(state)
+    _next_steal(state, events)
+
+
+def _saboteurs_win(state: State) -> list[int]:
+    """Saboteur 2 without the treasure found: the saboteurs and the profiteers win."""
+    return [i for i in range(len(state.seats)) if state.roles[i] in (SABOTEUR, PROFITEER)]
+
+
+def _expansion_winners(state: State) -> list[int]:
+    """Saboteur 2 with the treasure found: the teams that win, with the boss and profiteers."""
+    roles = state.roles
+    seats = range(len(state.seats))
+    teams = _winning_teams(state)
+    if teams:
+        return [i for i in seats if roles[i] in teams or roles[i] in (BOSS, PROFITEER)]
+    return [i for i in seats if roles[i] == BOSS]
+
+
+def _winning_teams(state: State) -> list[str]:
+    """Which teams win by the treasure (recorded with the doors it is reached through)."""
+    treasure = next(pos for pos in state.goals.values() if state.board[pos].card == TREASURE)
+    reach = {
+        BLUE: (treasure, 0) in maze.joined_nodes(state.board, skip_door="green"),
+        GREEN: (treasure, 0) in maze.joined_nodes(state.board, skip_door="blue"),
+    }
+    assert state.finisher is not None  # whoever reached the treasure
+    finisher_role = state.roles[state.finisher]
+    if finisher_role in (BLUE, GREEN):
+        other = GREEN if finisher_role == BLUE else BLUE
+        teams = [t for t in (finisher_role, other) if reach[t]][:1]
+    else:
+        # Decision D10: anyone else completing the path: every team that can reach wins.
+        teams = [t for t in (BLUE, GREEN) if reach[t]]
+    # What decided it, for the round's recap: which doors the treasure can be reached through.
+    _settling(state)["reach"] = reach
+    _settling(state)["teams"] = teams
+    return teams
+
+
+def _pay_expansion_winners(state: State, winners: list[int]) -> None:
     share = EXPANSION_SHARES.get(len(winners), 1)
     for i in winners:
         # Decision D11: the boss gets one less, the profiteer two less, never below 0.
-        less = {BOSS: 1, PROFITEER: 2}.get(roles[i], 0)
+        less = {BOSS: 1, PROFITEER: 2}.get(state.roles[i], 0)
         if share - less > 0:
             _gain(state, i, share - less)
-    geologists = [i for i in range(n) if roles[i] == GEOLOGIST]
+
+
+def _pay_geologists(state: State) -> None:
+    geologists = [i for i in range(len(state.seats)) if state.roles[i] == GEOLOGIST]
     crystals = maze.crystals_in_maze(state.board)
     for i in geologists:
         # Decision D12: two geologists halve (rounded down); a trapped one's half is lost.
         pay = crystals if len(geologists) == 1 else crystals // 2
         if pay and not is_trapped(state, i):
             _gain(state, i, pay)
+
+
+def _queue_thieves(state: State) -> None:
+    """The untrapped holders of a Theft steal in seat order, from whoever laid theirs last."""
     holders = [i for i in state.theft_laid if not is_trapped(state, i)]
     if holders:
         last = max(holders, key=lambda i: state.theft_laid[i])
-        state.thieves = sorted(holders, key=lambda i: (i - last) % n)
-    _next_steal(state, events)
+        state.thieves = sorted(holders, key=lambda i: (i - last) % len(state.seats))
 
 
 def _next_steal(state: State, events: list[Event]) -> None:
