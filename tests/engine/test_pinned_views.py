@@ -1,0 +1,164 @@
+"""What each seat's view shows while a round's gold is shared, after it and at the game's end
+(RULES.md 8): the gold gained only to its owner until the game ends, the seed and set-aside
+cards only once the round is done, the gold supply's seed only at the end (issue 41)."""
+
+from __future__ import annotations
+
+import hashlib
+
+import pytest
+
+from games.engine import State, view_for
+from games.engine.view import seed_hash
+from tests.engine.test_pinned_events import ROUTE, dig_to_the_treasure, game, play, theft_game
+
+ROUTE_BOARD = [
+    [0, 0, "start", False],
+    [1, 0, "cross", False],
+    [2, 0, "cross", False],
+    [3, 0, "straight-ew", False],
+    [4, 0, "straight-ew", False],
+    [5, 0, "t-new", False],
+    [6, 0, "t-new", False],
+    [7, 0, "cross", False],
+    [8, -2, "goal-stone-ne", False],
+    [8, 0, "goal-gold", False],
+    [8, 2, "goal-stone-nw", False],
+]
+GOALS = {"north": "goal-stone-ne", "middle": "goal-gold", "south": "goal-stone-nw"}
+
+
+def sha(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def gold_pick(rounds=1):
+    """Base game: ann found the treasure; the offer is 3, 1 and 3; ann picks first."""
+    state = game(
+        "base",
+        hands={"ann": list(ROUTE), "bob": ["map"], "cid": []},
+        roles={"ann": "gold-digger", "bob": "gold-digger", "cid": "saboteur"},
+        pile=["map"] * 5,
+        gold=[3, 1, 3],
+        rounds=rounds,
+    )
+    state, _ = dig_to_the_treasure(state)
+    return state
+
+
+def test_the_seed_hash_is_the_seeds_sha256():
+    assert seed_hash("seed-0") == sha("seed-0")
+    assert seed_hash("") == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
+
+
+def test_a_view_for_no_seat_of_the_game_is_refused():
+    with pytest.raises(ValueError, match="^'zed' is not a seat of this game$"):
+        view_for(gold_pick(), "zed")
+
+
+def test_during_the_gold_pick_the_round_is_public_but_its_seed_and_gains_are_not():
+    state, _ = play(gold_pick(), ("ann", {"move": "pick-gold", "value": 3}))
+    bob = view_for(state, "bob")
+    assert bob["decision"] == "pick-gold" and bob["to_move"] == "bob"
+    assert bob["offer_count"] == 2 and bob["pickers"] == ["bob", "ann"]
+    assert bob["me"]["offer"] == [1, 3]  # the picker alone sees the offer
+    assert view_for(state, "ann")["me"]["offer"] == []
+    assert bob["players"] == [
+        {"seat": "ann", "hand_size": 7, "in_front": []},
+        {"seat": "bob", "hand_size": 1, "in_front": []},
+        {"seat": "cid", "hand_size": 0, "in_front": []},
+    ]
+    assert bob["round_ending"] == {
+        "treasure_found": True,
+        "finisher": "ann",
+        "winners": ["ann", "bob"],
+        "thefts": [],
+        "roles": {"ann": "gold-digger", "bob": "gold-digger", "cid": "saboteur"},
+        "goals": GOALS,
+        "seed": "",
+        "set_aside": [],
+        "board": ROUTE_BOARD,
+        "reach": {},
+        "teams": [],
+        "trapped": [],
+        "seed_hash": sha("seed-0"),
+        "gained": {},
+    }
+    assert view_for(state, "ann")["round_ending"]["gained"] == {"ann": 3}
+    assert view_for(state)["round_ending"]["gained"] == {}
+    assert view_for(state, "cid")["round_ending"]["gained"] == {}
+    assert bob["rounds_done"] == [] and bob["gold_seed"] is None
+    assert bob["gold_seed_hash"] == sha(state.config.gold_seed)
+
+
+def test_a_round_done_shows_its_seed_and_each_seat_its_own_gain_until_the_end():
+    state = gold_pick(rounds=2)
+    state, _ = play(state, ("ann", {"move": "pick-gold", "value": 3}))
+    state, _ = play(state, ("bob", {"move": "pick-gold", "value": 1}))
+    assert state.round == 2 and state.result is None
+    done = {
+        "treasure_found": True,
+        "finisher": "ann",
+        "winners": ["ann", "bob"],
+        "thefts": [],
+        "roles": {"ann": "gold-digger", "bob": "gold-digger", "cid": "saboteur"},
+        "goals": GOALS,
+        "seed": "seed-0",
+        "set_aside": state.rounds_done[0]["set_aside"],
+        "board": ROUTE_BOARD,
+        "reach": {},
+        "teams": [],
+        "trapped": [],
+        "seed_hash": sha("seed-0"),
+        "gained": {"bob": 1},
+    }
+    bob = view_for(state, "bob")
+    assert bob["rounds_done"] == [done] and bob["round_ending"] is None
+    assert bob["offer_count"] == 0 and bob["pickers"] == [] and bob["me"]["offer"] == []
+    assert bob["seed_hash"] == sha("seed-1")
+    assert view_for(state, "ann")["rounds_done"][0]["gained"] == {"ann": 6}
+    assert view_for(state, "cid")["rounds_done"][0]["gained"] == {}
+    assert view_for(state)["rounds_done"][0]["gained"] == {}
+
+
+def test_at_the_end_everyones_gold_and_the_gold_seed_are_public():
+    state, _ = play(gold_pick(), ("ann", {"move": "pick-gold", "value": 3}))
+    state, _ = play(state, ("bob", {"move": "pick-gold", "value": 1}))
+    assert state.finished
+    public = view_for(state)
+    assert [player["gold"] for player in public["players"]] == [6, 1, 0]
+    assert public["rounds_done"][0]["gained"] == {"ann": 6, "bob": 1}
+    assert public["gold_seed"] == state.config.gold_seed == "seed-0"
+    assert public["me"] is None and public["to_move"] is None and public["finished"] is True
+
+
+def test_in_saboteur2_who_has_gold_is_public_and_how_much_is_not():
+    state = theft_game(bob_role="blue-digger", bob_hand=("theft",))
+    state, _ = play(
+        state,
+        ("ann", {"move": "action", "card": "theft", "target": "ann"}),
+        ("bob", {"move": "action", "card": "theft", "target": "bob"}),
+    )
+    state, _ = dig_to_the_treasure(state)
+    assert state.decision == "steal"
+    cid = view_for(state, "cid")
+    assert [p["has_gold"] for p in cid["players"]] == [True, True, False]
+    assert all("gold" not in p for p in cid["players"])
+    assert cid["players"][0]["in_front"] == ["theft"]
+    assert cid["gold_seed_hash"] is None and cid["gold_seed"] is None
+    assert cid["offer_count"] == 0 and cid["pickers"] == []
+    ending = cid["round_ending"]
+    assert ending["reach"] == {"blue-digger": True, "green-digger": True}
+    assert ending["teams"] == ["blue-digger"] and ending["trapped"] == []
+    assert ending["winners"] == ["ann", "bob"] and ending["gained"] == {}
+    assert view_for(state, "ann")["round_ending"]["gained"] == {"ann": state.gold[0]}
+
+
+def test_the_json_form_of_a_theft_laid_names_the_seat_by_a_string():
+    state = theft_game()
+    state, _ = play(state, ("ann", {"move": "action", "card": "theft"}))
+    data = state.to_json()
+    assert data["theft_laid"] == {"0": 0}
+    assert data["goals"] == {"north": [8, -2], "middle": [8, 0], "south": [8, 2]}
+    again = State.from_json(data)
+    assert again.theft_laid == {0: 0} and again == state
