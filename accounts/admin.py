@@ -11,7 +11,7 @@ from django.utils.html import format_html, format_html_join
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
-from games.admin import ReasonForm, ZonedTimes, action_with_form, seat_shown
+from games.admin import ReasonForm, action_with_form, seat_shown, zoned
 from games.models import Notice, Seat
 from games.moderation import players
 
@@ -24,6 +24,12 @@ import_module("allauth.account.admin")
 for model in (EmailAddress, EmailConfirmation):
     if admin.site.is_registered(model):
         admin.site.unregister(model)
+
+
+# Django's user page, whose last set of fields, "Important dates" (its label translated by Django),
+# shows the two times with their zone here.
+DJANGO_USER_SETS = BaseUserAdmin.fieldsets or ()
+IMPORTANT_DATES = DJANGO_USER_SETS[-1][0]
 
 
 class ReadOnlyInline(admin.TabularInline):
@@ -46,13 +52,15 @@ class EmailAddressInline(ReadOnlyInline):
     verbose_name_plural = _("email addresses")
 
 
-class UserSeatInline(ZonedTimes, ReadOnlyInline):
+class UserSeatInline(ReadOnlyInline):
     """The player's seats and games (never a role)."""
 
     model = Seat
     fk_name = "user"
-    fields = ("game", "game_status", "seat", "state", "joined_at", "last_seen_at")
+    fields = ("game", "game_status", "seat", "state", "joined_at_zoned", "last_seen_at_zoned")
     readonly_fields = fields
+    joined_at_zoned = zoned(Seat, "joined_at")
+    last_seen_at_zoned = zoned(Seat, "last_seen_at")
     show_change_link = False
     verbose_name_plural = _("seats and games")
 
@@ -68,13 +76,15 @@ class UserSeatInline(ZonedTimes, ReadOnlyInline):
         return seat_shown(seat)
 
 
-class UserNoticeInline(ZonedTimes, ReadOnlyInline):
+class UserNoticeInline(ReadOnlyInline):
     """Their outbox rows, newest first (the latest 50)."""
 
     model = Notice
     fk_name = "user"
-    fields = ("kind", "status", "game", "due_at", "sent_at", "reason", "last_error")
+    fields = ("kind", "status", "game", "due_at_zoned", "sent_at_zoned", "reason", "last_error")
     readonly_fields = fields
+    due_at_zoned = zoned(Notice, "due_at")
+    sent_at_zoned = zoned(Notice, "sent_at")
     verbose_name_plural = _("email outbox")
 
     def get_queryset(self, request):
@@ -89,14 +99,15 @@ class UserNoticeInline(ZonedTimes, ReadOnlyInline):
 
 
 @admin.register(User)
-class UserAdmin(ZonedTimes, BaseUserAdmin):
+class UserAdmin(BaseUserAdmin):
     inlines = [EmailAddressInline, UserSeatInline, UserNoticeInline]
 
     def get_inlines(self, request, obj):
         return self.inlines if obj is not None else []  # not on the "add user" form
 
     fieldsets = (
-        *(BaseUserAdmin.fieldsets or ()),
+        *DJANGO_USER_SETS[:-1],
+        (IMPORTANT_DATES, {"fields": ("last_login_zoned", "date_joined_zoned")}),
         (_("Player"), {"fields": ("display_name",)}),
     )
     add_fieldsets = (
@@ -108,7 +119,9 @@ class UserAdmin(ZonedTimes, BaseUserAdmin):
             },
         ),
     )
-    list_display = ("username", "display_name", "email", "is_staff", "is_active", "last_login")
+    list_display = (
+        "username", "display_name", "email", "is_staff", "is_active", "last_login_zoned",
+    )  # fmt: skip
 
     def save_model(self, request, obj, form, change):
         """An account an admin creates has its address verified: the admin vouches for it
@@ -127,7 +140,9 @@ class UserAdmin(ZonedTimes, BaseUserAdmin):
     search_fields = ("username", "display_name", "email")
     # Deactivating goes through the actions below: they ask for a reason, log it and take the
     # player out of their lobbies. The checkbox would do none of that.
-    readonly_fields = ("is_active", "last_login", "date_joined")
+    readonly_fields = ("is_active", "last_login_zoned", "date_joined_zoned")
+    last_login_zoned = zoned(User, "last_login")
+    date_joined_zoned = zoned(User, "date_joined")
     actions = ["deactivate", "ban", "reactivate"]
 
     def _deactivate(self, request, queryset, *, ban: bool):

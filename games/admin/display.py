@@ -1,0 +1,80 @@
+"""How the admin says times, durations, clocks and seats: as the rest of the site says them."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import timedelta
+from typing import Any
+
+from django.contrib import admin
+from django.db import models
+from django.utils import formats, timezone
+from django.utils.translation import gettext
+
+from games.models import Seat
+from games.read.durations import MINUTE, words
+from games.read.seats import seat_number
+
+
+def formatted(moment) -> str:
+    """A moment as the admin reads it: localized in the current time zone, which it names
+    ("Nov. 3, 2026, 5 p.m. (UTC)"), never an ISO string."""
+    if moment is None:
+        return "-"
+    local = timezone.localtime(moment)
+    return f"{formats.date_format(local, 'DATETIME_FORMAT')} ({local.tzname()})"
+
+
+def zoned(model: type[models.Model], name: str) -> Callable[[Any, Any], str]:
+    """A display method showing ``model``'s date-time field ``name`` through ``formatted``,
+    labelled and sorted as the field itself; an admin class names it in its body
+    (``deadline_zoned = zoned(Game, "deadline")``) and lists that name in its columns or fields.
+    """
+    field = model._meta.get_field(name)
+    if not isinstance(field, models.DateTimeField):
+        raise TypeError(f"{model.__name__}.{name} is not a date-time field")
+
+    @admin.display(description=field.verbose_name, ordering=name)
+    def shown(modeladmin, obj) -> str:
+        return formatted(getattr(obj, name))
+
+    return shown
+
+
+def duration(span) -> str:
+    """A duration in words, as the rest of the site says it ("1 hour", "2 days, 3 hours"),
+    never Django's "1:00:00"."""
+    if span is None:
+        return "-"
+    if span < MINUTE:
+        return gettext("none") if span <= timedelta(0) else gettext("less than a minute")
+    return words(span)
+
+
+def clock_words(found, now) -> str:
+    """What is left of a running decision, without the "Time left:" of the game page's
+    sentence (the admin's label says it): "58 minutes, then 1 day from the time bank"."""
+    left = found.left(now)
+    if left <= timedelta(0):
+        return gettext("none: the site plays a safe move shortly")
+    if found.bank > timedelta(0) and left > found.bank:
+        text = gettext("%(left)s, then %(bank)s from the time bank") % {
+            "left": duration(left - found.bank),
+            "bank": duration(found.bank),
+        }
+    elif found.bank > timedelta(0):
+        text = gettext("%(left)s, from the time bank") % {"left": duration(left)}
+    else:
+        text = duration(left)
+    stopped = found.stopped(now)
+    if stopped == "vacation":
+        text += " " + gettext("(clock stopped: the player is on vacation)")
+    elif stopped == "weekend":
+        text += " " + gettext("(clock stopped for the weekend)")
+    return text
+
+
+def seat_shown(seat: Seat) -> str:
+    """A seat as the game page and the emails number it: "seat 1 of 4"."""
+    live = Seat.objects.filter(game_id=seat.game_id).live().count()
+    return seat_number(seat.position, live)
