@@ -61,37 +61,46 @@ def position(view, moves, history, seed: int) -> dict:
     }
 
 
+def game_positions(ruleset, seats, variants, seed):
+    """The positions recorded in one game, one at a time."""
+    state = new_game(
+        ruleset=ruleset,
+        seats=list(seats),
+        variants=variants,
+        round_seeds=[f"figures:{seed}:{r}" for r in range(3)],
+    )
+    rng, history, turns = random.Random(seed), [], 0
+    while not state.finished:
+        seat = state.seats[state.to_move]
+        moves = legal_moves(state, seat)
+        turns += 1
+        if state.decision != "turn" or turns % EVERY == 0:
+            yield position(view_for(state, seat), moves, history, turns)
+        played = random_move(state, rng, eager=True)
+        assert played is not None
+        history += public_events(apply_in_place(state, *played))
+
+
+def name(number, ruleset, seats, variants) -> str:
+    return f"{number} {ruleset} {len(seats)} {' '.join(variants)}".strip()
+
+
 def figures() -> dict:
-    found = {}
-    for number, (ruleset, seats, variants, seed) in enumerate(GAMES):
-        state = new_game(
-            ruleset=ruleset,
-            seats=list(seats),
-            variants=variants,
-            round_seeds=[f"figures:{seed}:{r}" for r in range(3)],
-        )
-        rng, history, turns, positions = random.Random(seed), [], 0, []
-        while not state.finished:
-            seat = state.seats[state.to_move]
-            moves = legal_moves(state, seat)
-            turns += 1
-            if state.decision != "turn" or turns % EVERY == 0:
-                positions.append(position(view_for(state, seat), moves, history, turns))
-            played = random_move(state, rng, eager=True)
-            assert played is not None
-            history += public_events(apply_in_place(state, *played))
-        found[f"{number} {ruleset} {len(seats)} {' '.join(variants)}".strip()] = positions
-    return found
+    return {
+        name(number, *game[:3]): list(game_positions(*game)) for number, game in enumerate(GAMES)
+    }
 
 
 def test_the_brain_gives_the_pinned_figures():
     expected = json.loads(FIGURES.read_text(encoding="utf-8"))
-    actual = figures()
-    assert list(actual) == list(expected)
-    for game, positions in expected.items():
-        assert len(actual[game]) == len(positions), game
-        for i, (want, got) in enumerate(zip(positions, actual[game], strict=True)):
-            assert got == want, f"{game}, position {i}"
+    assert list(expected) == [name(number, *game[:3]) for number, game in enumerate(GAMES)]
+    for number, game in enumerate(GAMES):
+        want = expected[name(number, *game[:3])]
+        count = 0
+        for i, got in enumerate(game_positions(*game)):  # stops at the first difference
+            assert i < len(want) and got == want[i], f"{name(number, *game[:3])}, position {i}"
+            count += 1
+        assert count == len(want)
 
 
 if __name__ == "__main__":
