@@ -83,3 +83,23 @@ def test_a_thief_steals_from_a_player_holding_a_single_gold():
     ]
     assert state.rounds_done[0]["gained"] == {"ann": 5, "bob": 1}
     assert state.rounds_done[0]["thefts"] == [{"thief": "ann", "victim": "bob"}]
+
+
+def test_a_saboteur_paid_only_a_card_of_0_gains_nothing_in_the_rounds_result():
+    """Late in an old-mine game the supply may hold nothing but a 0: the saboteur takes it, and
+    the round's result records no gain of 0."""
+    roles = {"ann": "saboteur", "bob": "gold-digger", "cid": "gold-digger"}
+    state = new_game(
+        ruleset="base",
+        seats=list(roles),
+        variants=["old-mine"],
+        rounds=1,
+        round_seeds=["a"],
+        deals=[{"first": "ann", "roles": roles, "hands": {s: ["map"] for s in roles}}],
+    )
+    state.pile, state.gold_supply = [], [0]
+    for seat in roles:
+        state, events = play(state, (seat, {"move": "pass", "discard": ["map"]}))
+    assert state.finished and state.rounds_done[0]["winners"] == ["ann"]
+    assert state.rounds_done[0]["gained"] == {} and state.gold_supply == []
+    assert events[-1]["gold"] == {"ann": 0, "bob": 0, "cid": 0}
