@@ -4,7 +4,7 @@ gold, gains of one, and a rigged round dealt no cards at all."""
 
 from __future__ import annotations
 
-from games.engine import apply, new_game
+from games.engine import apply, new_game, view_for
 from tests.engine.test_pinned_events import game, play
 
 FIVE = ["ann", "bob", "cid", "dan", "eve"]
@@ -76,6 +76,7 @@ def test_a_thief_steals_from_a_player_holding_a_single_gold():
         state, _ = play(state, ("ann", {"move": "place", "card": card, "at": [x, 0]}))
     assert state.decision == "steal" and state.to_move == 0
     assert state.gold == [5, 1, 0] and state.result["gained"] == {"ann": 5, "bob": 1}
+    assert [p["has_gold"] for p in view_for(state, "cid")["players"]] == [True, True, False]
     state, events = play(state, ("ann", {"move": "steal", "victim": "bob"}))
     assert events == [
         {"kind": "stole", "to": None, "seat": "ann", "victim": "bob"},

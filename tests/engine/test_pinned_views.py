@@ -8,7 +8,8 @@ import hashlib
 
 import pytest
 
-from games.engine import State, view_for
+from games.engine import State, new_game, view_for
+from games.engine.state import Placed
 from games.engine.view import seed_hash
 from tests.engine.test_pinned_events import ROUTE, dig_to_the_treasure, game, play, theft_game
 
@@ -162,3 +163,80 @@ def test_the_json_form_of_a_theft_laid_names_the_seat_by_a_string():
     assert data["goals"] == {"north": [8, -2], "middle": [8, 0], "south": [8, 2]}
     again = State.from_json(data)
     assert again.theft_laid == {0: 0} and again == state
+
+
+def test_a_seats_whole_view_during_the_pick():
+    state, _ = play(gold_pick(rounds=2), ("ann", {"move": "pick-gold", "value": 3}))
+    state.board[(1, -1)] = Placed("cross")  # laid after (1, 0): the view sorts by position
+    view = view_for(state, "bob")
+    assert view.pop("round_ending")["seed_hash"] == sha("seed-0")  # round 1's, not the last's
+    route = [[x, 0, card] for x, card in enumerate(ROUTE, start=1)]
+    assert view == {
+        "ruleset": "base",
+        "variants": [],
+        "seats": ["ann", "bob", "cid"],
+        "rounds": 2,
+        "round": 1,
+        "version": 14,
+        "decision": "pick-gold",
+        "to_move": "bob",
+        "finished": False,
+        "board": [
+            {"x": x, "y": y, "card": card, "turned": False}
+            for x, y, card in [[0, 0, "start"], [1, -1, "cross"], *route, [8, 0, "goal-gold"]]
+        ],
+        "goals": [
+            {"name": "north", "x": 8, "y": -2, "face_down": True, "card": None},
+            {"name": "middle", "x": 8, "y": 0, "face_down": False, "card": "goal-gold"},
+            {"name": "south", "x": 8, "y": 2, "face_down": True, "card": None},
+        ],
+        "pile_count": 46,
+        "discard_count": 6,
+        "players": [
+            {"seat": "ann", "hand_size": 7, "in_front": []},
+            {"seat": "bob", "hand_size": 1, "in_front": []},
+            {"seat": "cid", "hand_size": 0, "in_front": []},
+        ],
+        "offer_count": 2,
+        "pickers": ["bob", "ann"],
+        "seed_hash": sha("seed-0"),
+        "gold_seed_hash": sha("seed-0:seed-1"),
+        "gold_seed": None,
+        "rounds_done": [],
+        "me": {
+            "seat": "bob",
+            "hand": ["curve-ne"],
+            "role": "gold-digger",
+            "greedy": False,
+            "peeks": {},
+            "inspections": {},
+            "gold": 0,
+            "offer": [1, 3],
+        },
+    }
+
+
+def test_my_view_holds_my_peeks_inspections_gold_and_whether_i_am_the_greedy_dwarf():
+    state = new_game(ruleset="base", seats=["ann", "bob", "cid"], round_seeds=["s"], rounds=1,
+                     variants=["greedy-dwarf"],
+                     deals=[{"roles": {"ann": "gold-digger"}, "greedy": "ann"}])  # fmt: skip
+    state.peeks[0] = {"north": "goal-stone-ne"}
+    state.inspections[0] = {"bob": "saboteur"}
+    state.gold[0] = 2
+    mine = view_for(state, "ann")["me"]
+    assert (mine["greedy"], mine["peeks"], mine["inspections"], mine["gold"]) == (
+        True, {"north": "goal-stone-ne"}, {"bob": "saboteur"}, 2,
+    )  # fmt: skip
+    assert view_for(state, "bob")["me"]["greedy"] is False
+
+
+def test_a_round_done_of_an_older_snapshot_shows_an_empty_recap():
+    """Snapshots older than the round recaps lack the board, reach, teams and trapped."""
+    state, _ = play(gold_pick(), ("ann", {"move": "pick-gold", "value": 3}))
+    state, _ = play(state, ("bob", {"move": "pick-gold", "value": 1}))
+    for key in ("board", "reach", "teams", "trapped"):
+        state.rounds_done[0].pop(key, None)
+    done = view_for(state)["rounds_done"][0]
+    assert (done["board"], done["reach"], done["teams"], done["trapped"]) == ([], {}, [], [])
+    state.rounds_done[0]["trapped"] = ["cid"]
+    assert view_for(state)["rounds_done"][0]["trapped"] == ["cid"]
