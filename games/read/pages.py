@@ -8,6 +8,7 @@ never see a ``Game`` row, its snapshot or the engine state.
 from __future__ import annotations
 
 import hashlib
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
@@ -389,7 +390,14 @@ def _since(page: GamePage, view: dict, moves, me_seat: Seat | None, names, round
 
 def _log_lines(page: GamePage, since: int | None) -> None:
     """The log's lines as the page shows them: private ones set apart, the ones the viewer has
-    not seen marked (decided here, once per line, rather than in the template's loop)."""
+    not seen marked (decided here, once per line, rather than in the template's loop). Each line
+    has an id that stays with it (its move's sequence, then its rank among that move's lines): an
+    open page is sent only the lines it has not got (games/web/parts.py)."""
+    ids: dict[int, str] = {}
+    count: Counter[int] = Counter()
+    for entry in reversed(page.log):  # in the order of play
+        ids[id(entry)] = f"l{entry.sequence}-{count[entry.sequence]}"
+        count[entry.sequence] += 1
     for group in page.log_rounds:
         lines = []
         for entry in group["entries"]:
@@ -399,7 +407,8 @@ def _log_lines(page: GamePage, since: int | None) -> None:
                 classes.append("log__private")
             if new:
                 classes.append("log__new")
-            lines.append({"text": entry.text, "new": new, "css": " ".join(classes)})
+            line = {"id": ids[id(entry)], "text": entry.text, "new": new, "css": " ".join(classes)}
+            lines.append(line)
         group["lines"] = lines
 
 

@@ -18,7 +18,8 @@ def log_items(lines, new_label) -> str:
     marker = f'<span class="log__marker">{conditional_escape(new_label)}</span> '
     return mark_safe(  # noqa: S308 - built from escaped text
         "".join(
-            f'<li class="{conditional_escape(line["css"])}">{marker if line["new"] else ""}'
+            f'<li id="{line["id"]}" class="{conditional_escape(line["css"])}">'
+            f"{marker if line['new'] else ''}"
             f"{conditional_escape(line['text'])}</li>"
             for line in lines
         )

@@ -23,7 +23,9 @@ def maze_grid(page) -> str:
     if not rows:
         return ""
     labels = "".join(f'<th scope="col" class="maze__label">{cell.x}</th>' for cell in rows[0])
-    html = [f"<thead><tr><th></th>{labels}</tr></thead>"]
+    # Ids on the head, each row, its label and each cell: an open page is sent only the cells
+    # that changed, and the rows or columns the maze grew by (games/web/parts.py).
+    html = [f'<thead id="mzh"><tr><th></th>{labels}</tr></thead><tbody id="mzb">']
     texts = {
         "new": escape(_("new since your last visit")),
         "removed": escape(_("a card was removed here since your last visit")),
@@ -34,13 +36,18 @@ def maze_grid(page) -> str:
     choice = f"card={card}&amp;turned={'1' if page.turned else '0'}"
     part = f"{reverse('game', args=[page.id])}?part=play&amp;{choice}"
     for row in rows:
-        html.append(f'<tr><th scope="row" class="maze__label">{row[0].y}</th>')
+        y = row[0].y
+        html.append(f'<tr id="mzr{y}"><th scope="row" class="maze__label" id="mzl{y}">{y}</th>')
         for cell in row:
             if cell.blank:
-                html.append(f'<td class="maze__cell" data-x="{cell.x}" data-y="{cell.y}"></td>')
+                html.append(
+                    f'<td id="mz{cell.x}_{cell.y}" class="maze__cell" data-x="{cell.x}" '
+                    f'data-y="{cell.y}"></td>'
+                )
             else:
                 html.append(_cell(cell, texts, choice, part))
         html.append("</tr>")
+    html.append("</tbody>")
     return mark_safe("".join(html))  # noqa: S308 - built above from escaped text and numbers
 
 
@@ -50,7 +57,7 @@ def _cell(cell, texts: dict, choice: str, part: str) -> str:
     x, y = cell.x, cell.y
     helps, name = getattr(cell, "help", ""), getattr(cell, "name", "")
     chosen, legal = getattr(cell, "chosen", False), getattr(cell, "legal", False)
-    out = [f'<td class="{cell.css}" data-x="{x}" data-y="{y}"']
+    out = [f'<td id="mz{x}_{y}" class="{cell.css}" data-x="{x}" data-y="{y}"']
     if helps:
         tip = escape(f"{cell.label}: {helps}")
         out.append(f' title="{tip}" data-help="{tip}"')

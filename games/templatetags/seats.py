@@ -42,7 +42,7 @@ def _item(p: dict, t: dict, clock: str | None, last: str = "") -> str:
     marks = (" seat--turn" if turn else "") + (" seat--me" if me else "")
     marks += " seat--last" if last and p["seat"] == last else ""
     out = [
-        f'<li class="seat{marks}" data-seat="{esc(p["seat"])}"'
+        f'<li class="seat{marks}" id="seat-{esc(p["seat"])}" data-seat="{esc(p["seat"])}"'
         f' data-testid="seat"{' aria-current="true"' if turn else ""}>',
         f' <span class="seat__number" aria-hidden="true" title="{label}">{esc(p["number"])}</span>'
         f'<span class="visually-hidden">{label}: </span>',

@@ -30,6 +30,7 @@ from games.read import access, learn, lists, pages, ratings, rematch, seats
 from games.read.vacations import vacation_state
 from saboteur_site.text import ascii_int
 
+from . import parts
 from .after_move import after_move
 from .forms import GameCreateForm, InvitationForm, MoveForm, PracticeForm, VacationForm
 
@@ -140,8 +141,10 @@ def _selection(request) -> dict:
 
 def _render_game(
     request, game, *, partial=None, template=None, status=200, notice=None, error=None,
-    chat_error=None,
+    chat_error=None, shown=None,
 ):  # fmt: skip
+    """The game page, or its play area for htmx; ``shown``: the revision a polling page shows
+    (it is then sent only what changed since, games/web/parts.py)."""
     page = pages.game_page(game, request.user, **_selection(request))
     # A fresh idempotency key per rendered page: a double click or a retry sends the same one.
     key = secrets.token_urlsafe(12)
@@ -149,8 +152,30 @@ def _render_game(
     context["chat_error"] = chat_error
     context["after_move"] = after_move(request.user, page, moved=notice is not None)
     context["play_again"] = rematch.play_again(game, request.user)
+    context["page_token"] = parts.TOKEN_PLACEHOLDER
     template = template or (PARTIALS[partial] if partial else "games/game.html")
-    return render(request, template, context, status=status)
+    return _sent_in_parts(request, render(request, template, context, status=status), shown)
+
+
+def _sent_in_parts(request, response, shown: int | None):
+    """Remember what the page gets of the play area, under a token of that page; a polling page
+    gets only the parts that changed since the revision it shows (the play area whole when they
+    cannot say it), all as out-of-band swaps: its poll element swaps nothing itself."""
+    html = response.content.decode()
+    play = parts.Play.of(html)
+    if play is None:
+        return response
+    token = parts.valid_token(request.GET.get("p")) if shown is not None else None
+    if shown is not None:
+        # The poll element is among the changes: the revision in its URL is new.
+        swaps = parts.changes(parts.recall(token), play, shown)
+        update = parts.oob(play.html) if swaps is None else "".join(swaps)
+        html = html.replace(f"<!--p:play-->{play.html}<!--/p:play-->", update, 1)
+    token = token or parts.new_token()
+    if play.revision is not None:
+        parts.remember(token, play, play.revision)
+    response.content = html.replace(parts.TOKEN_PLACEHOLDER, token).encode()
+    return response
 
 
 @require_safe
@@ -181,9 +206,10 @@ def game_poll(request, pk):
         visits.seat_seen(game=_visible_game(request, pk), user=request.user)
     if view.revision == ascii_int(request.GET.get("v")):
         return HttpResponse(status=204)
+    shown = ascii_int(request.GET.get("v"))
     if view.watcher:
-        return _watcher_part(request, pk, view.revision)
-    return _render_game(request, _visible_game(request, pk), partial="play")
+        return _watcher_part(request, pk, view.revision, shown)
+    return _render_game(request, _visible_game(request, pk), partial="play", shown=shown)
 
 
 WATCHED_PART_SECONDS = 60  # its clocks ("time left") stay fresh to the minute
@@ -197,7 +223,7 @@ def _watched_key(pk: int, revision: int) -> str:
     return f"watched-part:{pk}:{revision}:{translation.get_language()}:{zone}"
 
 
-def _watcher_part(request, pk: int, revision: int):
+def _watcher_part(request, pk: int, revision: int, shown: int | None):
     """The play area for someone who watches without a seat: the public view, the same for every
     watcher at a revision, so it is rendered once per revision and language and kept per process
     (a move watched by many open pages costs one render); only the header's counts are theirs."""
@@ -207,14 +233,15 @@ def _watcher_part(request, pk: int, revision: int):
             shared = caches["local"].get(_watched_key(pk, revision))  # rendered meanwhile?
             if shared is None:
                 shared = _render_watched(request, pk)
-    parts = {name: mark_safe(html) for name, html in shared.items()}  # noqa: S308 - our templates
-    return render(request, PARTIALS["play"], {"watched": parts})
+    watched = {name: mark_safe(html) for name, html in shared.items()}  # noqa: S308 - ours
+    return _sent_in_parts(request, render(request, PARTIALS["play"], {"watched": watched}), shown)
 
 
 def _render_watched(request, pk: int) -> dict[str, str]:
     game = _visible_game(request, pk)  # perhaps newer than the revision asked for: its own key
     page = pages.game_page(game, request.user)
     context = {"page": page, "after_move": after_move(request.user, page, moved=False)}
+    context["page_token"] = parts.TOKEN_PLACEHOLDER  # each page's own, put in by _sent_in_parts
     shared: dict[str, str] = {
         name: render_to_string(template, context, request=request)
         for name, template in WATCHED_PARTS.items()

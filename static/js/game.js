@@ -466,13 +466,14 @@
   // load (nothing moved while it was open), nor under prefers-reduced-motion.
   function landLastMove() {
     var container = board();
-    if (!container) {
+    var act = document.getElementById("last-act"); // the latest move's data: a part of its own
+    if (!container || !act) {
       return;
     }
-    var move = container.getAttribute("data-last-move");
+    var move = act.getAttribute("data-last-move");
     if (move !== landed && move !== "0") {
       var cell = container.querySelector(".maze__cell--last");
-      var at = container.getAttribute("data-act-seat");
+      var at = act.getAttribute("data-act-seat");
       var seat = at ? document.querySelector('#play .seat[data-seat="' + at + '"]') : null;
       if (cell) {
         freshen(cell, "maze__cell--fresh");
@@ -481,7 +482,7 @@
         freshen(seat, "seat--fresh");
       }
       if (landed !== null) {
-        fly(container.getAttribute("data-act-from"), seat || cell, container.getAttribute("data-act-card"));
+        fly(act.getAttribute("data-act-from"), seat || cell, act.getAttribute("data-act-card"));
       }
     }
     landed = move;

@@ -1,7 +1,9 @@
 // Live updates of the game page (DESIGN.md, "Live updates"). A server-sent events stream says
 // only "this game is now at revision V"; when the page shows an older revision it asks the poll
-// view for its part, exactly as its 10-second poll would (same element, same URL, same swap), so
-// everything the page shows still comes through the views.
+// view for what changed, exactly as its 10-second poll would (same element, same URL), so
+// everything the page shows still comes through the views. The answer is only the parts of the
+// play area that changed, as htmx out-of-band swaps (games/web/parts.py): the poll element
+// itself swaps nothing.
 // - While the stream is healthy the 10-second poll is skipped, except once a minute as a safety
 //   net (a lost message costs at most that). When the stream fails, the poll takes over at once
 //   and the stream is tried again after a pause that doubles up to 5 minutes.
@@ -68,7 +70,7 @@
       htmx.ajax("GET", element.getAttribute("hx-get"), {
         source: element,
         target: element,
-        swap: "outerHTML",
+        swap: "none",
       });
     } finally {
       ours = false;

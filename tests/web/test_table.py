@@ -189,7 +189,7 @@ def test_the_log_is_numbered_in_the_order_of_play(players):
     game = rigged(players)
     play(game, players[0], move="place", card="t-new", at=[1, 0], turned=True)
     body = page_of(players[1], game)
-    assert re.search(r'<ol class="log" reversed>', body)
+    assert re.search(r'<ol class="log" id="log-r\d+" reversed>', body)
 
 
 def test_the_chat_box_sits_under_the_chat_inside_the_play_area(players):
@@ -340,6 +340,6 @@ def test_the_outline_follows_the_latest_move_of_any_kind(players):
     play(game, bob, move="action", card="break-lantern", target="0")
     page = page_of(cid, game)
     assert re.findall(last_cell, page) == []
-    [outlined] = re.findall(r'<li class="seat[^"]*seat--last" data-seat="(\d)"', page)
+    [outlined] = re.findall(r'<li class="seat[^"]*seat--last" id="seat-\d" data-seat="(\d)"', page)
     assert outlined == "0"  # Ann's seat, whose lantern Bob broke
     assert 'data-act-from="1" data-act-card="break-lantern" data-act-seat="0"' in page

@@ -1,0 +1,286 @@
+"""The play area as parts, and what an open page is sent after a move: only the parts that changed.
+
+The game page's play area (``games/game.html#play``) is built from parts: each is an element with
+an id between ``<!--p:ID-->`` and ``<!--/p:ID-->`` (the turn line, the bar's actions, the hand,
+the maze, the log, the players' strip...). Three of them are lists of items with ids of their
+own: the players' chips, the maze's cells (in rows and columns that can grow) and the log's lines
+(newest first, in one list per round). What is left of the play area without its parts is its
+*shell* (which panels there are: the game's end, a round's result, a briefing...).
+
+Every time a page is sent the play area, what it got is remembered under a token of that page
+(``Sent``: a hash per part and per item, in Django's cache). When the page asks for the new state
+after a move (``games.web.views.game_poll``), it is sent, as htmx out-of-band swaps, only the
+parts and items whose markup changed, the new log lines, the rows and columns the maze grew by;
+when the shell changed, or nothing is remembered for that page, the whole play area. Applying
+those swaps to the page gives exactly the play area a fresh page would show
+(``tests/e2e/test_live_parts.py``).
+
+A form's CSRF token and move key change at every render without changing what the page does:
+they are left out of the hashes, so a part is not sent again for them alone.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import secrets
+from dataclasses import dataclass, field
+
+from django.core.cache import cache
+
+PART = re.compile(r"<!--p:(?P<id>[\w-]+)-->(?P<html>.*?)<!--/p:(?P=id)-->", re.S)
+SEAT = re.compile(r'<li class="seat[^"]*" id="(?P<id>seat-\d+)".*?</li>', re.S)
+GROUP = re.compile(r'<ol class="log" id="(?P<id>log-r\d+)"[^>]*>(?P<html>.*?)</ol>', re.S)
+LINE = re.compile(r'<li id="(?P<id>l\d+-\d+)".*?</li>', re.S)
+HEAD = re.compile(r'<thead id="mzh">.*?</thead>', re.S)
+ROW = re.compile(r'<tr id="mzr(?P<y>-?\d+)">(?P<html>.*?)</tr>', re.S)
+CELL = re.compile(r'<td id="mz(?P<x>-?\d+)_(?P<y>-?\d+)".*?</td>', re.S)
+# A cell's name for screen readers says its neighbours: a card placed renames the cells around.
+CELL_NAME = re.compile(r'<span class="visually-hidden" id="cell--?\d+--?\d+">.*?</span>')
+FIRST_TAG = re.compile(r"^\s*<(?P<tag>[a-zA-Z][\w-]*)")
+# A form's token and move key: new at every render, the same for what the page does.
+VOLATILE = re.compile(r'(name="(?:csrfmiddlewaretoken|key)" value=")[^"]*(")')
+REVISION = re.compile(r"[?&]v=(\d+)")
+TOKEN = re.compile(r"[A-Za-z0-9_-]{8,32}")
+# Set in the poll URL of the play area when it is rendered, replaced by the page's own token.
+TOKEN_PLACEHOLDER = "PAGETOKEN0"  # noqa: S105 - not a secret: where the page's token goes
+
+SENT_SECONDS = 12 * 3600  # a page left open longer gets the whole play area, once
+
+
+def digest(html: str) -> str:
+    return hashlib.blake2b(VOLATILE.sub(r"\1\2", html).encode(), digest_size=8).hexdigest()
+
+
+@dataclass(frozen=True)
+class Maze:
+    head: str
+    columns: tuple[int, ...]
+    rows: dict[int, str]  # y -> the row's markup, top to bottom
+    cells: dict[tuple[int, int], str]
+
+    @classmethod
+    def parse(cls, html: str) -> Maze:
+        head = HEAD.search(html)
+        rows = {int(m["y"]): m[0] for m in ROW.finditer(html)}
+        cells = {(int(m["x"]), int(m["y"])): m[0] for m in CELL.finditer(html)}
+        columns = tuple(sorted({x for x, _y in cells}))
+        return cls(head[0] if head else "", columns, rows, cells)
+
+
+@dataclass(frozen=True)
+class Play:
+    """The play area of one rendering, cut into its parts."""
+
+    html: str  # the whole play area: the #play element
+    parts: dict[str, str]  # part id -> its element's markup, in page order
+    shell: str  # the digest of the play area without its parts
+
+    @classmethod
+    def of(cls, page_html: str) -> Play | None:
+        """The play area in a rendered page or part; None when it holds none."""
+        found = next((m for m in PART.finditer(page_html) if m["id"] == "play"), None)
+        if found is None:
+            return None
+        html = found["html"]
+        parts = {m["id"]: m["html"] for m in PART.finditer(html)}
+        shell = PART.sub(lambda m: f"<!--p:{m['id']}-->", html)
+        return cls(html=html, parts=parts, shell=digest(shell))
+
+    @property
+    def revision(self) -> int | None:
+        """The revision the play area shows (its poll URL's); None for a game no page follows."""
+        found = REVISION.search(self.parts.get("poll", ""))
+        return int(found[1]) if found else None
+
+    def sent(self, revision: int) -> Sent:
+        """What a page that got this play area has: a digest per part and item."""
+        items: dict[str, str] = {}
+        structure: dict[str, object] = {}
+        if "seats" in self.parts:
+            seats = {m["id"]: m[0] for m in SEAT.finditer(self.parts["seats"])}
+            items |= {key: digest(html) for key, html in seats.items()}
+            structure["seats"] = (digest(SEAT.sub("", self.parts["seats"])), tuple(seats))
+        if "log" in self.parts:
+            log = self.parts["log"]
+            structure["log"] = (digest(LINE.sub("", log)), _log_lines(log))
+            items |= {m["id"]: digest(m[0]) for m in LINE.finditer(log)}
+        if "maze" in self.parts:
+            maze = Maze.parse(self.parts["maze"])
+            structure["maze"] = (maze.columns, tuple(maze.rows))
+            for at, html in maze.cells.items():
+                name = CELL_NAME.search(html)
+                items[_cell_id(at)] = digest(CELL_NAME.sub("", html))
+                items[_name_id(at)] = digest(name[0] if name else "")
+            items["mzh"] = digest(maze.head)
+        return Sent(
+            revision=revision,
+            shell=self.shell,
+            parts={key: digest(html) for key, html in self.parts.items()},
+            items=items,
+            structure=structure,
+        )
+
+
+def _cell_id(at: tuple[int, int]) -> str:
+    return f"mz{at[0]}_{at[1]}"
+
+
+def _name_id(at: tuple[int, int]) -> str:
+    return f"cell-{at[0]}-{at[1]}"
+
+
+def _log_lines(log: str) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """The log's rounds and their lines' ids, newest first."""
+    return tuple(
+        (group["id"], tuple(m["id"] for m in LINE.finditer(group["html"])))
+        for group in GROUP.finditer(log)
+    )
+
+
+@dataclass(frozen=True)
+class Sent:
+    """What one open page was sent last: the revision, and a digest per part and item."""
+
+    revision: int
+    shell: str
+    parts: dict[str, str]
+    items: dict[str, str] = field(default_factory=dict)
+    structure: dict[str, object] = field(default_factory=dict)
+
+
+def new_token() -> str:
+    return secrets.token_urlsafe(9)
+
+
+def valid_token(text: str | None) -> str | None:
+    return text if text and TOKEN.fullmatch(text) else None
+
+
+def remember(token: str, play: Play, revision: int) -> None:
+    cache.set(f"parts:{token}", play.sent(revision), SENT_SECONDS)
+
+
+def recall(token: str | None) -> Sent | None:
+    if token is None:
+        return None
+    sent = cache.get(f"parts:{token}")
+    return sent if isinstance(sent, Sent) else None
+
+
+def oob(html: str, how: str = "true") -> str:
+    """An element swapped out of band (its id's element replaced), wrapped in a ``<template>``
+    when it is a table's row, cell or head (htmx's way for those)."""
+    tag = FIRST_TAG.match(html)
+    if tag is None:
+        return ""
+    name = tag["tag"].lower()
+    marked = f'{html[: tag.end()]} hx-swap-oob="{how}"{html[tag.end() :]}'
+    return f"<template>{marked}</template>" if name in {"td", "tr", "thead", "tbody"} else marked
+
+
+def changes(sent: Sent | None, play: Play, revision_shown: int | None) -> list[str] | None:
+    """The out-of-band swaps that turn what a page was sent into ``play``, or None when only the
+    whole play area will do (nothing remembered, another revision, another shell)."""
+    if sent is None or sent.revision != revision_shown or sent.shell != play.shell:
+        return None
+    if set(sent.parts) != set(play.parts):
+        return None
+    now = play.sent(sent.revision)
+    swaps: list[str] = []
+    for key, html in play.parts.items():
+        if now.parts[key] == sent.parts[key]:
+            continue
+        list_swaps = _LISTS[key](sent, now, html) if key in _LISTS else None
+        swaps.extend(list_swaps if list_swaps is not None else [oob(html)])
+    return swaps
+
+
+def _changed_items(sent: Sent, now: Sent, items: dict[str, str]) -> list[str]:
+    return [oob(html) for key, html in items.items() if sent.items.get(key) != now.items[key]]
+
+
+def _seats(sent: Sent, now: Sent, html: str) -> list[str] | None:
+    if sent.structure.get("seats") != now.structure["seats"]:
+        return None  # players came or went: the strip whole
+    return _changed_items(sent, now, {m["id"]: m[0] for m in SEAT.finditer(html)})
+
+
+def _log(sent: Sent, now: Sent, html: str) -> list[str] | None:
+    """New lines at the top of their round, lines gone (the log keeps the newest), lines changed;
+    the log whole when its rounds changed."""
+    before, after = sent.structure.get("log"), now.structure["log"]
+    if not isinstance(before, tuple) or before[0] != after[0]:  # type: ignore[index]
+        return None
+    old_groups, new_groups = dict(before[1]), dict(after[1])  # type: ignore[index]
+    if list(old_groups) != list(new_groups):
+        return None
+    lines = {m["id"]: m[0] for m in LINE.finditer(html)}
+    old_ids = {key for ids in old_groups.values() for key in ids}
+    swaps = []
+    for group, ids in new_groups.items():
+        kept = [key for key in old_groups[group] if key in lines]
+        added = ids[: len(ids) - len(kept)]
+        if list(ids[len(added) :]) != kept or old_ids.intersection(added):
+            return None  # not only new lines at the top: the log whole
+        if added:
+            inserted = "".join(lines[key] for key in added)
+            swaps.append(f'<ol hx-swap-oob="afterbegin:#{group}">{inserted}</ol>')
+        gone = [key for key in old_groups[group] if key not in lines]
+        swaps += [f'<li id="{key}" hx-swap-oob="delete"></li>' for key in gone]
+        swaps += [oob(lines[key]) for key in kept if sent.items.get(key) != now.items[key]]
+    return swaps
+
+
+def _maze(sent: Sent, now: Sent, html: str) -> list[str] | None:
+    """The cells that changed; when the maze grew, its new columns and rows too (a maze that
+    shrank or moved, a new round's, is sent whole)."""
+    before, after = sent.structure.get("maze"), now.structure["maze"]
+    if not isinstance(before, tuple):
+        return None
+    (old_columns, old_rows), (columns, rows) = before, after
+    if not old_columns or not old_rows:
+        return None
+    maze = Maze.parse(html)
+    west = [x for x in columns if x < old_columns[0]]
+    east = [x for x in columns if x > old_columns[-1]]
+    north = [y for y in rows if y < old_rows[0]]
+    south = [y for y in rows if y > old_rows[-1]]
+    if tuple(west) + tuple(old_columns) + tuple(east) != columns:
+        return None
+    if tuple(north) + tuple(old_rows) + tuple(south) != rows:
+        return None
+    swaps = []
+    if west or east:
+        swaps.append(oob(maze.head))
+        for y in old_rows:
+            if west:
+                cells = "".join(maze.cells[(x, y)] for x in west)
+                swaps.append(_template("tr", f"afterend:#mzl{y}", cells))
+            if east:
+                cells = "".join(maze.cells[(x, y)] for x in east)
+                swaps.append(_template("tr", f"beforeend:#mzr{y}", cells))
+    if north:
+        added = "".join(maze.rows[y] for y in north)
+        swaps.append(_template("tbody", "afterbegin:#mzb", added))
+    if south:
+        added = "".join(maze.rows[y] for y in south)
+        swaps.append(_template("tbody", "beforeend:#mzb", added))
+    old = {(x, y) for x in old_columns for y in old_rows}
+    for at, cell in maze.cells.items():
+        if at not in old:
+            continue
+        if sent.items.get(_cell_id(at)) != now.items[_cell_id(at)]:
+            swaps.append(oob(cell))
+        elif sent.items.get(_name_id(at)) != now.items[_name_id(at)]:
+            name = CELL_NAME.search(cell)  # only its neighbours changed: its name alone
+            swaps.append(oob(name[0]) if name else oob(cell))
+    return swaps
+
+
+def _template(tag: str, how: str, content: str) -> str:
+    """Table rows or cells put in at ``how`` ("afterend:#mzl3"): htmx inserts the content."""
+    return f'<template><{tag} hx-swap-oob="{how}">{content}</{tag}></template>'
+
+
+_LISTS = {"seats": _seats, "log": _log, "maze": _maze}
