@@ -118,7 +118,8 @@ def _lay_maze(state: State, deal: dict, rng: random.Random) -> None:
         goals = deal["goals"]
         if not isinstance(goals, dict) or sorted(goals) != sorted(GOAL_NAMES):
             raise BadSetup("deals.goals", "must name the cards at north, middle and south")
-        if sorted(goals.values()) != sorted(GOAL_CARDS):
+        cards = list(goals.values())
+        if not all(isinstance(card, str) for card in cards) or sorted(cards) != sorted(GOAL_CARDS):
             raise BadSetup("deals.goals", f"must use each of {', '.join(GOAL_CARDS)} once")
         cards = [goals[name] for name in GOAL_NAMES]
     elif "treasure" in deal:

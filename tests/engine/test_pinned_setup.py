@@ -182,6 +182,8 @@ BAD_DEALS = [
     ({"goals": []}, "deals.goals", "must name the cards at north, middle and south"),
     ({"goals": {"north": "goal-gold", "middle": "goal-gold", "south": "goal-stone-ne"}},
      "deals.goals", "must use each of goal-gold, goal-stone-ne, goal-stone-nw once"),
+    ({"goals": {"north": ["goal-gold"], "middle": "goal-stone-ne", "south": "goal-stone-nw"}},
+     "deals.goals", "must use each of goal-gold, goal-stone-ne, goal-stone-nw once"),
     ({"treasure": "east"}, "deals.treasure", "must be north, middle or south"),
     ({"hands": {"ann": "cross"}}, "deals.hands.ann", "must be a list of ids"),
     ({"hands": {"bob": ["cross"] * 6}}, "deals.hands.bob",

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from games.engine.scenario import load, main, matches, run_file
+from games.engine.scenario import Malformed, load, main, matches, run_file
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -120,6 +120,8 @@ def test_every_difference_is_named_by_its_path(tmp_path, capsys):
         "board": {"1,0": {"card": "t-nse", "turned": False}, "5,5": {"card": "cross"}},
         "hands": {"bob": ["map"], "cid": ["map"]},
         "hidden_goals": ["north", "middle"],
+        "in_front": {"ann": {"break-cart": True}},
+        "roles": ["ann", "bob", "cid"],
         "nothing": 1,
     }
     result = run_here(tmp_path, capsys, {**BASIC, "expect": expect})
@@ -130,7 +132,21 @@ def test_every_difference_is_named_by_its_path(tmp_path, capsys):
         's0.json: FAILED: expect.hands.bob[0]: expected "map", got "straight-ew"',
         's0.json: FAILED: expect.hidden_goals: expected ["north", "middle"], '
         'got ["north", "middle", "south"]',
+        's0.json: FAILED: expect.in_front.ann: expected {"break-cart": true}, got []',
+        's0.json: FAILED: expect.roles: expected ["ann", "bob", "cid"], got {"ann": '
+        '"gold-digger", "bob": "saboteur", "cid": "gold-digger"}',
         "s0.json: FAILED: expect.nothing: missing from the output",
+    ]
+
+
+def test_each_differing_element_of_a_list_is_named(tmp_path, capsys):
+    expect = {"hidden_goals": ["south", "north", "middle"], "to_move": {"seat": "bob"}}
+    result = run_here(tmp_path, capsys, {**BASIC, "expect": expect})
+    assert result.stderr.splitlines() == [
+        's0.json: FAILED: expect.hidden_goals[0]: expected "south", got "north"',
+        's0.json: FAILED: expect.hidden_goals[1]: expected "north", got "middle"',
+        's0.json: FAILED: expect.hidden_goals[2]: expected "middle", got "south"',
+        's0.json: FAILED: expect.to_move: expected {"seat": "bob"}, got "bob"',
     ]
 
 
@@ -234,6 +250,19 @@ def test_a_missing_file_and_no_file_at_all(tmp_path, capsys):
     assert capsys.readouterr().err == (
         "usage: python -m games.engine.scenario FILE.json [FILE.json ...]\n"
     )
+
+
+def test_without_arguments_main_reads_the_command_line(tmp_path, capsys, monkeypatch):
+    paths = write(tmp_path, BASIC, {**BASIC, "expect": {"round": 3}})
+    monkeypatch.setattr(sys, "argv", ["scenario", *paths])
+    assert main() == 1
+    out, err = capsys.readouterr()
+    assert len(out.splitlines()) == 2 and err.endswith("expect.round: expected 3, got 1\n")
+
+
+def test_a_malformed_scenario_says_its_field_and_why():
+    assert str(Malformed("seats", "is required")) == "seats: is required"
+    assert (Malformed("seats", "x").field, Malformed("seats", "x").why) == ("seats", "x")
 
 
 def test_exit_2_wins_over_exit_1(tmp_path, capsys):
