@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from games.bots.brain import Table
-from games.engine import legal_moves, view_for
+from games.engine import legal_moves, new_game, view_for
 from tests.bots.test_play import game, lay_path_east
 
 
@@ -83,3 +83,99 @@ def test_a_quiet_saboteur_makes_no_rockfall_that_shows():
     history = [{"kind": "action", "to": None, "seat": "ann", "card": "break-cart", "target": "bob"}]
     shown = table(state, "ann", history)
     assert not shown.quiet and shown.score(rockfall) == pytest.approx(9.59375)
+
+
+def action(seat, card, target):
+    return {"kind": "action", "to": None, "seat": seat, "card": card, "target": target}
+
+
+def test_suspicion_follows_breaks_and_repairs_of_the_suspected():
+    """Cid broke dan's cart (1.0: not yet more than one break's worth); bob then broke cid's
+    lantern and eve mended it: neither counts as helping a saboteur."""
+    roles = {"ann": "blue-digger", "bob": "green-digger", "cid": "saboteur", "dan": "boss",
+             "eve": "geologist"}  # fmt: skip
+    state = game({"ann": ["hands-off", "inspection", "map"]}, roles=roles, ruleset="saboteur2")
+    history = [action("cid", "break-cart", "dan"), action("bob", "break-lantern", "cid"),
+               action("eve", "repair-cart", "cid")]  # fmt: skip
+    assert table(state, "ann", history).suspicion == {"bob": 1.0, "cid": 1.0, "dan": 0.0,
+                                                      "eve": -0.6}  # fmt: skip
+    state.inspections[0] = {"cid": "saboteur"}
+    bot = table(state, "ann", history)
+    assert bot.suspicion["cid"] == 3.0  # an inspection is a fact
+    # Hands-off: worth most against an enemy; an inspection: against the most suspected, never
+    # twice on the same seat.
+    hands_off = {"move": "action", "card": "hands-off"}
+    assert bot.score({**hands_off, "target": "cid"}) == 3.0
+    assert bot.score({**hands_off, "target": "bob"}) == 1.0
+    assert bot.score({**hands_off, "target": "dan"}) == pytest.approx(-0.2)
+    inspection = {"move": "action", "card": "inspection"}
+    assert bot.score({**inspection, "target": "bob"}) == 2.5
+    assert bot.score({**inspection, "target": "dan"}) == 2.0
+    assert bot.score({**inspection, "target": "cid"}) == -2.0
+
+
+def test_a_profiteer_trapped_by_a_digger_and_its_other_actions():
+    roles = {"ann": "profiteer", "bob": "blue-digger", "cid": "saboteur", "dan": "boss",
+             "eve": "geologist"}  # fmt: skip
+    hand = ["hands-off", "inspection", "swap-hats", "swap-hand", "free", "door-blue-ew"]
+    state = game({"ann": hand}, roles=roles, ruleset="saboteur2")
+    state.in_front[0], state.in_front[1] = ["trapped"], ["theft", "trapped"]
+    state.theft_laid = {1: 0}
+    history = [action("cid", "break-cart", "dan"), action("bob", "trapped", "ann")]
+    bot = table(state, "ann", history)
+    # Neither side: one who traps it is a little suspect (0.3), not as a digger would judge.
+    assert bot.suspicion == {"bob": 0.3, "cid": 1.0, "dan": 0.0, "eve": 0.0}
+    scores = {
+        (move["card"], move.get("target")): bot.score(move)
+        for move in legal_moves(state, "ann")
+        if move["move"] == "action"
+    }
+    assert scores[("free", "ann")] == 9.0 and scores[("free", "bob")] == 0.0
+    assert scores[("hands-off", "bob")] == 1.0 and scores[("inspection", "cid")] == 2.5
+    assert scores[("swap-hats", "ann")] == -3.0 and scores[("swap-hats", "bob")] == -1.0
+    assert scores[("swap-hand", "eve")] == -0.5
+
+
+def test_repairs_on_oneself_and_others_with_and_without_rivalry():
+    """With rivalry (base variant), a digger's own tools count more and mending another's less."""
+    found = {}
+    for variants in ([], ["rivalry"]):
+        state = new_game(
+            ruleset="base", seats=["ann", "bob", "cid", "dan", "eve"], rounds=1,
+            round_seeds=["p"], variants=variants,
+            deals=[{"first": "ann", "hands": {"ann": ["repair-cart", "repair-pickaxe-lantern"]},
+                    "roles": {"ann": "gold-digger", "bob": "gold-digger", "cid": "saboteur",
+                              "dan": "gold-digger"}}],
+        )  # fmt: skip
+        state.in_front[0], state.in_front[1] = ["break-cart"], ["break-lantern"]
+        bot = table(state, "ann")
+        found[tuple(variants)] = sorted(
+            (move["card"], move["target"], bot.score(move))
+            for move in legal_moves(state, "ann")
+            if move["move"] == "action"
+        )
+    assert found[()] == [("repair-cart", "ann", 9.0), ("repair-pickaxe-lantern", "bob", 3.0)]
+    assert found[("rivalry",)] == [
+        ("repair-cart", "ann", 11.0), ("repair-pickaxe-lantern", "bob", 2.0),
+    ]  # fmt: skip
+
+
+def test_the_boss_avoids_doors_which_shut_out_a_team():
+    roles = {"ann": "boss", "bob": "green-digger", "cid": "saboteur", "dan": "blue-digger",
+             "eve": "geologist"}  # fmt: skip
+    state = game({"ann": ["door-blue-ew", "straight-ew", "map"]}, roles=roles, ruleset="saboteur2")
+    lay_path_east(state, 3)
+    bot = table(state, "ann")
+    place = {"move": "place", "at": [4, 0], "turned": False}
+    door = bot.score({**place, "card": "door-blue-ew"})
+    assert door == pytest.approx(bot.score({**place, "card": "straight-ew"}) - 1.0)
+
+
+def test_a_saboteurs_own_rockfall_ends_its_quiet_play():
+    roles = {"ann": "saboteur", "bob": "gold-digger", "cid": "gold-digger", "dan": "gold-digger"}
+    state = game({"ann": ["map"]}, roles=roles)
+    assert table(state, "ann").quiet
+    rockfall = {"kind": "action", "to": None, "seat": "ann", "card": "rockfall", "at": [1, 0]}
+    assert not table(state, "ann", [rockfall]).quiet
+    peek = {"kind": "action", "to": None, "seat": "ann", "card": "map", "goal": "north"}
+    assert table(state, "ann", [peek]).quiet
