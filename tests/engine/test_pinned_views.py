@@ -240,3 +240,17 @@ def test_a_round_done_of_an_older_snapshot_shows_an_empty_recap():
     assert (done["board"], done["reach"], done["teams"], done["trapped"]) == ([], {}, [], [])
     state.rounds_done[0]["trapped"] = ["cid"]
     assert view_for(state)["rounds_done"][0]["trapped"] == ["cid"]
+
+
+def test_a_clone_holds_every_field_and_shares_no_list_with_the_state():
+    state, _ = play(gold_pick(rounds=2), ("ann", {"move": "pick-gold", "value": 3}))
+    state, _ = play(state, ("bob", {"move": "pick-gold", "value": 1}))
+    state.greedy, state.first_seat, state.last_turn_seat = 1, 2, 0
+    state.treasure_found, state.finisher, state.finished = True, 0, True
+    state.removed, state.role_discards = ["map"], ["saboteur"]
+    assert state.round == 2 and state.discard and state.rounds_done
+    clone = state.clone()
+    assert clone == state and clone.to_json() == state.to_json()
+    clone.discard.append("map")
+    clone.rounds_done[0]["winners"].append("cid")
+    assert clone.discard != state.discard and state.rounds_done[0]["winners"] == ["ann", "bob"]
