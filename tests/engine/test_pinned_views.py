@@ -247,8 +247,8 @@ def test_a_clone_holds_every_field_and_shares_no_list_with_the_state():
     state, _ = play(state, ("bob", {"move": "pick-gold", "value": 1}))
     state.greedy, state.first_seat, state.last_turn_seat = 1, 2, 0
     state.treasure_found, state.finisher, state.finished = True, 0, True
-    state.removed, state.role_discards = ["map"], ["saboteur"]
-    assert state.round == 2 and state.discard and state.rounds_done
+    state.removed, state.role_discards, state.discard = ["map"], ["saboteur"], ["cross"]
+    assert state.round == 2 and state.rounds_done
     clone = state.clone()
     assert clone == state and clone.to_json() == state.to_json()
     clone.discard.append("map")
