@@ -179,20 +179,8 @@ def seat_replace(*, game_id: int, position: int, new_user, reason: str = "", now
         old = game.seats.select_related("user").filter(position=position).live().first()
         if old is None:
             raise ServiceError(_("This game has no such seat."))
-        if new_user is not None and not new_user.is_active:
-            raise ServiceError(_("An inactive account cannot take over a seat."))
-        if new_user is not None and sending.verified_email(new_user) is None:
-            raise ServiceError(
-                _(
-                    "%(name)s has no verified email address yet: they must confirm it before "
-                    "they can take over a seat."
-                )
-                % {"name": user_name(new_user)}
-            )
-        if new_user is not None and game.seats.filter(user=new_user).live().exists():
-            raise ServiceError(
-                _("%(name)s already plays in this game.") % {"name": user_name(new_user)}
-            )
+        if new_user is not None:
+            _check_newcomer(game, new_user)
         old.state = Seat.State.REPLACED
         old.stand_in = False  # its bot stops too: the seat is no longer anybody's to take back
         old.save(update_fields=["state", "stand_in"])
@@ -234,6 +222,25 @@ def seat_replace(*, game_id: int, position: int, new_user, reason: str = "", now
         told += schedule.notices_for_takeover(game=game, old=old, new=seat, now=now)
         sending.enqueue_after_commit(told)
     return seat
+
+
+def _check_newcomer(game: Game, new_user) -> None:
+    """Refuse a person who may not take over a seat: an inactive account, an unverified address
+    (no email could reach them), or someone already at this table."""
+    if not new_user.is_active:
+        raise ServiceError(_("An inactive account cannot take over a seat."))
+    if sending.verified_email(new_user) is None:
+        raise ServiceError(
+            _(
+                "%(name)s has no verified email address yet: they must confirm it before "
+                "they can take over a seat."
+            )
+            % {"name": user_name(new_user)}
+        )
+    if game.seats.filter(user=new_user).live().exists():
+        raise ServiceError(
+            _("%(name)s already plays in this game.") % {"name": user_name(new_user)}
+        )
 
 
 def _tell_takeover(
