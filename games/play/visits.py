@@ -35,29 +35,42 @@ def seat_seen(*, game: Game, user, now=None) -> None:
     """
     now = now or timezone.now()
     mine = [s for s in game.seats.all() if user.is_authenticated and s.user_id == user.pk]
-    back = [s for s in mine if s.state == Seat.State.ABSENT or s.stand_in]
-    if back and any(s.state == Seat.State.ACTIVE for s in back) and current(user.pk, now):
-        # A bot stands in while the player is on vacation: a look at the game is no return
-        # (coming back is "I am back" on the vacation page, or a move).
-        back = [s for s in back if s.state == Seat.State.ABSENT]
+    back = _returning(mine, user, now)
     if back:
         _take_back(game, back, now)
         for seat in back:
             seat.stand_in, seat.state, seat.timeouts_in_a_row = False, Seat.State.ACTIVE, 0
     for seat in mine:
-        changes: dict[str, Any] = {}
-        if seat.last_seen_at is None or now - seat.last_seen_at >= VISIT_GAP:
-            # A new visit: what the previous visit saw is what "since you were here" starts from.
-            changes.update(since_version=seat.seen_version, since_at=seat.last_seen_at)
-        if seat.seen_version != game.version:
-            changes["seen_version"] = game.version
-        if seat.last_seen_at is None or now - seat.last_seen_at >= SEEN_EVERY:
-            changes["last_seen_at"] = now
+        changes = _seen_changes(seat, game, now)
         if changes:
             Seat.objects.filter(pk=seat.pk).update(**changes)
             for name in ("since_version", "since_at", "seen_version"):
                 if name in changes:  # the page being rendered reads these ("since you were here")
                     setattr(seat, name, changes[name])
+
+
+def _returning(mine: list[Seat], user, now) -> list[Seat]:
+    """The player's seats that a look at the game takes back: absent ones, and those a bot
+    stands in for, unless the player is on vacation."""
+    back = [s for s in mine if s.state == Seat.State.ABSENT or s.stand_in]
+    if back and any(s.state == Seat.State.ACTIVE for s in back) and current(user.pk, now):
+        # A bot stands in while the player is on vacation: a look at the game is no return
+        # (coming back is "I am back" on the vacation page, or a move).
+        back = [s for s in back if s.state == Seat.State.ABSENT]
+    return back
+
+
+def _seen_changes(seat: Seat, game: Game, now) -> dict[str, Any]:
+    """What a look at the game changes in the seat's row (nothing when seen a moment ago)."""
+    changes: dict[str, Any] = {}
+    if seat.last_seen_at is None or now - seat.last_seen_at >= VISIT_GAP:
+        # A new visit: what the previous visit saw is what "since you were here" starts from.
+        changes.update(since_version=seat.seen_version, since_at=seat.last_seen_at)
+    if seat.seen_version != game.version:
+        changes["seen_version"] = game.version
+    if seat.last_seen_at is None or now - seat.last_seen_at >= SEEN_EVERY:
+        changes["last_seen_at"] = now
+    return changes
 
 
 def _take_back(game: Game, seats: list[Seat], now) -> None:
