@@ -164,6 +164,17 @@ def game_matches(
 def _match(game, number, ruleset, result, seats, moves: Sequence[MoveRow]) -> Match | None:
     if not moves or any(seats[m.seat].bot for m in moves):
         return None  # rounds with a bot are not rated
+    players = _players(result, seats, moves)
+    if not any(p.rated for p in players) or len({p.won for p in players}) < 2:
+        return None
+    players.sort(key=_by_position)
+    return Match(moves[-1].id, game, number, ruleset, tuple(players), moves[-1].at)
+
+
+def _players(result, seats, moves: Sequence[MoveRow]) -> list[Player]:
+    """Every position of the round's result as a player. A position is its seat's when one seat
+    alone moved there in the round; its account is rated unless the account moved at another
+    position too or a stand-in bot moved for that seat."""
     movers: dict[int, set[int]] = {}  # position -> the seats that moved there in the round
     stood_in: set[int] = set()
     for move in moves:
@@ -181,10 +192,7 @@ def _match(game, number, ruleset, result, seats, moves: Sequence[MoveRow]) -> Ma
         user = seat.user if seat is not None and seat.user not in twice else None
         rated = seat is not None and user is not None and seat.id not in stood_in
         players.append(Player(position, user, rated, role, won(result, name, role)))
-    if not any(p.rated for p in players) or len({p.won for p in players}) < 2:
-        return None
-    players.sort(key=_by_position)
-    return Match(moves[-1].id, game, number, ruleset, tuple(players), moves[-1].at)
+    return players
 
 
 def _by_position(player: Player) -> int:
