@@ -76,6 +76,17 @@ def _check(token: str, viewer, now, *, lock=False) -> tuple[TapPage, Tap | None,
         page.status = "refused"
         page.message = _("The moderators have paused this game; moves wait until it resumes.")
         return page, None, None
+    late = _too_late(game, seat, tap, now)
+    if late is not None:
+        page.status = late
+        return page, None, None
+    page.label = move_label(tap.move, _names(game), seat.engine_name)
+    return page, tap, seat
+
+
+def _too_late(game: Game, seat: Seat, tap: Tap, now) -> str | None:
+    """Why the link's move may no longer be made, as a page status ("stale", "moved" or
+    "expired"), or None while it is still the seat's decision the email was about."""
     if (
         game.status != Game.Status.RUNNING
         or game.version != tap.version
@@ -85,15 +96,12 @@ def _check(token: str, viewer, now, *, lock=False) -> tuple[TapPage, Tap | None,
         # "Someone moved after this email" is not said to the one who did (on the game's page
         # or with another link of the email), nor when their time ran out.
         theirs = game.moves.filter(sequence=tap.version + 1, seat=seat).first()
-        page.status = "stale"
-        if theirs is not None:
-            page.status = "expired" if theirs.automatic else "moved"
-        return page, None, None
+        if theirs is None:
+            return "stale"
+        return "expired" if theirs.automatic else "moved"
     if game.deadline is not None and now >= game.deadline:
-        page.status = "expired"
-        return page, None, None
-    page.label = move_label(tap.move, _names(game), seat.engine_name)
-    return page, tap, seat
+        return "expired"
+    return None
 
 
 def _language(token: str, viewer) -> str:
