@@ -77,43 +77,13 @@ def game_create(
     day, ends every decision instead of the time per turn; ``bank`` is each seat's time bank;
     ``vacations_pause``: a player's vacation stops their clock (else a stand-in bot plays for
     them when ``bot_stand_ins``, or their clock runs)."""
-    if ruleset not in PLAYERS:
-        raise ServiceError(_("Unknown rule set."))
-    low, high = PLAYERS[ruleset]
-    if not low <= max_seats <= high:
-        raise ServiceError(_("This rule set is for %(low)d to %(high)d players.") % locals())
     variants = list(variants)
-    if any(v not in VARIANTS for v in variants) or (variants and ruleset != Game.Ruleset.BASE):
-        raise ServiceError(_("Variants belong to the base game."))
-    if has_line_breaks(name):
-        raise ServiceError(str(GAME_NAME_ONE_LINE))
-    recent = Game.objects.filter(creator=creator, created_at__gte=timezone.now() - HOUR)
-    if recent.count() >= MAX_GAMES_PER_HOUR:
-        raise ServiceError(
-            ngettext(
-                "You have created %(count)d game in the last hour; please wait a while.",
-                "You have created %(count)d games in the last hour; please wait a while.",
-                MAX_GAMES_PER_HOUR,
-            )
-            % {"count": MAX_GAMES_PER_HOUR},
-            code="rate-limited",
-        )
-    if turn_limit is not None and not MIN_TURN_LIMIT <= turn_limit <= MAX_TURN_LIMIT:
-        raise ServiceError(_("The time per turn must be between one hour and seven days."))
-    if type(rounds) is not int or rounds not in GAME_ROUNDS:
-        raise ServiceError(_("A game is 1, 2 or 3 rounds."))
-    if min_reliability is not None and (
-        type(min_reliability) is not int or not 1 <= min_reliability <= 100
-    ):
-        raise ServiceError(_("The minimum reliability is a percentage from 1 to 100."))
+    _check_table(name=name, ruleset=ruleset, max_seats=max_seats, variants=variants)
+    _check_creation_rate(creator)
+    _check_pace(turn_limit=turn_limit, rounds=rounds, min_reliability=min_reliability)
     clock_zone = clock_zone or creator.time_zone or "UTC"
-    if clock_zone not in zone_names():
-        raise ServiceError(_("Please choose a time zone from the list."))
     bank = bank if bank is not None else timedelta(0)
-    if not isinstance(bank, timedelta) or not timedelta(0) <= bank <= MAX_BANK:
-        raise ServiceError(_("A time bank is between none and seven days."))
-    if daily_at is not None and not isinstance(daily_at, dt_time):
-        raise ServiceError(_("A daily deadline is a time of day."))
+    _check_clock(clock_zone=clock_zone, bank=bank, daily_at=daily_at)
     with transaction.atomic():
         game = Game.objects.create(
             name=name.strip() or _("Saboteur game"),
@@ -134,6 +104,61 @@ def game_create(
         )
         Seat.objects.create(game=game, user=creator)
     return game
+
+
+def _check_table(*, name: str, ruleset: str, max_seats: int, variants: list[str]) -> None:
+    """Refuse an unknown rule set, a number of seats it does not allow, variants outside the
+    base game, and a name of more than one line."""
+    if ruleset not in PLAYERS:
+        raise ServiceError(_("Unknown rule set."))
+    low, high = PLAYERS[ruleset]
+    if not low <= max_seats <= high:
+        raise ServiceError(
+            _("This rule set is for %(low)d to %(high)d players.") % {"low": low, "high": high}
+        )
+    if any(v not in VARIANTS for v in variants) or (variants and ruleset != Game.Ruleset.BASE):
+        raise ServiceError(_("Variants belong to the base game."))
+    if has_line_breaks(name):
+        raise ServiceError(str(GAME_NAME_ONE_LINE))
+
+
+def _check_creation_rate(creator) -> None:
+    """Refuse a creator's game beyond ``MAX_GAMES_PER_HOUR``."""
+    recent = Game.objects.filter(creator=creator, created_at__gte=timezone.now() - HOUR)
+    if recent.count() >= MAX_GAMES_PER_HOUR:
+        raise ServiceError(
+            ngettext(
+                "You have created %(count)d game in the last hour; please wait a while.",
+                "You have created %(count)d games in the last hour; please wait a while.",
+                MAX_GAMES_PER_HOUR,
+            )
+            % {"count": MAX_GAMES_PER_HOUR},
+            code="rate-limited",
+        )
+
+
+def _check_pace(*, turn_limit, rounds, min_reliability) -> None:
+    """Refuse a time per turn outside its bounds, a number of rounds other than 1, 2 or 3, and
+    a minimum reliability that is not a percentage."""
+    if turn_limit is not None and not MIN_TURN_LIMIT <= turn_limit <= MAX_TURN_LIMIT:
+        raise ServiceError(_("The time per turn must be between one hour and seven days."))
+    if type(rounds) is not int or rounds not in GAME_ROUNDS:
+        raise ServiceError(_("A game is 1, 2 or 3 rounds."))
+    if min_reliability is not None and (
+        type(min_reliability) is not int or not 1 <= min_reliability <= 100
+    ):
+        raise ServiceError(_("The minimum reliability is a percentage from 1 to 100."))
+
+
+def _check_clock(*, clock_zone: str, bank, daily_at) -> None:
+    """Refuse a time zone not in the list, a time bank outside none to seven days, and a daily
+    deadline that is not a time of day."""
+    if clock_zone not in zone_names():
+        raise ServiceError(_("Please choose a time zone from the list."))
+    if not isinstance(bank, timedelta) or not timedelta(0) <= bank <= MAX_BANK:
+        raise ServiceError(_("A time bank is between none and seven days."))
+    if daily_at is not None and not isinstance(daily_at, dt_time):
+        raise ServiceError(_("A daily deadline is a time of day."))
 
 
 PRACTICE_BOTS = (2, 11)
