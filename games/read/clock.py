@@ -148,27 +148,8 @@ def clocks_of(games, now: datetime | None = None) -> dict[int, Clock]:
     running = [g for g in games if g.status == Game.Status.RUNNING and g.deadline is not None]
     if not running:
         return {}
-    if all(hasattr(g, "clock_bank") for g in running):
-        deciding = {g.pk: (g.clock_user, g.clock_bank or ZERO) for g in running}
-        away = {g.clock_user for g in running if g.clock_away and g.vacations_pause}
-    else:
-        seats = {
-            (s.game_id, s.position): s
-            for s in Seat.objects.live().filter(
-                game_id__in=[g.pk for g in running], position__isnull=False
-            )
-        }
-        deciding = {}
-        for g in running:
-            seat = seats.get((g.pk, g.to_move))
-            user = seat.user_id if seat is not None and seat.bot is None else None
-            deciding[g.pk] = (user, seat.bank_left if seat is not None else ZERO)
-        away = {user for user, _bank in deciding.values() if user is not None}
-    spans: dict[int, list] = {}
-    if away:
-        for v in vacations.not_called_off().filter(user_id__in=away, ends_at__gt=now):
-            if v.end > now:
-                spans.setdefault(v.user_id, []).append((v.starts_at, v.end))
+    deciding, away = _deciders(running)
+    spans = _vacation_spans(away, now)
     clocks = {}
     for game in running:
         user, bank = deciding[game.pk]
@@ -176,6 +157,40 @@ def clocks_of(games, now: datetime | None = None) -> dict[int, Clock]:
         breaks = clock.breaks_for(rules_of(game), own)
         clocks[game.pk] = Clock(deadline=game.deadline, bank=bank, breaks=breaks)
     return clocks
+
+
+def _deciders(running) -> tuple[dict[int, tuple[int | None, timedelta]], set[int]]:
+    """Each running game's deciding player (None for a bot) and what is left of their time bank,
+    by game; and the players who may be on vacation: from ``clock_annotations`` when the query
+    had them, else from one query of the deciding seats (every deciding player)."""
+    if all(hasattr(g, "clock_bank") for g in running):
+        deciding = {g.pk: (g.clock_user, g.clock_bank or ZERO) for g in running}
+        away = {g.clock_user for g in running if g.clock_away and g.vacations_pause}
+        return deciding, away
+    seats = {
+        (s.game_id, s.position): s
+        for s in Seat.objects.live().filter(
+            game_id__in=[g.pk for g in running], position__isnull=False
+        )
+    }
+    deciding = {}
+    for g in running:
+        seat = seats.get((g.pk, g.to_move))
+        user = seat.user_id if seat is not None and seat.bot is None else None
+        deciding[g.pk] = (user, seat.bank_left if seat is not None else ZERO)
+    away = {user for user, _bank in deciding.values() if user is not None}
+    return deciding, away
+
+
+def _vacation_spans(away: set[int], now: datetime) -> dict[int, list]:
+    """The vacations still ahead or under way of these players, as (start, end) by player (no
+    query when there is nobody to ask about)."""
+    spans: dict[int, list] = {}
+    if away:
+        for v in vacations.not_called_off().filter(user_id__in=away, ends_at__gt=now):
+            if v.end > now:
+                spans.setdefault(v.user_id, []).append((v.starts_at, v.end))
+    return spans
 
 
 def clock_text(game: Game, now: datetime | None = None) -> str:
