@@ -8,8 +8,10 @@ and whether the site moved for a player whose time ran out).
 from __future__ import annotations
 
 import statistics
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from typing import Any
 
 from django.core.cache import cache
 from django.db.models import Count, F, OuterRef, Q, Subquery
@@ -72,6 +74,22 @@ def player_stats(user) -> PlayerStats:
         and seat["state"] != Seat.State.REPLACED
         and seat["position"] is not None
     ]
+    rounds_won, gold = _rounds_and_gold(finished_seats)
+    total, in_time, waits = _moves_and_waits(game_ids, {seat["pk"] for seat in seats})
+    return PlayerStats(
+        games_played=len(game_ids),
+        games_finished=len({seat["game_id"] for seat in finished_seats}),
+        rounds_won=rounds_won,
+        gold=gold,
+        moves=total,
+        moves_in_time=in_time,
+        median_response=timedelta(seconds=statistics.median(waits)) if waits else None,
+    )
+
+
+def _rounds_and_gold(finished_seats: Sequence[Mapping[str, Any]]) -> tuple[int, int]:
+    """The rounds won and the gold held at the end over these seats of finished games, from the
+    games' public results (one query)."""
     results = {
         row["pk"]: row
         for row in Game.objects.filter(
@@ -94,8 +112,13 @@ def player_stats(user) -> PlayerStats:
         index = result["engine_seats"].index(name)
         gold += (result["gold"] or [0] * len(result["engine_seats"]))[index]
         rounds_won += sum(1 for done in result["rounds_done"] or [] if name in done["winners"])
+    return rounds_won, gold
 
-    my_seat_ids = {seat["pk"] for seat in seats}
+
+def _moves_and_waits(game_ids: set[int], my_seat_ids: set[int]) -> tuple[int, int, list[float]]:
+    """The moves of these seats in these games, those the player made in time (not the site at
+    the deadline), and how long each of those came after the move before, in seconds (two
+    queries: the games' starts, their moves)."""
     total = in_time = 0
     waits: list[float] = []
     previous: dict[int, datetime | None] = dict(
@@ -115,15 +138,7 @@ def player_stats(user) -> PlayerStats:
                 if before is not None:
                     waits.append((created_at - before).total_seconds())
         previous[game_id] = created_at
-    return PlayerStats(
-        games_played=len(game_ids),
-        games_finished=len({seat["game_id"] for seat in finished_seats}),
-        rounds_won=rounds_won,
-        gold=gold,
-        moves=total,
-        moves_in_time=in_time,
-        median_response=timedelta(seconds=statistics.median(waits)) if waits else None,
-    )
+    return total, in_time, waits
 
 
 def _key(*path: str) -> F:
