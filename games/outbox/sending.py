@@ -188,16 +188,24 @@ def hold_or_skip(notice: Notice, now: datetime) -> tuple[datetime | None, str | 
             return back, None
         reason = away or None
     if reason is None and notice.user:
-        quiet_end = in_quiet_hours(notice.user, now)
-        if quiet_end is not None:
-            deadline = notice.the_game().deadline if notice.game_id else None
-            can_wait = notice.kind != Notice.Kind.REMINDER or (
-                deadline is not None and quiet_end < deadline
-            )
-            if can_wait:
-                return quiet_end, None
-            reason = "quiet hours"
+        return _quiet_hours_hold(notice, now)
     return None, reason
+
+
+def _quiet_hours_hold(notice: Notice, now: datetime) -> tuple[datetime | None, str | None]:
+    """``hold_or_skip``'s answer for a notice to a player in their quiet hours: it waits until
+    they end, unless it is a reminder that would then come after its deadline (dropped); and
+    (None, None) outside quiet hours."""
+    quiet_end = in_quiet_hours(notice.user, now)
+    if quiet_end is None:
+        return None, None
+    deadline = notice.the_game().deadline if notice.game_id else None
+    can_wait = notice.kind != Notice.Kind.REMINDER or (
+        deadline is not None and quiet_end < deadline
+    )
+    if can_wait:
+        return quiet_end, None
+    return None, "quiet hours"
 
 
 class _Attempt:
