@@ -10,12 +10,17 @@ from datetime import UTC, datetime
 import pytest
 import time_machine
 from allauth.account.models import EmailAddress
+from django.contrib import admin
+from django.contrib.admin.utils import flatten_fieldsets
 from django.contrib.auth import get_user_model
 from django.core import mail
+from django.core.exceptions import FieldDoesNotExist
 from django.core.management import call_command
+from django.db import models
 from django.test import Client
 from django.urls import reverse
 
+from games.admin import zoned
 from games.models import Game, Notice
 from games.moderation import tables
 from games.outbox.sending import verified_email
@@ -86,6 +91,44 @@ def test_admin_times_name_their_zone(admin_client, players, game):
     assert "Nov. 2, 2026, 10 a.m. (UTC)" in one
     user = text(admin_client.get(reverse("admin:accounts_user_change", args=[players[0].pk])))
     assert "Nov. 2, 2026, 10 a.m. (UTC)" in user  # joined
+
+
+def shown_names(page) -> set[str]:
+    """The columns and fields an admin page (or inline) names in its class."""
+    names = set(getattr(page, "list_display", ())) | set(page.readonly_fields)
+    names |= set(flatten_fieldsets(page.fieldsets or [(None, {"fields": page.fields or ()})]))
+    return {name for name in names if isinstance(name, str)}
+
+
+def date_time_fields(model, names) -> list[str]:
+    found = []
+    for name in names:
+        try:
+            field = model._meta.get_field(name)
+        except FieldDoesNotExist:
+            continue
+        if isinstance(field, models.DateTimeField):
+            found.append(f"{model.__name__}.{name}")
+    return found
+
+
+def test_every_time_the_admin_shows_goes_through_a_zoned_display():
+    """A date-time field named as such would show without its zone: each is a ``zoned``."""
+    raw = []
+    for model, page in admin.site._registry.items():
+        if not type(page).__module__.startswith(("games.", "accounts.")):
+            continue  # Django's and allauth's own pages
+        raw += date_time_fields(model, shown_names(page))
+        for inline in page.inlines:
+            raw += date_time_fields(inline.model, shown_names(inline))
+    assert raw == []
+    assert "deadline_zoned" in admin.site._registry[Game].list_display
+
+
+def test_a_zoned_display_is_for_date_time_fields_only():
+    assert zoned(Game, "deadline").short_description == "deadline"
+    with pytest.raises(TypeError):
+        zoned(Game, "name")
 
 
 def test_the_game_list_counts_the_seats_at_the_table(admin_client, players, game, make_user):
