@@ -3,10 +3,14 @@ it plays quietly: the figures the seeded games of ``test_figures`` rarely meet."
 
 from __future__ import annotations
 
+import random
+
 import pytest
 
+from games.bots import choose_move
 from games.bots.brain import Table
 from games.engine import legal_moves, new_game, view_for
+from games.engine.state import Placed
 from tests.bots.test_play import game, lay_path_east
 
 
@@ -179,3 +183,74 @@ def test_a_saboteurs_own_rockfall_ends_its_quiet_play():
     assert not table(state, "ann", [rockfall]).quiet
     peek = {"kind": "action", "to": None, "seat": "ann", "card": "map", "goal": "north"}
     assert table(state, "ann", [peek]).quiet
+
+
+DIGGERS = {"ann": "gold-digger", "bob": "gold-digger", "cid": "saboteur", "dan": "gold-digger"}
+
+
+def test_a_bot_needs_a_legal_move():
+    state = game({"ann": ["map"]}, roles=DIGGERS)
+    with pytest.raises(ValueError, match="^a bot needs at least one legal move$"):
+        choose_move(view_for(state, "ann"), [], random.Random(1))
+
+
+def test_the_greedy_dwarf_wants_to_reach_the_treasure_himself():
+    scores = []
+    for greedy in ({}, {"greedy": "ann"}):
+        state = new_game(
+            ruleset="base", seats=["ann", "bob", "cid", "dan", "eve"], rounds=1,
+            round_seeds=["p"], variants=["greedy-dwarf"] if greedy else [],
+            deals=[{"first": "ann", "hands": {"ann": ["cross", "map"]}, "roles": DIGGERS,
+                    "treasure": "middle", **greedy}],
+        )  # fmt: skip
+        lay_path_east(state, 6)
+        bot = table(state, "ann")
+        assert bot.greedy is bool(greedy)
+        scores.append(bot.score({"move": "place", "card": "cross", "at": [7, 0], "turned": False}))
+    assert scores[1] == scores[0] + 5
+
+
+def walled(cells):
+    state = game({"ann": ["map", "cross"]}, roles=DIGGERS)
+    for pos, card in cells.items():
+        state.board[pos] = Placed(card)
+    bot = table(state, "ann")
+    return bot, [sorted(bot.front), bot.nearest, bot.second, bot.min_distance, bot.nearest_shared]
+
+
+def test_the_front_of_none_one_and_two_cells():
+    walls = {(-1, 0): "straight-ns", (0, 1): "straight-ew", (0, -1): "straight-ew"}
+    bot, front = walled({**walls, (1, 0): "straight-ns"})
+    assert front == [[], 99, 99, 99, False] and bot.progress_now == -15.0
+    _, front = walled({**walls, (1, 0): "straight-ew", (1, 1): "straight-ew",
+                       (1, -1): "straight-ew"})  # fmt: skip
+    assert front == [[(2, 0)], 6, 99, 6, False]
+    _, front = walled({**walls, (1, 0): "cross", (2, 0): "straight-ns"})
+    assert front == [[(1, -1), (1, 1)], 8, 8, 8, True]
+
+
+def test_only_saboteurs_and_geologists_play_quietly():
+    for role, quiet in (("profiteer", False), ("blue-digger", False), ("geologist", True),
+                        ("saboteur", True)):  # fmt: skip
+        roles = {"ann": role, "bob": "green-digger", "cid": "boss", "dan": "geologist",
+                 "eve": "saboteur"}  # fmt: skip
+        state = game({"ann": ["map"]}, roles=roles, ruleset="saboteur2")
+        assert table(state, "ann").quiet is quiet, role
+
+
+def test_what_a_player_does_to_itself_says_nothing():
+    state = game({"ann": ["map"]}, roles=DIGGERS)
+    history = [action("bob", "repair-cart", "bob"), action("cid", "break-cart", "cid")]
+    assert set(table(state, "ann", history).suspicion.values()) == {0.0}
+
+
+def test_how_much_a_bot_wants_a_seat_to_do_well_stays_between_minus_one_and_one():
+    breaks = [action("cid", "break-cart", target) for target in ("bob", "dan", "eve", "bob")]
+    digger = table(game({"ann": ["map"]}, roles=DIGGERS), "ann", breaks)
+    assert digger.suspicion["cid"] == 4.0 and digger.ally("cid") == -1.0
+    assert digger.score({"move": "steal", "victim": "cid"}) == 3.0
+    assert digger.score({"move": "steal", "victim": "bob"}) == pytest.approx(1.4)
+    assert digger.score({"move": "steal", "victim": None}) == 0.0
+    roles = {"ann": "saboteur", "bob": "gold-digger", "cid": "gold-digger", "dan": "gold-digger"}
+    saboteur = table(game({"ann": ["map"]}, roles=roles), "ann", breaks)
+    assert saboteur.ally("cid") == 1.0
