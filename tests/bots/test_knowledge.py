@@ -254,3 +254,51 @@ def test_how_much_a_bot_wants_a_seat_to_do_well_stays_between_minus_one_and_one(
     roles = {"ann": "saboteur", "bob": "gold-digger", "cid": "gold-digger", "dan": "gold-digger"}
     saboteur = table(game({"ann": ["map"]}, roles=roles), "ann", breaks)
     assert saboteur.ally("cid") == 1.0
+
+
+def test_closing_the_last_front_cell_leaves_no_front():
+    walls = {(-1, 0): "straight-ns", (0, 1): "straight-ew", (0, -1): "straight-ew"}
+    bot, front = walled({**walls, (1, 0): "straight-ew", (1, 1): "straight-ew",
+                         (1, -1): "straight-ew"})  # fmt: skip
+    assert front[0] == [(2, 0)] and bot.progress_now == pytest.approx(-5.9953125)
+    place = {"move": "place", "at": [2, 0], "turned": True}
+    # A dead end there leaves no front at all (-15): ten times the loss for a digger.
+    assert bot.score({**place, "card": "dead-e"}) == pytest.approx(10 * (-15 + 5.9953125))
+    assert bot.score({**place, "card": "cross", "turned": False}) == pytest.approx(10.09375)
+
+
+def test_maps_and_rockfalls_by_role():
+    for role, map_score, rockfall in (("geologist", -1.0, 1.0), ("profiteer", 3.6, 0.2),
+                                      ("blue-digger", 12.0, 0.2)):  # fmt: skip
+        roles = {"ann": role, "bob": "green-digger", "cid": "boss", "dan": "geologist",
+                 "eve": "saboteur"}  # fmt: skip
+        if role == "geologist":
+            roles["dan"] = "saboteur"
+        bot = table(game({"ann": ["map"]}, roles=roles, ruleset="saboteur2"), "ann")
+        assert bot.score({"move": "action", "card": "map", "goal": "north"}) == pytest.approx(
+            map_score
+        ), role
+        assert bot.card_value("rockfall") == rockfall, role
+
+
+def test_a_saboteur_breaks_first_who_is_not_trapped_already():
+    roles = {"ann": "saboteur", "bob": "blue-digger", "cid": "boss", "dan": "geologist",
+             "eve": "green-digger"}  # fmt: skip
+    state = game({"ann": ["break-cart"]}, roles=roles, ruleset="saboteur2")
+    state.in_front[1] = ["trapped"]
+    lay_path_east(state, 6)
+    bot = table(state, "ann")
+    breaks = {"move": "action", "card": "break-cart"}
+    assert bot.score({**breaks, "target": "bob"}) == pytest.approx(5.4)
+    assert bot.score({**breaks, "target": "eve"}) == pytest.approx(7.4)
+
+
+def test_a_bot_remembers_the_public_events_of_this_round_only():
+    state = game({"ann": ["map"]}, roles=DIGGERS)
+    private = {"kind": "action", "to": "ann", "seat": "cid", "card": "break-cart", "target": "bob"}
+    history = [private, action("cid", "break-cart", "dan")]
+    assert table(state, "ann", history).suspicion["cid"] == 1.0
+    started = {"kind": "round-started", "to": None, "round": 2, "first": "ann"}
+    history = [action("cid", "break-cart", "dan"), started, action("bob", "break-cart", "dan")]
+    assert table(state, "ann", history).suspicion == {"bob": 1.0, "cid": 0.0, "dan": 0.0,
+                                                      "eve": 0.0}  # fmt: skip
