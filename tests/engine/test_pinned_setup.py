@@ -109,6 +109,7 @@ def test_a_rigged_deal_puts_what_it_names_first_and_deals_the_rest_from_the_seed
         "pile": ["map", "free"],
         "first": "cid",
         "comment": "ignored",
+        "description": "ignored too",
     }
     state = new_game(
         ruleset="saboteur2", seats=["ann", "bob", "cid"], round_seeds=["s1"], rounds=1, deals=[deal]

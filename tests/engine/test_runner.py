@@ -31,6 +31,9 @@ BASIC = {
 }
 
 
+GOALS = {"north": "goal-stone-ne", "middle": "goal-gold", "south": "goal-stone-nw"}
+
+
 def write(tmp_path, *scenarios):
     paths = []
     for i, scenario in enumerate(scenarios):
@@ -263,6 +266,34 @@ def test_without_arguments_main_reads_the_command_line(tmp_path, capsys, monkeyp
 def test_a_malformed_scenario_says_its_field_and_why():
     assert str(Malformed("seats", "is required")) == "seats: is required"
     assert (Malformed("seats", "x").field, Malformed("seats", "x").why) == ("seats", "x")
+
+
+def test_a_later_deal_impossible_only_once_played_is_malformed(tmp_path, capsys):
+    """Round 2 asks for two gold cards of 3 on top; only one is left once round 1's diggers have
+    taken three (the check at the start saw all four)."""
+    route = ["cross", "cross", "straight-ew", "straight-ew", "t-new", "t-new", "cross"]
+    roles = {"ann": "gold-digger", "bob": "gold-digger", "cid": "saboteur"}
+    moves = []
+    for x, card in enumerate(route, start=1):
+        moves.append({"seat": "ann", "move": "place", "card": card, "at": [x, 0]})
+        moves.append({"seat": "bob", "move": "pass", "discard": ["map"]})
+    scenario = {
+        "ruleset": "base",
+        "seats": ["ann", "bob", "cid"],
+        "rounds": 2,
+        "deals": [
+            {"first": "ann", "roles": roles, "goals": GOALS, "gold": [3, 3, 3],
+             "hands": {"ann": route, "bob": ["map"] * 6 + ["rockfall"], "cid": []}},
+            {"gold": [3, 3]},
+        ],
+        "moves": moves[:-1],
+    }  # fmt: skip
+    result = run_here(tmp_path, capsys, scenario)
+    assert result.returncode == 2
+    assert result.stderr == (
+        "s0.json: invalid scenario: field deals (deals.gold): "
+        "no gold card of value 3 left in the supply\n"
+    )
 
 
 def test_exit_2_wins_over_exit_1(tmp_path, capsys):
