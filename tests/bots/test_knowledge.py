@@ -103,9 +103,10 @@ def test_suspicion_follows_breaks_and_repairs_of_the_suspected():
                action("eve", "repair-cart", "cid")]  # fmt: skip
     assert table(state, "ann", history).suspicion == {"bob": 1.0, "cid": 1.0, "dan": 0.0,
                                                       "eve": -0.6}  # fmt: skip
-    state.inspections[0] = {"cid": "saboteur"}
+    state.inspections[0] = {"cid": "saboteur", "eve": "geologist"}
     bot = table(state, "ann", history)
-    assert bot.suspicion["cid"] == 3.0  # an inspection is a fact
+    # An inspection is a fact: a saboteur is suspected most, anyone else not at all.
+    assert bot.suspicion["cid"] == 3.0 and bot.suspicion["eve"] == -2.0
     # Hands-off: worth most against an enemy; an inspection: against the most suspected, never
     # twice on the same seat.
     hands_off = {"move": "action", "card": "hands-off"}
@@ -302,3 +303,10 @@ def test_a_bot_remembers_the_public_events_of_this_round_only():
     history = [action("cid", "break-cart", "dan"), started, action("bob", "break-cart", "dan")]
     assert table(state, "ann", history).suspicion == {"bob": 1.0, "cid": 0.0, "dan": 0.0,
                                                       "eve": 0.0}  # fmt: skip
+
+
+def test_a_geologist_guards_the_crystal_money_with_hands_off():
+    roles = {"ann": "geologist", "bob": "blue-digger", "cid": "saboteur", "dan": "boss",
+             "eve": "green-digger"}  # fmt: skip
+    bot = table(game({"ann": ["hands-off"]}, roles=roles, ruleset="saboteur2"), "ann")
+    assert bot.score({"move": "action", "card": "hands-off", "target": "bob"}) == 2.0
