@@ -1,9 +1,15 @@
 """Card art: pure functions that return SVG markup for cards and the maze.
 
 Everything here is built from our own catalogue data; the only text (card names in ``<title>``) is
-escaped. The markup never uses ``style`` attributes, ``<style>`` elements, scripts, event handlers,
-``id`` attributes (many cards share a page) or references to other documents: the site's Content
-Security Policy allows styles from our own stylesheet only (``static/css/board.css``).
+escaped. The markup never uses ``style`` attributes, ``<style>`` elements, scripts or event
+handlers: the site's Content Security Policy allows styles from our own stylesheet only
+(``static/css/board.css``).
+
+Emails get whole drawings (``card_svg``: they become pictures). The game's pages draw each card as
+a ``<use>`` of its face in ``static/cards.svg`` (``card_use``), every face drawn once in one file
+the browser keeps: a hand or a maze cell is then a few hundred bytes rather than a couple of
+kilobytes, and so is what an open page is sent after a move. ``manage.py draw_cards`` writes that
+file from ``cards_sprite()``; a test checks that it is up to date.
 
 A card face is 60 x 90 units (2:3 portrait); a maze cell is the same size, so tunnels of
 neighbouring cards meet at the edge midpoints.
@@ -15,6 +21,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from functools import lru_cache
 
+from django.templatetags.static import static
 from django.utils.html import escape, format_html
 from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import get_language, pgettext_lazy
@@ -716,6 +723,45 @@ def card_svg(card_id: str, turned: bool = False, *, size: float = 60) -> SafeStr
 def _card_svg(card_id: str, turned: bool, size: float, language: str) -> SafeString:
     # Keyed by language too: the <title> is the card's translated name.
     return _svg(_face(card_id, turned), card_name(card_id), size, "card-svg")
+
+
+SPRITE = "cards.svg"  # in static/, made by `manage.py draw_cards`
+
+
+def _symbol(card_id: str, turned: bool) -> str:
+    """A face's id in the sprite: an action card looks the same either way round."""
+    return f"{card_id}-t" if turned and CATALOGUE[card_id].kind != "action" else card_id
+
+
+def cards_sprite() -> str:
+    """Every card face (each way round) as a ``<symbol>``, and the face-down goal as "back"."""
+    symbols = []
+    for card_id, card in CATALOGUE.items():
+        for turned in (False, True) if card.kind != "action" else (False,):
+            symbols.append(
+                f'<symbol id="{_symbol(card_id, turned)}" viewBox="0 0 {CARD_W} {CARD_H}">'
+                f"{_face(card_id, turned)}</symbol>"
+            )
+    symbols.append(
+        f'<symbol id="back" viewBox="0 0 {CARD_W} {CARD_H}">{_goal_back_face()}</symbol>'
+    )
+    return '<svg xmlns="http://www.w3.org/2000/svg">' + "".join(symbols) + "</svg>\n"
+
+
+def card_use(card_id: str, turned: bool = False, *, size: float = 60) -> SafeString:
+    """A card face for the game's pages: an ``<svg>`` with its name, using the face drawn once in
+    ``static/cards.svg``."""
+    return _card_use(_symbol(card_id, turned), card_name(card_id), size, "card-svg")
+
+
+def goal_back_use(*, size: float = 60) -> SafeString:
+    """The face-down goal for the game's pages (as ``card_use``)."""
+    return _card_use("back", str(GOAL_BACK_NAME), size, "card-svg card-svg--back")
+
+
+def _card_use(symbol: str, title: str, size: float, css_class: str) -> SafeString:
+    href = escape(f"{static(SPRITE)}#{symbol}")
+    return _svg(f'<use href="{href}"/>', title, size, css_class)
 
 
 def goal_back_svg(*, size: float = 60) -> SafeString:

@@ -23,7 +23,7 @@ from games import engine
 from games.models import Game, Seat
 from saboteur_site.cache import get_or_build
 
-from .drawing import card_name, card_svg, goal_back_svg, hand_order, role_name
+from .drawing import card_name, card_use, goal_back_use, hand_order, role_name
 from .log import Entry, entries_for, goal_label, knowledge_lines, names_at, position_label
 
 CACHE_SECONDS = 6 * 3600
@@ -82,9 +82,9 @@ def maze_rows(cards: dict, backs=(), *, new=(), removed=()) -> list[list[MazeCel
             cell = MazeCell(x, y, new=(x, y) in new, removed=(x, y) in removed)
             if (x, y) in cards:
                 card, turned = cards[(x, y)]
-                cell.svg, cell.label = card_svg(card, turned), card_name(card)
+                cell.svg, cell.label = card_use(card, turned), card_name(card)
             elif (x, y) in backs:
-                cell.svg, cell.label, cell.face_down = goal_back_svg(), _("Face-down goal"), True
+                cell.svg, cell.label, cell.face_down = goal_back_use(), _("Face-down goal"), True
             row.append(cell)
         rows.append(row)
     return rows
@@ -484,7 +484,7 @@ def replay_page(
     hand, role, knowledge = [], None, []
     if mine is not None:
         role = role_name(mine["role"])
-        hand = [{"name": card_name(c), "svg": card_svg(c)} for c in hand_order(mine["hand"])]
+        hand = [{"name": card_name(c), "svg": card_use(c)} for c in hand_order(mine["hand"])]
         knowledge = knowledge_lines(mine, names)
     return ReplayPage(
         id=game.pk,

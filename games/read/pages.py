@@ -29,7 +29,7 @@ from saboteur_site.text import ascii_int
 
 from . import history, learn, table_events
 from .clock import Clock, clock_of, rules_lines
-from .drawing import card_name, card_svg, goal_back_svg, hand_order, in_front_svg, role_name
+from .drawing import card_name, card_use, goal_back_use, hand_order, in_front_svg, role_name
 from .log import Entry, entries_for, goal_label, tool_label
 from .seats import display_name, live_seat, seat_label, seat_names, seat_number
 
@@ -557,7 +557,7 @@ def _mine(
         {
             "id": card,
             "name": card_name(card),
-            "svg": card_svg(card),
+            "svg": card_use(card),
             "playable": card in playable,
             "selected": index == chosen,
         }
@@ -714,21 +714,21 @@ def _board(
             cell.look = goals.get((x, y), "")
             if (x, y) in cards:
                 card = cards[(x, y)]
-                cell.svg = card_svg(card["card"], card["turned"])
+                cell.svg = card_use(card["card"], card["turned"])
                 cell.label = card_name(card["card"])
                 cell.card = card["card"]
             elif (x, y) in peeked:
                 seen = peeked[(x, y)]
                 cell.peeked = card_name(seen)
-                cell.svg = card_svg(seen)
+                cell.svg = card_use(seen)
                 cell.face_down = True
                 cell.label = _("Face-down goal you saw: %(card)s") % {"card": cell.peeked}
             elif (x, y) in backs:
-                cell.svg = goal_back_svg()
+                cell.svg = goal_back_use()
                 cell.face_down = True
                 cell.label = _("Face-down goal")
             elif cell.legal and page.selected:  # legal spots are the selected card's
-                cell.svg = card_svg(page.selected, page.turned)  # a preview of the card there
+                cell.svg = card_use(page.selected, page.turned)  # a preview of the card there
             row.append(cell)
         rows.append(row)
     return rows

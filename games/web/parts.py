@@ -116,7 +116,11 @@ class Play:
         return Sent(
             revision=revision,
             shell=self.shell,
-            parts={key: digest(html) for key, html in self.parts.items()},
+            # "" for a part with no element (the chat of someone without a seat).
+            parts={
+                key: digest(html) if FIRST_TAG.match(html) else ""
+                for key, html in self.parts.items()
+            },
             items=items,
             structure=structure,
         )
@@ -191,6 +195,8 @@ def changes(sent: Sent | None, play: Play, revision_shown: int | None) -> list[s
     for key, html in play.parts.items():
         if now.parts[key] == sent.parts[key]:
             continue
+        if not now.parts[key] or not sent.parts[key]:
+            return None  # a part with no element now, or none before: nothing to swap
         list_swaps = _LISTS[key](sent, now, html) if key in _LISTS else None
         swaps.extend(list_swaps if list_swaps is not None else [oob(html)])
     return swaps

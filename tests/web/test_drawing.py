@@ -229,3 +229,25 @@ def test_ladders_do_not_look_like_the_start():
     assert shaft_ring in start
     for ladder in ("ladder-s", "ladder-e", "ladder-es", "ladder-en"):
         assert shaft_ring not in drawing.card_svg(ladder)
+
+
+def test_the_pages_use_every_face_from_the_sprite_file_kept_up_to_date():
+    """The game's pages draw a card as a <use> of its face in static/cards.svg (a few hundred
+    bytes a card, sent once): the file is what ``manage.py draw_cards`` writes now, and holds
+    every face a page can ask for."""
+    from pathlib import Path
+
+    from django.conf import settings
+
+    sprite = (Path(settings.BASE_DIR) / "static" / drawing.SPRITE).read_text(encoding="utf-8")
+    assert sprite == drawing.cards_sprite(), "static/cards.svg is stale: manage.py draw_cards"
+    symbols = set(re.findall(r'<symbol id="([^"]+)"', sprite))
+    for card_id, card in CATALOGUE.items():
+        for turned in (False, True):
+            used = drawing.card_use(card_id, turned)
+            symbol = re.search(r'<use href="[^"#]*cards\.svg#([^"]+)"/>', used)[1]
+            assert symbol in symbols
+            assert f"<title>{drawing.card_name(card_id)}</title>" in used
+            if card.kind != "action":  # the face drawn is the card's own, either way round
+                assert symbol == (f"{card_id}-t" if turned else card_id)
+    assert "#back" in drawing.goal_back_use() and "back" in symbols

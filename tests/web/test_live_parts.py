@@ -1,0 +1,194 @@
+"""What an open game page is sent after a move: only the parts that changed (games/web/parts.py).
+
+tests/e2e/test_live_parts.py checks in a browser that the parts put together are the page a fresh
+load shows; here, what is sent and how much of it."""
+
+import random
+import re
+
+import pytest
+from django.urls import reverse
+
+from games import engine
+from games.models import Game
+from games.play.chat import chat_post
+from games.play.moves import move_submit
+from games.web import parts
+
+from .test_game_pages import logged_in, play_random, start_game, to_move
+
+pytestmark = pytest.mark.django_db
+
+PATH_MOVE_BUDGET = 10_000  # bytes on the wire for a path move in a 60-move game (issue 37)
+# The next player's: their hand now playable and the decision's controls as well (11-14 KB).
+OWN_HAND_BUDGET = 16_000
+TOKEN = re.compile(r"[?;]p=([\w-]+)")
+
+
+class OpenPage:
+    """A game page open in a browser: it loads once, then asks the poll view after each move
+    with its revision and token, as static/js/live.js does."""
+
+    def __init__(self, user, game):
+        self.client, self.game = logged_in(user), game
+        html = self.client.get(reverse("game", args=[game.pk])).content.decode()
+        self.token, self.revision = TOKEN.search(html)[1], _revision(game)
+
+    def poll(self) -> str:
+        url = reverse("game_poll", args=[self.game.pk])
+        answer = self.client.get(url, {"v": self.revision, "p": self.token}, HTTP_HX_REQUEST="true")
+        assert answer.status_code == 200
+        html = answer.content.decode()
+        self.revision = _revision(self.game)
+        assert f"v={self.revision}&amp;p={self.token}" in html  # its poll element, its token
+        return html
+
+
+def _revision(game) -> int:
+    return Game.objects.get(pk=game.pk).revision
+
+
+def sizes(html: str) -> list[tuple[int, str]]:
+    """The largest swaps of an answer, for a failure's message."""
+    starts = [m.start() for m in re.finditer(r"<template>|<\w+ hx-swap-oob", html)] + [len(html)]
+    pieces = ((b - a, html[a : a + 80]) for a, b in zip(starts, starts[1:], strict=False))
+    return sorted(pieces, reverse=True)[:4]
+
+
+def whole(html: str) -> bool:
+    return 'hx-swap-oob="true" id="play"' in html
+
+
+def place_a_path_card(game, rng) -> bool:
+    """The player to move places a path card if they can; whether they did."""
+    seat, state = to_move(game)
+    places = [m for m in engine.legal_moves(state, seat.engine_name) if m["move"] == "place"]
+    if not places:
+        return False
+    move = rng.choice(places)
+    move_submit(game_id=game.pk, user=seat.user, move=move, expected_version=game.version)
+    return True
+
+
+@pytest.fixture
+def table(make_user):
+    players = [make_user(name) for name in ("ann", "bob", "cid", "dan")]
+    game = start_game(players)
+    play_random(game, 60, random.Random(5))
+    return game, players, make_user("eve")  # Eve watches
+
+
+def test_a_path_move_sends_each_open_page_only_what_changed(table):
+    game, players, eve = table
+    rng = random.Random(3)
+    pages = {user.username: OpenPage(user, game) for user in [*players, eve]}
+    placed = 0
+    for _attempt in range(40):
+        mover, before = to_move(game)
+        if before.finished or placed == 4:
+            break
+        if not place_a_path_card(game, rng):
+            play_random(game, 1, rng)  # a pass or an action: on to a player who can place
+            for page in pages.values():
+                page.poll()
+            continue
+        seat, state = to_move(game)  # whose decision it is now
+        answers = {name: page.poll() for name, page in pages.items()}
+        if state.round != before.round or state.decision != engine.TURN:
+            continue  # that card reached the treasure: the round's end, the whole play area
+        placed += 1
+        for name, html in answers.items():
+            if name == mover.user.username:
+                continue  # the page that moved is sent the page from its move (another tab of
+                # the mover gets what changed since their move: their hand, the round's result)
+            assert not whole(html)
+            assert 'hx-swap-oob="afterbegin:#log-r' in html  # the move's line, at the top
+            size = len(html.encode())
+            if name == seat.user.username:
+                # Their hand too: the cards now playable, the decision's controls.
+                assert size <= OWN_HAND_BUDGET, (name, size, sizes(html))
+            else:
+                # The new card, its neighbours' names, the seats, the turn line, the log line.
+                assert size <= PATH_MOVE_BUDGET, (name, size, sizes(html))
+    assert placed >= 3
+
+
+def test_a_page_the_site_does_not_know_gets_the_whole_play_area(table):
+    game, players, _eve = table
+    page = OpenPage(players[0], game)
+    play_random(game, 1, random.Random(1))
+    url = reverse("game_poll", args=[game.pk])
+    for asked in ({"v": page.revision, "p": "forgedtoken123"}, {"v": page.revision}):
+        html = page.client.get(url, asked, HTTP_HX_REQUEST="true").content.decode()
+        assert whole(html)
+    # A page that missed a revision (its answer lost) gets the whole of it too.
+    play_random(game, 1, random.Random(2))
+    html = page.client.get(url, {"v": page.revision - 1, "p": page.token}).content.decode()
+    assert whole(html)
+
+
+def test_a_chat_line_sends_the_chat_alone(table):
+    game, players, _eve = table
+    page = OpenPage(players[1], game)
+    chat_post(game_id=game.pk, user=players[0], text="Dig east!")
+    html = page.poll()
+    assert "Dig east!" in html and 'id="chat"' in html
+    assert not whole(html) and "mz" not in html and "log-r" not in html
+
+
+def test_the_end_of_a_round_sends_the_whole_play_area(make_user):
+    players = [make_user(name) for name in ("ann", "bob", "cid")]
+    game = start_game(players, count=3)
+    page = OpenPage(players[0], game)
+    rng = random.Random(11)
+    while Game.objects.get(pk=game.pk).engine_state().round == 1:
+        play_random(game, 1, rng)
+    assert whole(page.poll())  # a new maze, the round's result: its shell changed
+
+
+def test_the_changes_of_a_maze_that_grew_are_its_new_rows_and_columns():
+    def maze(columns, rows, card_at=None):
+        head = "".join(f"<th>{x}</th>" for x in columns)
+        body = []
+        for y in rows:
+            cells = "".join(
+                f'<td id="mz{x}_{y}">{"card" if (x, y) == card_at else ""}</td>' for x in columns
+            )
+            body.append(f'<tr id="mzr{y}"><th id="mzl{y}">{y}</th>{cells}</tr>')
+        table = f'<table id="maze"><thead id="mzh"><tr>{head}</tr></thead><tbody id="mzb">'
+        table += "".join(body) + "</tbody></table>"
+        poll = '<div id="poll" hx-get="/poll/?v=1"></div>'
+        return parts.Play.of(f"<!--p:play--><div id='play'><!--p:poll-->{poll}<!--/p:poll-->"
+                             f"<!--p:maze-->{table}<!--/p:maze--></div><!--/p:play-->")  # fmt: skip
+
+    before = maze([0, 1], [0, 1])
+    after = maze([-1, 0, 1, 2], [-1, 0, 1], card_at=(0, 0))
+    swaps = parts.changes(before.sent(1), after, 1)
+    assert swaps is not None
+    sent = "".join(swaps)
+    assert '<tr hx-swap-oob="afterend:#mzl0"><td id="mz-1_0"></td></tr>' in sent  # west
+    assert '<tr hx-swap-oob="beforeend:#mzr1"><td id="mz2_1"></td></tr>' in sent  # east
+    assert '<tbody hx-swap-oob="afterbegin:#mzb"><tr id="mzr-1">' in sent  # north
+    assert '<td hx-swap-oob="true" id="mz0_0">card</td>' in sent  # the changed cell
+    assert 'id="mz1_1"' not in sent  # an unchanged one
+    # A maze that shrank (a new round's) is sent whole.
+    assert parts.changes(after.sent(1), before, 1) is not None
+    assert 'id="maze"' in "".join(parts.changes(after.sent(1), before, 1) or [])
+
+
+def test_log_lines_dropped_from_the_end_are_deleted_and_new_ones_put_on_top():
+    def play(lines):
+        items = "".join(f'<li id="{key}">{key}</li>' for key in lines)
+        log = f'<section id="log"><ol class="log" id="log-r1" reversed>{items}</ol></section>'
+        poll = '<div id="poll" hx-get="/poll/?v=1"></div>'
+        return parts.Play.of(f"<!--p:play--><div id='play'><!--p:poll-->{poll}<!--/p:poll-->"
+                             f"<!--p:log-->{log}<!--/p:log--></div><!--/p:play-->")  # fmt: skip
+
+    before, after = play(["l3-0", "l2-0", "l1-0"]), play(["l5-0", "l4-0", "l3-0", "l2-0"])
+    sent = "".join(parts.changes(before.sent(1), after, 1) or [])
+    assert '<ol hx-swap-oob="afterbegin:#log-r1"><li id="l5-0">l5-0</li><li id="l4-0">' in sent
+    assert '<li id="l1-0" hx-swap-oob="delete"></li>' in sent
+    assert 'id="l2-0"' not in sent
+    # Lines in another order than new ones on top: the log whole.
+    shuffled = play(["l2-0", "l3-0"])
+    assert 'id="log"' in "".join(parts.changes(before.sent(1), shuffled, 1) or [])
