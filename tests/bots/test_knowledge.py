@@ -310,3 +310,16 @@ def test_a_geologist_guards_the_crystal_money_with_hands_off():
              "eve": "green-digger"}  # fmt: skip
     bot = table(game({"ann": ["hands-off"]}, roles=roles, ruleset="saboteur2"), "ann")
     assert bot.score({"move": "action", "card": "hands-off", "target": "bob"}) == 2.0
+
+
+def test_a_quiet_saboteur_mends_a_known_saboteur_fully_and_the_others_a_little():
+    roles = {"ann": "saboteur", "bob": "saboteur", "cid": "blue-digger", "dan": "boss",
+             "eve": "green-digger"}  # fmt: skip
+    state = game({"ann": ["repair-cart"]}, roles=roles, ruleset="saboteur2")
+    state.in_front[1], state.in_front[2] = ["break-cart"], ["break-cart"]
+    state.inspections[0] = {"bob": "saboteur"}
+    bot = table(state, "ann")
+    assert bot.quiet
+    repair = {"move": "action", "card": "repair-cart"}
+    assert bot.score({**repair, "target": "bob"}) == 5.0
+    assert bot.score({**repair, "target": "cid"}) == 1.5  # as anybody would: 5 x 0.3
