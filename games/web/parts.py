@@ -242,46 +242,60 @@ def _maze(sent: Sent, now: Sent, html: str) -> list[str] | None:
     """The cells that changed; when the maze grew, its new columns and rows too (a maze that
     shrank or moved, a new round's, is sent whole)."""
     before, after = sent.structure.get("maze"), now.structure["maze"]
-    if not isinstance(before, tuple):
+    if not isinstance(before, tuple) or not before[0] or not before[1]:
         return None
     (old_columns, old_rows), (columns, rows) = before, after
-    if not old_columns or not old_rows:
+    west, east = _grown(old_columns, columns)
+    north, south = _grown(old_rows, rows)
+    if west is None or north is None:
         return None
     maze = Maze.parse(html)
-    west = [x for x in columns if x < old_columns[0]]
-    east = [x for x in columns if x > old_columns[-1]]
-    north = [y for y in rows if y < old_rows[0]]
-    south = [y for y in rows if y > old_rows[-1]]
-    if tuple(west) + tuple(old_columns) + tuple(east) != columns:
-        return None
-    if tuple(north) + tuple(old_rows) + tuple(south) != rows:
-        return None
-    swaps = []
-    if west or east:
-        swaps.append(oob(maze.head))
-        for y in old_rows:
-            if west:
-                cells = "".join(maze.cells[(x, y)] for x in west)
-                swaps.append(_template("tr", f"afterend:#mzl{y}", cells))
-            if east:
-                cells = "".join(maze.cells[(x, y)] for x in east)
-                swaps.append(_template("tr", f"beforeend:#mzr{y}", cells))
+    swaps = _new_columns(maze, old_rows, west, east or [])
     if north:
-        added = "".join(maze.rows[y] for y in north)
-        swaps.append(_template("tbody", "afterbegin:#mzb", added))
+        swaps.append(_template("tbody", "afterbegin:#mzb", "".join(maze.rows[y] for y in north)))
     if south:
-        added = "".join(maze.rows[y] for y in south)
-        swaps.append(_template("tbody", "beforeend:#mzb", added))
+        swaps.append(_template("tbody", "beforeend:#mzb", "".join(maze.rows[y] for y in south)))
     old = {(x, y) for x in old_columns for y in old_rows}
-    for at, cell in maze.cells.items():
-        if at not in old:
-            continue
-        if sent.items.get(_cell_id(at)) != now.items[_cell_id(at)]:
-            swaps.append(oob(cell))
-        elif sent.items.get(_name_id(at)) != now.items[_name_id(at)]:
-            name = CELL_NAME.search(cell)  # only its neighbours changed: its name alone
-            swaps.append(oob(name[0]) if name else oob(cell))
+    return swaps + [
+        swap
+        for at, cell in maze.cells.items()
+        if at in old and (swap := _cell(sent, now, at, cell))
+    ]
+
+
+def _grown(old: tuple[int, ...], new: tuple[int, ...]) -> tuple[list[int] | None, list[int] | None]:
+    """What ``new`` (columns or rows) adds before and after ``old``; (None, None) when it is not
+    ``old`` grown at its ends."""
+    before = [n for n in new if n < old[0]]
+    after = [n for n in new if n > old[-1]]
+    if (*before, *old, *after) != new:
+        return None, None
+    return before, after
+
+
+def _new_columns(maze: Maze, rows: tuple[int, ...], west: list[int], east: list[int]) -> list[str]:
+    """The head, and in each row the cells of the columns added on either side."""
+    if not west and not east:
+        return []
+    swaps = [oob(maze.head)]
+    for y in rows:
+        if west:
+            cells = "".join(maze.cells[(x, y)] for x in west)
+            swaps.append(_template("tr", f"afterend:#mzl{y}", cells))
+        if east:
+            cells = "".join(maze.cells[(x, y)] for x in east)
+            swaps.append(_template("tr", f"beforeend:#mzr{y}", cells))
     return swaps
+
+
+def _cell(sent: Sent, now: Sent, at: tuple[int, int], cell: str) -> str:
+    """A cell sent again when it changed; only its name when only its neighbours did."""
+    if sent.items.get(_cell_id(at)) != now.items[_cell_id(at)]:
+        return oob(cell)
+    if sent.items.get(_name_id(at)) != now.items[_name_id(at)]:
+        name = CELL_NAME.search(cell)
+        return oob(name[0]) if name else oob(cell)
+    return ""
 
 
 def _template(tag: str, how: str, content: str) -> str:
