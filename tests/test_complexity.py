@@ -15,9 +15,6 @@ LIMIT = 20
 
 # "path from games/: function" (a method as Class.method, a closure as outer.inner) -> why.
 ALLOWED = {
-    "read/pages.py: game_page": "being split (issue 41)",
-    "read/pages.py: _mine": "being split (issue 41)",
-    "read/pages.py: _board": "being split (issue 41)",
 }
 
 

@@ -184,9 +184,49 @@ def game_page(
     tool: str | None = None,
 ) -> GamePage:
     """The game as ``user`` may see it, with a card ``selected`` (``turned``) and a position
-    ``at`` ("x,y") picked for it when the player is choosing a move."""
+    ``at`` ("x,y") picked for it when the player is choosing a move.
+
+    Built in steps, each filling its parts of the page: the header and the lobby, the players,
+    the viewer's own decision (hand, choices, maze spots), the rounds' results, the log."""
     seats = list(game.seats.all())
     me_seat = live_seat(game, user)
+    page = _header(game, user, seats, me_seat)
+    if game.snapshot is None:
+        return page
+    table = _Table.of(game, seats, me_seat)
+    view, me = table.view, table.me
+    page.view, page.me = view, me
+    page.my_turn = me is not None and view["to_move"] == me
+    page.to_move_name = table.names.get(view["to_move"]) if view["to_move"] else None
+    page.players = _players(view, table.names, table.labels, me, table.live)
+    page.clock = clock_of(game, seat=table.live.get(view["to_move"]) if view["to_move"] else None)
+    if me is not None:  # numbered as the emails and the admin number seats
+        page.my_seat = seat_number(int(me), len(view["players"]))
+    playing = game.status == Game.Status.RUNNING  # no move buttons while paused or aborted
+    legal, playable, selected, turned = _decision(table, page.my_turn and playing, selected, turned)
+    _mine(page, view, legal, playable, selected, turned, table.names)
+    if me_seat is not None and me_seat.last_seen_at is None:
+        page.briefing = _briefing(page, me_seat, seats)
+    page.rows = _board(view, legal, page, at)
+    learn.explain(page, view, legal_cards=playable)
+    learn.confirm_step(page, target=target, tool=tool)
+    moves = history.move_log(game)
+    renames = table_events.renames(game)
+    round_names = history.round_names(moves, table.names, renames)
+    _results(page, view, moves, me_seat, round_names, table.names)
+    page.last_move = _mark_last_change(page.rows, moves)
+    page.last_act = last_act(moves)
+    learn.mark_drawn(page, moves)
+    page.gold_pick = _gold_pick(view, table.names, me, moves)
+    page.log = _log(game, moves, table.names, me, renames)
+    _since(page, view, moves, me_seat, table.names, round_names)
+    page.decision_title = _decision_title(page) if playing else ""
+    return page
+
+
+def _header(game: Game, user, seats: list[Seat], me_seat: Seat | None) -> GamePage:
+    """What every page of the game shows, from the lobby on: its name, rules, status, players
+    and chat."""
     page = GamePage(
         id=game.pk,
         name=game.name,
@@ -197,7 +237,7 @@ def game_page(
         version=game.version,
         deadline=game.deadline,
         turn_limit=game.turn_limit,
-        invite_path=None,
+        invite_path=game.invite_token if me_seat is not None else None,
         seated=me_seat is not None,
         is_creator=user.is_authenticated and game.creator_id == user.pk,
         lobby_names=[display_name(s) for s in seats],
@@ -206,55 +246,65 @@ def game_page(
         min_reliability=game.min_reliability,
         ruleset=game.ruleset,
     )
-    if me_seat is not None:
-        page.invite_path = game.invite_token
     page.chat = _chat(game, me_seat)
     page.clock_rules = rules_lines(game)
     if game.status == Game.Status.ABORTED:
         page.stopped_reason = table_events.stop_reason(game)
-    if game.snapshot is None:
-        return page
-    names = {s.engine_name: display_name(s) for s in seats if s.state != Seat.State.REPLACED}
-    state = game.engine_state()
-    me = me_seat.engine_name if me_seat else None
-    view = engine.view_for(state, me)
-    page.view, page.me = view, me
-    page.my_turn = me is not None and view["to_move"] == me
-    page.to_move_name = names.get(view["to_move"]) if view["to_move"] else None
-    live = {s.engine_name: s for s in seats if s.state != Seat.State.REPLACED}
-    labels = {name: seat_label(s) for name, s in live.items()}
-    page.players = _players(view, names, labels, me, live)
-    page.clock = clock_of(game, seat=live.get(view["to_move"]) if view["to_move"] else None)
-    if me is not None:  # numbered as the emails and the admin number seats
-        page.my_seat = seat_number(int(me), len(view["players"]))
-    playing = game.status == Game.Status.RUNNING  # no move buttons while paused or aborted
-    legal: list[engine.Move] = []
-    playable: set[str] = set()
-    if me is not None and page.my_turn and playing:
-        # Only what the page shows: which cards can be played, the selected card's moves,
-        # passes and clears, or the gold pick / steal choices.
-        playable = engine.playable_cards(state, me)
-        if selected not in playable:
-            selected = None
-        if state.decision == engine.TURN:
-            legal = engine.discard_moves(state, me)
-            if selected:
-                mine = engine.legal_moves(state, me, card=selected)
-                places = {m["turned"] for m in mine if m["move"] == "place"}
-                if places and turned not in places:
-                    turned = not turned  # the card fits only the other way round: turn it
-                legal += mine
-        else:
-            legal = engine.legal_moves(state, me)
-    _mine(page, view, legal, playable, selected, turned, names)
-    if me_seat is not None and me_seat.last_seen_at is None:
-        page.briefing = _briefing(page, me_seat, seats)
-    page.rows = _board(view, legal, page, at)
-    learn.explain(page, view, legal_cards=playable)
-    learn.confirm_step(page, target=target, tool=tool)
-    moves = history.move_log(game)
-    renames = table_events.renames(game)
-    round_names = history.round_names(moves, names, renames)
+    return page
+
+
+@dataclass(frozen=True)
+class _Table:
+    """The running game as the viewer's seat sees it: the engine's state and view, and the seats
+    by engine name (their names and labels)."""
+
+    state: engine.State
+    view: dict
+    me: str | None
+    names: dict[str, str]
+    labels: dict[str, str]
+    live: dict[str, Seat]
+
+    @classmethod
+    def of(cls, game: Game, seats: list[Seat], me_seat: Seat | None) -> _Table:
+        live = {s.engine_name: s for s in seats if s.state != Seat.State.REPLACED}
+        state = game.engine_state()
+        me = me_seat.engine_name if me_seat else None
+        return cls(
+            state=state,
+            view=engine.view_for(state, me),
+            me=me,
+            names={name: display_name(seat) for name, seat in live.items()},
+            labels={name: seat_label(seat) for name, seat in live.items()},
+            live=live,
+        )
+
+
+def _decision(table: _Table, deciding: bool, selected: str | None, turned: bool):
+    """(legal moves, playable cards, selected card, turned) for the viewer: only what the page
+    shows, the cards that can be played, the selected card's moves, passes and clears, or the
+    gold pick / steal choices; nothing when it is not the viewer's decision."""
+    state, me = table.state, table.me
+    if me is None or not deciding:
+        return [], set(), selected, turned
+    playable = engine.playable_cards(state, me)
+    if selected not in playable:
+        selected = None
+    if state.decision != engine.TURN:
+        return engine.legal_moves(state, me), playable, selected, turned
+    legal: list[engine.Move] = list(engine.discard_moves(state, me))
+    if selected:
+        mine = engine.legal_moves(state, me, card=selected)
+        places = {m["turned"] for m in mine if m["move"] == "place"}
+        if places and turned not in places:
+            turned = not turned  # the card fits only the other way round: turn it
+        legal += mine
+    return legal, playable, selected, turned
+
+
+def _results(page: GamePage, view: dict, moves, me_seat: Seat | None, round_names, names) -> None:
+    """The rounds' recaps, the game's end and standings, the round being settled or the last
+    round's result for a player who has not decided since."""
     page.rounds = _rounds(view, round_names, names)
     page.end = history.game_end(view, names)
     if view["finished"] and view["rounds_done"]:
@@ -264,13 +314,11 @@ def game_page(
         page.rows = history.maze_rows(final) or page.rows  # type: ignore[assignment]
     elif view.get("round_ending"):
         # The round is over and its gold is being shared: everyone sees how it ended first.
-        number = view["round"]
-        done = view["round_ending"]
+        number, done = view["round"], view["round_ending"]
         page.round_end = history.round_recap(
             done, number, _named(round_names, number, names), ruleset=view["ruleset"]
         )
         board = {(x, y): (c, t) for x, y, c, t in done["board"]}
-        # Plain MazeCells (as the recap's): what follows only marks "last" on them.
         page.rows = history.maze_rows(board) or page.rows  # type: ignore[assignment]
     elif view["rounds_done"] and me_seat is not None and not _moved_since_round_end(moves, me_seat):
         number = len(view["rounds_done"])
@@ -282,14 +330,6 @@ def game_page(
         )
     if view["finished"]:
         page.standings = _standings(page.players)
-    page.last_move = _mark_last_change(page.rows, moves)
-    page.last_act = last_act(moves)
-    learn.mark_drawn(page, moves)
-    page.gold_pick = _gold_pick(view, names, me, moves)
-    page.log = _log(game, moves, names, me, renames)
-    _since(page, view, moves, me_seat, names, round_names)
-    page.decision_title = _decision_title(page) if playing else ""
-    return page
 
 
 def _moved_since_round_end(moves, seat) -> bool:
@@ -529,40 +569,18 @@ def _mine(
     turned,
     names,
 ) -> None:
+    """The viewer's own part: role, what they know, hand, and the choices of their decision."""
     mine = view["me"]
     if mine is None:
         return
     page.role = role_name(mine["role"])
-    if mine["greedy"]:
-        page.knowledge.append(_("You are the greedy dwarf this round."))
-    for goal, card in sorted(mine["peeks"].items()):
-        page.knowledge.append(
-            _("You saw: the %(goal)s goal is %(card)s.")
-            % {"goal": goal_label(goal), "card": card_name(card)}
-        )
-    for target, role in sorted(mine["inspections"].items()):
-        page.knowledge.append(
-            _("You saw: %(target)s is %(role)s.")
-            % {"target": names.get(target, "?"), "role": role_name(role)}
-        )
+    page.knowledge = _knowledge(mine, names)
     if selected not in playable:
         selected = None
     page.selected, page.turned = selected, turned and selected is not None
     if selected:
         page.selected_name = card_name(selected)
-    ordered = hand_order(mine["hand"])
-    # Of two alike cards, the first is the one chosen: one card lights up, not both.
-    chosen = ordered.index(selected) if selected in ordered else None
-    page.hand = [
-        {
-            "id": card,
-            "name": card_name(card),
-            "svg": card_use(card),
-            "playable": card in playable,
-            "selected": index == chosen,
-        }
-        for index, card in enumerate(ordered)
-    ]
+    page.hand = _hand(mine["hand"], playable, selected)
     if selected and CATALOGUE[selected].kind == PATH:
         page.place_kind = "place"
     elif selected:
@@ -572,6 +590,43 @@ def _mine(
             for m in legal
             if m.get("card") == selected and m["move"] == "action" and "at" not in m
         ]
+    _passes_and_picks(page, legal)
+
+
+def _knowledge(mine: dict, names: dict[str, str]) -> list[str]:
+    """What the viewer knows that others may not: greed, goals seen, roles inspected."""
+    lines = [_("You are the greedy dwarf this round.")] if mine["greedy"] else []
+    for goal, card in sorted(mine["peeks"].items()):
+        lines.append(
+            _("You saw: the %(goal)s goal is %(card)s.")
+            % {"goal": goal_label(goal), "card": card_name(card)}
+        )
+    for target, role in sorted(mine["inspections"].items()):
+        lines.append(
+            _("You saw: %(target)s is %(role)s.")
+            % {"target": names.get(target, "?"), "role": role_name(role)}
+        )
+    return lines
+
+
+def _hand(hand: list[str], playable, selected: str | None) -> list[dict]:
+    ordered = hand_order(hand)
+    # Of two alike cards, the first is the one chosen: one card lights up, not both.
+    chosen = ordered.index(selected) if selected in ordered else None
+    return [
+        {
+            "id": card,
+            "name": card_name(card),
+            "svg": card_use(card),
+            "playable": card in playable,
+            "selected": index == chosen,
+        }
+        for index, card in enumerate(ordered)
+    ]
+
+
+def _passes_and_picks(page: GamePage, legal: Sequence[Mapping[str, Any]]) -> None:
+    """The decisions besides playing a card: pass, clear, pick gold, steal."""
     passes = [m for m in legal if m["move"] == "pass"]
     if passes:
         page.discard_options = [
@@ -684,20 +739,14 @@ def _position(text: str | None) -> tuple[int, int] | None:
 def _board(
     view: dict, legal: Sequence[Mapping[str, Any]], page: GamePage, at: str | None
 ) -> list[list[Cell]]:
+    """The maze's rows of cells: the cards, the goals (face down, or seen by the viewer), the
+    selected card's legal spots with a preview of it there, one ring of empty cells around."""
     cards = {(c["x"], c["y"]): c for c in view["board"]}
     backs = {(g["x"], g["y"]) for g in view["goals"] if g["face_down"]}
     mine = view["me"]["peeks"] if view["me"] else {}
     # A face-down goal I looked at with a map shows its face, marked as seen, to me alone.
     peeked = {(g["x"], g["y"]): mine[g["name"]] for g in view["goals"] if g["name"] in mine}
-    spots = set()
-    if page.place_kind == "place":
-        spots = {
-            tuple(m["at"])
-            for m in legal
-            if m["move"] == "place" and m["card"] == page.selected and m["turned"] == page.turned
-        }
-    elif page.place_kind == "rockfall":
-        spots = {tuple(m["at"]) for m in legal if m.get("card") == page.selected and "at" in m}
+    spots = _spots(page, legal)
     if _position(at) in spots:
         page.chosen_at = _position(at)
     # A map looks at a goal chosen on the maze too (or by the buttons), then confirmed.
@@ -712,26 +761,43 @@ def _board(
         for x in range(min(xs) - 1, max(xs) + 2):
             cell = Cell(x, y, legal=(x, y) in spots, chosen=(x, y) == page.chosen_at)
             cell.look = goals.get((x, y), "")
-            if (x, y) in cards:
-                card = cards[(x, y)]
-                cell.svg = card_use(card["card"], card["turned"])
-                cell.label = card_name(card["card"])
-                cell.card = card["card"]
-            elif (x, y) in peeked:
-                seen = peeked[(x, y)]
-                cell.peeked = card_name(seen)
-                cell.svg = card_use(seen)
-                cell.face_down = True
-                cell.label = _("Face-down goal you saw: %(card)s") % {"card": cell.peeked}
-            elif (x, y) in backs:
-                cell.svg = goal_back_use()
-                cell.face_down = True
-                cell.label = _("Face-down goal")
-            elif cell.legal and page.selected:  # legal spots are the selected card's
-                cell.svg = card_use(page.selected, page.turned)  # a preview of the card there
+            _draw(cell, page, cards.get((x, y)), peeked.get((x, y)), (x, y) in backs)
             row.append(cell)
         rows.append(row)
     return rows
+
+
+def _spots(page: GamePage, legal: Sequence[Mapping[str, Any]]) -> set[tuple[int, int]]:
+    """Where the selected card can go (a path card the way round it is shown, a rockfall)."""
+    if page.place_kind == "place":
+        return {
+            tuple(m["at"])
+            for m in legal
+            if m["move"] == "place" and m["card"] == page.selected and m["turned"] == page.turned
+        }
+    if page.place_kind == "rockfall":
+        return {tuple(m["at"]) for m in legal if m.get("card") == page.selected and "at" in m}
+    return set()
+
+
+def _draw(cell: Cell, page: GamePage, card: dict | None, seen: str | None, back: bool) -> None:
+    """What a cell shows: its card, a goal the viewer saw, a goal's back, or the preview of the
+    selected card on a legal spot."""
+    if card is not None:
+        cell.svg = card_use(card["card"], card["turned"])
+        cell.label = card_name(card["card"])
+        cell.card = card["card"]
+    elif seen is not None:
+        cell.peeked = card_name(seen)
+        cell.svg = card_use(seen)
+        cell.face_down = True
+        cell.label = _("Face-down goal you saw: %(card)s") % {"card": cell.peeked}
+    elif back:
+        cell.svg = goal_back_use()
+        cell.face_down = True
+        cell.label = _("Face-down goal")
+    elif cell.legal and page.selected:  # legal spots are the selected card's
+        cell.svg = card_use(page.selected, page.turned)  # a preview of the card there
 
 
 def _rounds(view: dict, round_names: list[dict[str, str]], names: dict[str, str]) -> list[dict]:

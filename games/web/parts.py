@@ -25,6 +25,7 @@ import hashlib
 import re
 import secrets
 from dataclasses import dataclass, field
+from typing import Any
 
 from django.core.cache import cache
 
@@ -96,7 +97,7 @@ class Play:
     def sent(self, revision: int) -> Sent:
         """What a page that got this play area has: a digest per part and item."""
         items: dict[str, str] = {}
-        structure: dict[str, object] = {}
+        structure: dict[str, Any] = {}
         if "seats" in self.parts:
             seats = {m["id"]: m[0] for m in SEAT.finditer(self.parts["seats"])}
             items |= {key: digest(html) for key, html in seats.items()}
@@ -150,7 +151,9 @@ class Sent:
     shell: str
     parts: dict[str, str]
     items: dict[str, str] = field(default_factory=dict)
-    structure: dict[str, object] = field(default_factory=dict)
+    # Per list part what makes its shape: the seats' ids, the log's rounds and lines, the
+    # maze's columns and rows.
+    structure: dict[str, Any] = field(default_factory=dict)
 
 
 def new_token() -> str:
@@ -216,9 +219,9 @@ def _log(sent: Sent, now: Sent, html: str) -> list[str] | None:
     """New lines at the top of their round, lines gone (the log keeps the newest), lines changed;
     the log whole when its rounds changed."""
     before, after = sent.structure.get("log"), now.structure["log"]
-    if not isinstance(before, tuple) or before[0] != after[0]:  # type: ignore[index]
+    if not isinstance(before, tuple) or before[0] != after[0]:
         return None
-    old_groups, new_groups = dict(before[1]), dict(after[1])  # type: ignore[index]
+    old_groups, new_groups = dict(before[1]), dict(after[1])
     if list(old_groups) != list(new_groups):
         return None
     lines = {m["id"]: m[0] for m in LINE.finditer(html)}
