@@ -28,7 +28,9 @@ import argparse
 import asyncio
 import os
 import random
+import re
 import statistics
+import subprocess
 import sys
 import threading
 import time
@@ -95,6 +97,9 @@ class Page:
         self.index, self.session = index, session
         self.received: dict[int, float] = {}  # revision -> when its event arrived
         self.fetched: dict[int, float] = {}  # revision -> when its part arrived
+        self.sizes: list[int] = []  # bytes of each answer after a move (the parts that changed)
+        # As static/js/live.js: the revision the page shows and its token (games/web/parts.py).
+        self.shown, self.token = 0, ""
         self.first = asyncio.Event()
         self.error: str | None = None
         self.fetches: list = []
@@ -126,7 +131,9 @@ async def follow(page: Page, port: int, game_id: int, fetch_port: int | None):
                     revision = int(data.rsplit(b":", 1)[1].rstrip(b"}"))
                     page.received[revision] = time.monotonic()
                     page.first.set()
-                    if fetch_port is not None and len(page.received) > 1:
+                    if fetch_port is not None and len(page.received) == 1:
+                        await fetch_part(page, fetch_port, game_id, revision, first=True)
+                    elif fetch_port is not None:
                         fetch = asyncio.get_running_loop().create_task(
                             fetch_part(page, fetch_port, game_id, revision)
                         )
@@ -136,16 +143,28 @@ async def follow(page: Page, port: int, game_id: int, fetch_port: int | None):
         page.first.set()
 
 
-async def fetch_part(page: Page, port: int, game_id: int, revision: int):
+POLLED = re.compile(rb"/poll/\?v=(\d+)&amp;p=([\w-]+)")
+
+
+async def fetch_part(page: Page, port: int, game_id: int, revision: int, first=False):
+    """What the page asks after an event, as static/js/live.js: the poll view with the revision
+    it shows and its token; the answer is the parts that changed (the page's first ask, with no
+    token yet, gets the whole play area and its token)."""
     reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    asked = f"v={page.shown}&p={page.token}" if not first else "v=0"
     try:
         writer.write(
-            f"GET /games/{game_id}/poll/?v={revision - 1} HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+            f"GET /games/{game_id}/poll/?{asked} HTTP/1.1\r\nHost: 127.0.0.1\r\n"
             f"Cookie: sessionid={page.session}\r\nHX-Request: true\r\nConnection: close\r\n\r\n"
             .encode()
         )  # fmt: skip
-        await reader.read()
+        answer = await reader.read()
         page.fetched[revision] = time.monotonic()
+        polled = POLLED.search(answer)
+        if polled:
+            page.shown, page.token = int(polled[1]), polled[2].decode()
+        if not first:
+            page.sizes.append(len(answer.split(b"\r\n\r\n", 1)[-1]))
     finally:
         writer.close()
 
@@ -239,7 +258,20 @@ def main() -> int:
     parser.add_argument("--pause", type=float, default=1.0, help="seconds between moves")
     parser.add_argument("--idle", type=float, default=30.0, help="seconds of idle measurement")
     parser.add_argument("--fetch", action="store_true", help="pages also fetch their part")
+    parser.add_argument(
+        "--busy", action="store_true", help="another process keeps one core busy meanwhile"
+    )
     args = parser.parse_args()
+    # Another process spinning on one core all along (issue 37: "measured loaded").
+    busy = subprocess.Popen([sys.executable, "-c", "while True: pass"]) if args.busy else None  # noqa: S603
+    try:
+        return measure(args)
+    finally:
+        if busy is not None:
+            busy.kill()
+
+
+def measure(args) -> int:
 
     harness.setup_django()
     from games import engine
@@ -249,6 +281,7 @@ def main() -> int:
     print(
         f"{args.pages} pages on one game; uvicorn, 1 process; load average before: "
         f"{os.getloadavg()[0]:.1f}"
+        + ("; one core kept busy by another process" if args.busy else "")
     )
     gunicorn = harness.gunicorn(threads=4) if args.fetch else None
     fetch_server = gunicorn.__enter__() if gunicorn else None
@@ -317,6 +350,12 @@ def main() -> int:
             f" ms over {len(fetch_delays)} fetches (goal p95 <= {GOAL_P95 * 1000:.0f} ms: "
             + ("met" if fetched else "MISSED")
             + ")"
+        )
+    sizes = [size for page in pages for size in page.sizes]
+    if sizes:
+        print(
+            f"bytes a page fetched after a move (the parts that changed): p50 "
+            f"{statistics.median(sizes):.0f}, p95 {percentile(sizes, 0.95):.0f}, max {max(sizes)}"
         )
     streams_cpu, fetch_cpu, script_cpu = (seconds * 1000 / len(commits) for seconds in cpu_spent)
     database_cpu = cpu_database * 1000 / len(commits)

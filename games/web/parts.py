@@ -24,7 +24,9 @@ from __future__ import annotations
 import hashlib
 import re
 import secrets
+from collections import OrderedDict
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 from django.core.cache import cache
@@ -115,6 +117,7 @@ class Play:
                 items[_name_id(at)] = digest(name[0] if name else "")
             items["mzh"] = digest(maze.head)
         return Sent(
+            key=digest(self.html),
             revision=revision,
             shell=self.shell,
             # "" for a part with no element (the chat of someone without a seat).
@@ -150,6 +153,7 @@ class Sent:
     revision: int
     shell: str
     parts: dict[str, str]
+    key: str = ""  # the digest of the whole play area
     items: dict[str, str] = field(default_factory=dict)
     # Per list part what makes its shape: the seats' ids, the log's rounds and lines, the
     # maze's columns and rows.
@@ -164,15 +168,48 @@ def valid_token(text: str | None) -> str | None:
     return text if text and TOKEN.fullmatch(text) else None
 
 
-def remember(token: str, play: Play, revision: int) -> None:
-    cache.set(f"parts:{token}", play.sent(revision), SENT_SECONDS)
+PLAY = re.compile(r"<!--p:play-->.*?<!--/p:play-->", re.S)
+
+
+@lru_cache(maxsize=64)
+def analysed(markup: str) -> tuple[Play, Sent] | None:
+    """The play area in ``markup`` (``<!--p:play-->...<!--/p:play-->``) and its digests, kept per
+    process: the pages watching a game without a seat all get the same one at a revision."""
+    play = Play.of(markup)
+    if play is None:
+        return None
+    return play, play.sent(play.revision or 0)
+
+
+# What a page got is kept under its token as the digest of the play area it got; the digests
+# themselves once per play area (the same for every watcher), and per process for the latest.
+_KNOWN: OrderedDict[str, Sent] = OrderedDict()
+
+
+def remember(token: str, sent: Sent) -> None:
+    key = sent.key
+    cache.set(f"parts:{token}", key, SENT_SECONDS)
+    if key not in _KNOWN:
+        cache.add(f"parts:sent:{key}", sent, SENT_SECONDS)
+    _keep(key, sent)
 
 
 def recall(token: str | None) -> Sent | None:
-    if token is None:
+    key = cache.get(f"parts:{token}") if token is not None else None
+    if not isinstance(key, str):
         return None
-    sent = cache.get(f"parts:{token}")
-    return sent if isinstance(sent, Sent) else None
+    sent = _KNOWN.get(key) or cache.get(f"parts:sent:{key}")
+    if not isinstance(sent, Sent):
+        return None
+    _keep(key, sent)
+    return sent
+
+
+def _keep(key: str, sent: Sent) -> None:
+    _KNOWN[key] = sent
+    _KNOWN.move_to_end(key)
+    while len(_KNOWN) > 256:
+        _KNOWN.popitem(last=False)
 
 
 def oob(html: str, how: str = "true") -> str:
@@ -186,14 +223,17 @@ def oob(html: str, how: str = "true") -> str:
     return f"<template>{marked}</template>" if name in {"td", "tr", "thead", "tbody"} else marked
 
 
-def changes(sent: Sent | None, play: Play, revision_shown: int | None) -> list[str] | None:
-    """The out-of-band swaps that turn what a page was sent into ``play``, or None when only the
-    whole play area will do (nothing remembered, another revision, another shell)."""
+def changes(
+    sent: Sent | None, play: Play, revision_shown: int | None, now: Sent | None = None
+) -> list[str] | None:
+    """The out-of-band swaps that turn what a page was sent into ``play`` (whose digests are
+    ``now``), or None when only the whole play area will do (nothing remembered, another
+    revision, another shell)."""
     if sent is None or sent.revision != revision_shown or sent.shell != play.shell:
         return None
     if set(sent.parts) != set(play.parts):
         return None
-    now = play.sent(sent.revision)
+    now = now or play.sent(sent.revision)
     swaps: list[str] = []
     for key, html in play.parts.items():
         if now.parts[key] == sent.parts[key]:

@@ -162,18 +162,20 @@ def _sent_in_parts(request, response, shown: int | None):
     gets only the parts that changed since the revision it shows (the play area whole when they
     cannot say it), all as out-of-band swaps: its poll element swaps nothing itself."""
     html = response.content.decode()
-    play = parts.Play.of(html)
-    if play is None:
+    found = parts.PLAY.search(html)
+    analysed = parts.analysed(found[0]) if found else None
+    if found is None or analysed is None:
         return response
+    play, now = analysed
     token = parts.valid_token(request.GET.get("p")) if shown is not None else None
     if shown is not None:
         # The poll element is among the changes: the revision in its URL is new.
-        swaps = parts.changes(parts.recall(token), play, shown)
+        swaps = parts.changes(parts.recall(token), play, shown, now)
         update = parts.oob(play.html) if swaps is None else "".join(swaps)
-        html = html.replace(f"<!--p:play-->{play.html}<!--/p:play-->", update, 1)
+        html = html.replace(found[0], update, 1)
     token = token or parts.new_token()
     if play.revision is not None:
-        parts.remember(token, play, play.revision)
+        parts.remember(token, now)
     response.content = html.replace(parts.TOKEN_PLACEHOLDER, token).encode()
     return response
 
