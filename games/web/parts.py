@@ -7,13 +7,14 @@ own: the players' chips, the maze's cells (in rows and columns that can grow) an
 (newest first, in one list per round). What is left of the play area without its parts is its
 *shell* (which panels there are: the game's end, a round's result, a briefing...).
 
-Every time a page is sent the play area, what it got is remembered under a token of that page
-(``Sent``: a hash per part and per item, in Django's cache). When the page asks for the new state
-after a move (``games.web.views.game_poll``), it is sent, as htmx out-of-band swaps, only the
-parts and items whose markup changed, the new log lines, the rows and columns the maze grew by;
-when the shell changed, or nothing is remembered for that page, the whole play area. Applying
-those swaps to the page gives exactly the play area a fresh page would show
-(``tests/e2e/test_live_parts.py``).
+Every time a page is sent the play area, what it got is remembered under a token of that page and
+its user (the play area itself, compressed, in Django's cache; its digests, ``Sent``, a hash per
+part and per item, worked out when the page asks, once per process for every page that got it).
+When the page asks for the new state after a move (``games.web.views.game_poll``), it is sent,
+as htmx out-of-band swaps, only the parts and items whose markup changed, the new log lines, the
+rows and columns the maze grew by; when the shell changed, or nothing is remembered for that
+page, the whole play area. Applying those swaps to the page gives exactly the play area a fresh
+page would show (``tests/e2e/test_live_parts.py``).
 
 A form's CSRF token and move key change at every render without changing what the page does:
 they are left out of the hashes, so a part is not sent again for them alone.
@@ -24,6 +25,7 @@ from __future__ import annotations
 import hashlib
 import re
 import secrets
+import zlib
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -117,7 +119,6 @@ class Play:
                 items[_name_id(at)] = digest(name[0] if name else "")
             items["mzh"] = digest(maze.head)
         return Sent(
-            key=digest(self.html),
             revision=revision,
             shell=self.shell,
             # "" for a part with no element (the chat of someone without a seat).
@@ -153,7 +154,6 @@ class Sent:
     revision: int
     shell: str
     parts: dict[str, str]
-    key: str = ""  # the digest of the whole play area
     items: dict[str, str] = field(default_factory=dict)
     # Per list part what makes its shape: the seats' ids, the log's rounds and lines, the
     # maze's columns and rows.
@@ -181,35 +181,36 @@ def analysed(markup: str) -> tuple[Play, Sent] | None:
     return play, play.sent(play.revision or 0)
 
 
-# What a page got is kept under its token as the digest of the play area it got; the digests
-# themselves once per play area (the same for every watcher), and per process for the latest.
-_KNOWN: OrderedDict[str, Sent] = OrderedDict()
+# What a page got is kept under its token as the digest of the play area it got, and the play
+# area itself (compressed) once under that digest: a page's render only stores it, the digests are
+# worked out when the page asks for what changed (and kept per process: watchers share them).
+_SEEN: OrderedDict[str, None] = OrderedDict()
 
 
-def remember(token: str, sent: Sent) -> None:
-    key = sent.key
-    cache.set(f"parts:{token}", key, SENT_SECONDS)
-    if key not in _KNOWN:
-        cache.add(f"parts:sent:{key}", sent, SENT_SECONDS)
-    _keep(key, sent)
+def remember(owner: int, token: str, markup: str) -> None:
+    """Keep what the page ``token`` of user ``owner`` got (``markup``: the play area as
+    ``PLAY`` finds it); another user's page is never compared with it (its digests would tell
+    whether their hand is the same as yours)."""
+    kept = VOLATILE.sub(r"\1\2", markup).encode()  # without the forms' tokens
+    key = hashlib.blake2b(kept, digest_size=12).hexdigest()
+    cache.set(f"parts:{owner}:{token}", key, SENT_SECONDS)
+    if key not in _SEEN:
+        cache.add(f"parts:play:{key}", zlib.compress(kept, 1), SENT_SECONDS)
+        _SEEN[key] = None
+        while len(_SEEN) > 256:
+            _SEEN.popitem(last=False)
 
 
-def recall(token: str | None) -> Sent | None:
-    key = cache.get(f"parts:{token}") if token is not None else None
+def recall(owner: int, token: str | None) -> Sent | None:
+    """What the page ``token`` of user ``owner`` got, or None when nothing is known of it."""
+    key = cache.get(f"parts:{owner}:{token}") if token is not None else None
     if not isinstance(key, str):
         return None
-    sent = _KNOWN.get(key) or cache.get(f"parts:sent:{key}")
-    if not isinstance(sent, Sent):
+    stored = cache.get(f"parts:play:{key}")
+    if not isinstance(stored, bytes):
         return None
-    _keep(key, sent)
-    return sent
-
-
-def _keep(key: str, sent: Sent) -> None:
-    _KNOWN[key] = sent
-    _KNOWN.move_to_end(key)
-    while len(_KNOWN) > 256:
-        _KNOWN.popitem(last=False)
+    found = analysed(zlib.decompress(stored).decode())
+    return found[1] if found else None
 
 
 def oob(html: str, how: str = "true") -> str:

@@ -163,19 +163,21 @@ def _sent_in_parts(request, response, shown: int | None):
     cannot say it), all as out-of-band swaps: its poll element swaps nothing itself."""
     html = response.content.decode()
     found = parts.PLAY.search(html)
-    analysed = parts.analysed(found[0]) if found else None
-    if found is None or analysed is None:
+    if found is None:
         return response
-    play, now = analysed
     token = parts.valid_token(request.GET.get("p")) if shown is not None else None
     if shown is not None:
+        analysed = parts.analysed(found[0])
+        if analysed is None:
+            return response
+        play, now = analysed
         # The poll element is among the changes: the revision in its URL is new.
-        swaps = parts.changes(parts.recall(token), play, shown, now)
+        swaps = parts.changes(parts.recall(request.user.pk, token), play, shown, now)
         update = parts.oob(play.html) if swaps is None else "".join(swaps)
         html = html.replace(found[0], update, 1)
     token = token or parts.new_token()
-    if play.revision is not None:
-        parts.remember(token, now)
+    if parts.REVISION.search(found[0]):  # a game the page follows
+        parts.remember(request.user.pk, token, found[0])
     response.content = html.replace(parts.TOKEN_PLACEHOLDER, token).encode()
     return response
 

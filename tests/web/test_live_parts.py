@@ -127,6 +127,18 @@ def test_a_page_the_site_does_not_know_gets_the_whole_play_area(table):
     assert whole(html)
 
 
+def test_a_page_of_someone_else_is_never_the_basis(table):
+    """Bob asking with Ann's page's token gets his whole play area: what parts he would not be
+    sent would tell him which of his equal hers (their hands alike, say)."""
+    game, players, _eve = table
+    ann, bob = OpenPage(players[0], game), OpenPage(players[1], game)
+    play_random(game, 1, random.Random(1))
+    url = reverse("game_poll", args=[game.pk])
+    asked = {"v": ann.revision, "p": ann.token}
+    assert whole(bob.client.get(url, asked, HTTP_HX_REQUEST="true").content.decode())
+    assert not whole(ann.poll())
+
+
 def test_a_chat_line_sends_the_chat_alone(table):
     game, players, _eve = table
     page = OpenPage(players[1], game)
