@@ -6,17 +6,13 @@ The acting seat always comes from ``request.user``, never from a request paramet
 from __future__ import annotations
 
 import secrets
-import threading
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.core.cache import caches
 from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
-from django.template.loader import render_to_string
-from django.utils import timezone, translation
+from django.utils import translation
 from django.utils.functional import SimpleLazyObject
-from django.utils.safestring import mark_safe
 from django.utils.translation import gettext as _
 from django.views.decorators.cache import never_cache
 from django.views.decorators.csrf import csrf_exempt
@@ -30,19 +26,13 @@ from games.read import access, learn, lists, pages, ratings, rematch, seats
 from games.read.vacations import vacation_state
 from saboteur_site.text import ascii_int
 
-from . import parts
+from . import parts, watched
 from .after_move import after_move
 from .forms import GameCreateForm, InvitationForm, MoveForm, PracticeForm, VacationForm
 
 LEADERBOARDS = Game.Ruleset.choices
 
 # The parts of the game page a client may ask for (django-template-partials names).
-# The parts of the play area that are the same for everyone who watches without a seat.
-WATCHED_PARTS = {
-    "title": "games/game.html#title",
-    "play": "games/game.html#play",
-    "after": "games/_after_move_oob.html",
-}
 PARTIALS = {"play": "games/play_response.html", "chat": "games/game.html#chat"}
 CHAT_SENT = "games/chat_sent.html"  # the play area with the chat (its box kept: hx-preserve)
 
@@ -216,44 +206,18 @@ def game_poll(request, pk):
     return _render_game(request, _visible_game(request, pk), partial="play", shown=shown)
 
 
-WATCHED_PART_SECONDS = 60  # its clocks ("time left") stay fresh to the minute
-# A move watched by many pages is asked for by all of them at once: one thread of the process
-# renders a game's part while the others wait for it, rather than each rendering it too.
-_RENDERING = [threading.Lock() for _ in range(64)]
-
-
-def _watched_key(pk: int, revision: int) -> str:
-    zone = timezone.get_current_timezone_name()  # the log's dates are said in it
-    return f"watched-part:{pk}:{revision}:{translation.get_language()}:{zone}"
-
-
 def _watcher_part(request, pk: int, revision: int, shown: int | None):
-    """The play area for someone who watches without a seat: the public view, the same for every
-    watcher at a revision, so it is rendered once per revision and language and kept per process
-    (a move watched by many open pages costs one render); only the header's counts are theirs."""
-    shared = caches["local"].get(_watched_key(pk, revision))
-    if shared is None:
-        with _RENDERING[pk % len(_RENDERING)]:
-            shared = caches["local"].get(_watched_key(pk, revision))  # rendered meanwhile?
-            if shared is None:
-                shared = _render_watched(request, pk)
-    watched = {name: mark_safe(html) for name, html in shared.items()}  # noqa: S308 - ours
-    return _sent_in_parts(request, render(request, PARTIALS["play"], {"watched": watched}), shown)
+    """The play area for someone who watches without a seat (games/web/watched.py)."""
 
+    def context_of():
+        game = _visible_game(request, pk)  # perhaps newer than the revision asked for
+        page = pages.game_page(game, request.user)
+        context = {"page": page, "after_move": after_move(request.user, page, moved=False)}
+        context["page_token"] = parts.TOKEN_PLACEHOLDER  # each page's own, by _sent_in_parts
+        return game.revision, context
 
-def _render_watched(request, pk: int) -> dict[str, str]:
-    game = _visible_game(request, pk)  # perhaps newer than the revision asked for: its own key
-    page = pages.game_page(game, request.user)
-    context = {"page": page, "after_move": after_move(request.user, page, moved=False)}
-    context["page_token"] = parts.TOKEN_PLACEHOLDER  # each page's own, put in by _sent_in_parts
-    shared: dict[str, str] = {
-        name: render_to_string(template, context, request=request)
-        for name, template in WATCHED_PARTS.items()
-    }
-    # A part holding a form's token is the viewer's own: never shared (none does today).
-    if not any("csrfmiddlewaretoken" in html for html in shared.values()):
-        caches["local"].set(_watched_key(pk, game.revision), shared, WATCHED_PART_SECONDS)
-    return shared
+    shared = watched.watched_parts(request, pk, revision, context_of)
+    return _sent_in_parts(request, render(request, PARTIALS["play"], {"watched": shared}), shown)
 
 
 @require_safe
