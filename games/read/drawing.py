@@ -701,10 +701,13 @@ def tunnels_markup(card_id: str, turned: bool = False) -> str:
     return _tunnels(card_id, turned)
 
 
-def _svg(inner: str, title: str, size: float, css_class: str) -> SafeString:
+def _svg(inner: str, title: str, size: float, css_class: str, *, alone=True) -> SafeString:
+    """A card's ``<svg>``; ``alone``: a document of its own (a picture for an email), with its
+    namespace, rather than inside a page's HTML, which needs none."""
+    namespace = 'xmlns="http://www.w3.org/2000/svg" ' if alone else ""
     head = format_html(
-        '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {} {}" width="{}" height="{}" '
-        'class="{}" role="img">',
+        '<svg {}viewBox="0 0 {} {}" width="{}" height="{}" class="{}" role="img">',
+        mark_safe(namespace),  # noqa: S308 - a constant
         CARD_W,
         CARD_H,
         _n(size),
@@ -761,7 +764,7 @@ def goal_back_use(*, size: float = 60) -> SafeString:
 
 def _card_use(symbol: str, title: str, size: float, css_class: str) -> SafeString:
     href = escape(f"{static(SPRITE)}#{symbol}")
-    return _svg(f'<use href="{href}"/>', title, size, css_class)
+    return _svg(f'<use href="{href}"/>', title, size, css_class, alone=False)
 
 
 def goal_back_svg(*, size: float = 60) -> SafeString:

@@ -53,6 +53,15 @@ TOKEN_PLACEHOLDER = "PAGETOKEN0"  # noqa: S105 - not a secret: where the page's 
 SENT_SECONDS = 12 * 3600  # a page left open longer gets the whole play area, once
 
 
+BETWEEN_TAGS = re.compile(r">\s+<")
+
+
+def compact(markup: str) -> str:
+    """Markup without the templates' indentation: the runs of white space between two tags
+    become one space, which a browser shows the same (the play area has no ``<pre>``)."""
+    return BETWEEN_TAGS.sub("> <", markup)
+
+
 def digest(html: str) -> str:
     return hashlib.blake2b(VOLATILE.sub(r"\1\2", html).encode(), digest_size=8).hexdigest()
 

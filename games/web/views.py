@@ -155,19 +155,19 @@ def _sent_in_parts(request, response, shown: int | None):
     found = parts.PLAY.search(html)
     if found is None:
         return response
+    markup = parts.compact(found[0])  # the page and its updates alike: without indentation
+    update = markup
     token = parts.valid_token(request.GET.get("p")) if shown is not None else None
-    if shown is not None:
-        analysed = parts.analysed(found[0])
-        if analysed is None:
-            return response
+    analysed = parts.analysed(markup) if shown is not None else None
+    if analysed is not None:
         play, now = analysed
         # The poll element is among the changes: the revision in its URL is new.
         swaps = parts.changes(parts.recall(request.user.pk, token), play, shown, now)
         update = parts.oob(play.html) if swaps is None else "".join(swaps)
-        html = html.replace(found[0], update, 1)
+    html = html.replace(found[0], update, 1)
     token = token or parts.new_token()
-    if parts.REVISION.search(found[0]):  # a game the page follows
-        parts.remember(request.user.pk, token, found[0])
+    if parts.REVISION.search(markup):  # a game the page follows
+        parts.remember(request.user.pk, token, markup)
     response.content = html.replace(parts.TOKEN_PLACEHOLDER, token).encode()
     return response
 

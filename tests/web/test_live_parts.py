@@ -20,8 +20,8 @@ from .test_game_pages import logged_in, play_random, start_game, to_move
 pytestmark = pytest.mark.django_db
 
 PATH_MOVE_BUDGET = 10_000  # bytes on the wire for a path move in a 60-move game (issue 37)
-# The next player's: their hand now playable and the decision's controls as well (11-14 KB).
-OWN_HAND_BUDGET = 16_000
+# The next player's: their hand now playable and the decision's controls as well (10-12 KB).
+OWN_HAND_BUDGET = 12_000
 TOKEN = re.compile(r"[?;]p=([\w-]+)")
 
 
