@@ -482,7 +482,12 @@
         freshen(seat, "seat--fresh");
       }
       if (landed !== null) {
-        fly(act.getAttribute("data-act-from"), seat || cell, act.getAttribute("data-act-card"));
+        var card = act.getAttribute("data-act-card") || "";
+        fly(act.getAttribute("data-act-from"), seat || cell, card);
+        if (seat && /^swap-/.test(card)) {
+          // Hats or hands change places: a second card flies back to the mover.
+          fly(at, document.querySelector('#play .seat[data-seat="' + act.getAttribute("data-act-from") + '"]'), card);
+        }
       }
     }
     landed = move;

@@ -57,3 +57,32 @@ SABOTEUR2_DEAL = {
     },
     "pile": ["straight-ns", "straight-ns", "straight-ns", "straight-ns", "map", "map", "map"],
 }
+
+
+# Saboteur 2, 3 players: Ann (0, blue) holds two Swap Hats and the cards of a straight row; Bob (1,
+# green) and Cid (2, saboteur) hold nothing (tests/scenarios/saboteur2/swap_hats_takes_pool_top).
+SWAP_DEAL = {
+    "roles": {"0": "blue-digger", "1": "green-digger", "2": "saboteur"},
+    "set_aside": [
+        "blue-digger",
+        "boss",
+        "blue-digger",
+        "blue-digger",
+        "green-digger",
+        "green-digger",
+        "green-digger",
+        "geologist",
+        "geologist",
+        "profiteer",
+        "saboteur",
+        "saboteur",
+    ],
+    "first": "0",
+    "hands": {
+        "0": ["swap-hats", "swap-hats", "cross", "cross", "straight-ew", "straight-ew"],
+        "1": [],
+        "2": [],
+    },
+    "pile": ["t-new", "t-new", "cross", "map", "map", "map", "map", "map"],
+    "treasure": "middle",
+}

@@ -227,3 +227,28 @@ def test_every_kind_of_move_flies_from_the_movers_seat_to_its_target(
     flights = c.evaluate("window.flights")
     assert flights == (wanted if motion == "no-preference" else [])
     assert browser_problems.problems == []
+
+
+@pytest.mark.django_db(transaction=True)
+def test_hats_swapped_fly_both_ways_between_the_two_chips(
+    live_server, make_player, rigged_game, player_page, browser_problems
+):
+    """Hats and hands change places: one card flies from the mover to the other player and one
+    back, where a tool flies one way only."""
+    from .deals import SWAP_DEAL
+    from .test_table import submit
+
+    ann, bob, cid = (make_player(n) for n in ("ann", "bob", "cid"))
+    game = rigged_game([ann, bob, cid], ruleset="saboteur2", deal=SWAP_DEAL)
+    url = game_url(live_server, game)
+    c = player_page(cid, **SIZES["1366x768"])
+    c.goto(url)
+    expect(c.get_by_test_id("turn-line")).to_be_visible()
+    c.evaluate(RECORD_FLIGHTS)
+    submit(game, ann, move="action", card="swap-hats", target="1")
+    c.evaluate(REFRESH, url)
+    settled(c)
+    c.wait_for_function("() => window.flights.length === 2", timeout=WAIT)
+    assert c.evaluate("window.flights") == ["swap-hats", "swap-hats"]
+    expect(c.locator('.seat[data-seat="1"]')).to_have_class(re.compile(r"\bseat--last\b"))
+    assert browser_problems.problems == []
