@@ -9,4 +9,13 @@
     }
   }
   document.addEventListener("htmx:afterSettle", goOn);
+
+  // "Not now": the offer floats over the page's top corner (its header links): closed, it goes
+  // until the next answer brings it again.
+  document.addEventListener("click", function (event) {
+    var button = event.target.closest ? event.target.closest("[data-next-game-close]") : null;
+    if (button) {
+      button.closest("#next-game").replaceChildren();
+    }
+  });
 })();

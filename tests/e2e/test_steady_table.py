@@ -109,6 +109,9 @@ def test_the_offers_after_a_move_take_no_room_from_the_maze(
         assert page.get_by_test_id(testid).evaluate(CONTROL_PROBLEM) == ""
     page.get_by_test_id("push-prompt").get_by_role("button", name="Not now").click()
     expect(page.get_by_test_id("push-prompt")).to_be_hidden()
+    # The next game's offer covers the header's links at the top corner: it closes too.
+    page.get_by_test_id("next-game-close").click()
+    expect(page.get_by_test_id("next-game-link")).to_have_count(0)
     same_room(page, before)
     assert browser_problems.problems == []
 
