@@ -307,6 +307,10 @@ LIVE_WSGI_STREAMS = env_bool("LIVE_WSGI_STREAMS", not PRODUCTION)
 # Per process, for markup that is the same for everyone (the lobby's creation form): no round
 # trip to Redis, nothing to invalidate but a deploy.
 CACHES["local"] = {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": "local"}
+# What each open game page was sent (games/web/parts.py): written at every render of the play
+# area, so in Redis, shared by every process; without Redis (`make run`: one web process) in the
+# process's memory rather than in the database's cache table, which would take SQLite's lock.
+LIVE_PARTS_CACHE = "default" if REDIS_URL else "local"
 
 # --- Accounts -------------------------------------------------------------------------------
 

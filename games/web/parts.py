@@ -31,7 +31,8 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
-from django.core.cache import cache
+from django.conf import settings
+from django.core.cache import caches
 
 PART = re.compile(r"<!--p:(?P<id>[\w-]+)-->(?P<html>.*?)<!--/p:(?P=id)-->", re.S)
 SEAT = re.compile(r'<li class="seat[^"]*" id="(?P<id>seat-\d+)".*?</li>', re.S)
@@ -202,6 +203,7 @@ def remember(owner: int, token: str, markup: str) -> None:
     whether their hand is the same as yours)."""
     kept = VOLATILE.sub(r"\1\2", markup).encode()  # without the forms' tokens
     key = hashlib.blake2b(kept, digest_size=12).hexdigest()
+    cache = caches[settings.LIVE_PARTS_CACHE]
     cache.set(f"parts:{owner}:{token}", key, SENT_SECONDS)
     if key not in _SEEN:
         cache.add(f"parts:play:{key}", zlib.compress(kept, 1), SENT_SECONDS)
@@ -212,6 +214,7 @@ def remember(owner: int, token: str, markup: str) -> None:
 
 def recall(owner: int, token: str | None) -> Sent | None:
     """What the page ``token`` of user ``owner`` got, or None when nothing is known of it."""
+    cache = caches[settings.LIVE_PARTS_CACHE]
     key = cache.get(f"parts:{owner}:{token}") if token is not None else None
     if not isinstance(key, str):
         return None

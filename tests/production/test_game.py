@@ -260,6 +260,14 @@ def test_three_people_sign_up_play_chat_and_get_a_notification(stack, new_page, 
     thorin.goto(url)
     thorin.get_by_role("button", name="Start the game").click()
     expect(thorin.get_by_test_id("turn-line")).to_be_visible(timeout=WAIT)
+    # The cards are drawn from collectstatic's hashed copy of static/cards.svg, and drawn indeed.
+    href = thorin.locator(".hand-card use").first.get_attribute("href")
+    assert re.fullmatch(r"/static/cards\.[0-9a-f]{12}\.svg#[\w-]+", href), href
+    sprite = thorin.request.get(origin + href.split("#")[0])
+    assert sprite.status == 200 and "image/svg+xml" in sprite.headers["content-type"]
+    thorin.wait_for_function(
+        "() => document.querySelector('.hand-card use').getBBox().width > 0", timeout=WAIT
+    )
 
     # The worker tells everyone: Dwalin by push (his turn, or the start), Balin by email.
     pushed = wait_until(
