@@ -8,7 +8,7 @@ from dataclasses import fields, is_dataclass
 
 import pytest
 from django.utils import translation
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from games.engine.cards import CATALOGUE, GOAL_CARDS, ROLES, TOOLS
@@ -255,6 +255,8 @@ def public_strings(log) -> set[str]:
     return found
 
 
+# A whole game is played per example: no deadline (the examples' count is the profile's).
+@settings(deadline=None)
 @given(spec=game_specs(), seed=st.integers(0, 2**32 - 1))
 def test_the_ledger_is_blind_to_hidden_information(spec, seed):
     rng = random.Random(seed)
