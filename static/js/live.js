@@ -189,6 +189,26 @@
 
   window.addEventListener("pagehide", stop);
 
+  // A poll answered after its play area was replaced (the player chose a card meanwhile) holds
+  // the changes to what that play area showed: the newer one is in the page already, so the
+  // answer is dropped (applied, its swaps would land in the detached old play area, or nowhere).
+  // The event is dispatched on the poll element itself, so the guard sits on each one.
+  var guarded = window.WeakSet ? new WeakSet() : null;
+
+  function dropIfReplaced(event) {
+    if (!document.body.contains(event.currentTarget)) {
+      event.detail.shouldSwap = false;
+    }
+  }
+
+  htmx.onLoad(function (content) {
+    var poll = content.id === "poll" ? content : content.querySelector && content.querySelector("#poll");
+    if (poll && guarded && !guarded.has(poll)) {
+      guarded.add(poll);
+      poll.addEventListener("htmx:beforeSwap", dropIfReplaced);
+    }
+  });
+
   setState("closed");
   open();
 })();

@@ -42,6 +42,14 @@ SERVER_DRAWN = """(html) => {
 }"""
 
 
+# htmx tells afterRequest on the element that asked once it has handled the answer (its swaps,
+# or none), even when that element has left the page meanwhile.
+POLL_HANDLED = """() => {
+  const poll = document.getElementById("poll");
+  window.pollHandled = new Promise(resolve => poll.addEventListener("htmx:afterRequest", resolve));
+}"""
+
+
 def settled(page, revision):
     """The page shows ``revision`` and no request or swap is under way."""
     expect(page.locator("#poll")).to_have_attribute(
@@ -92,4 +100,39 @@ def test_an_open_page_updated_by_parts_is_the_page_a_fresh_load_shows(
     assert 'hx-swap-oob="afterbegin:#log-r1"' in sent  # new log lines at the top
     assert re.search(r'<td hx-swap-oob="true" id="mz', sent)  # cells
     assert re.search(r'hx-swap-oob="(afterend:#mzl|beforeend:#mzr|\w+:#mzb)', sent)  # growth
+    assert_clean(browser_problems)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_poll_answered_after_its_play_area_was_replaced_is_dropped(
+    live_server, make_player, rigged_game, player_page, browser_problems
+):
+    """A live update under way while the player chooses a card (the play area replaced whole)
+    was worked out for the old play area: its swaps would land in the detached old one or
+    nowhere (htmx:oobErrorNoTarget), so static/js/live.js drops it."""
+    from games.play.chat import chat_post
+
+    from .test_game_play import open_turn, select_card
+    from .test_live import stream_open
+
+    ann, bob, cid = (make_player(n) for n in ("ann", "bob", "cid"))
+    game = rigged_game([ann, bob, cid], ruleset="base", deal=BASE_DEAL)
+    url = f"{live_server.url}/games/{game.pk}/"
+    page = player_page(ann)
+    open_turn(page, url)
+    stream_open(page)
+    held = []
+    page.route("**/poll/**", lambda route: held.append(route))  # every poll waits until let go
+    chat_post(game_id=game.pk, user=bob, text="Dig east!")  # a new revision: the page asks
+    while not held:
+        page.wait_for_timeout(50)
+    page.evaluate(POLL_HANDLED)  # the poll element that asked
+    select_card(page, "t-new")  # meanwhile the play area is replaced, the chat line in it
+    expect(page.locator("#chat")).to_contain_text("Dig east!")
+    for route in list(held):
+        route.continue_()
+    page.unroute("**/poll/**")
+    page.evaluate("() => window.pollHandled")
+    expect(page.locator("#chat li", has_text="Dig east!")).to_have_count(1)
+    expect(page.locator(".selected-card")).to_be_visible()  # the choice stays
     assert_clean(browser_problems)
