@@ -66,12 +66,7 @@ def clock_words(found, now) -> str:
         text = gettext("%(left)s, from the time bank") % {"left": duration(left)}
     else:
         text = duration(left)
-    stopped = found.stopped(now)
-    if stopped == "vacation":
-        text += " " + gettext("(clock stopped: the player is on vacation)")
-    elif stopped == "weekend":
-        text += " " + gettext("(clock stopped for the weekend)")
-    return text
+    return text + found.stopped_note(now)
 
 
 def seat_shown(seat: Seat) -> str:

@@ -75,7 +75,7 @@ class ChatMessageAdmin(admin.ModelAdmin):
 
 
 @admin.register(Vacation)
-class VacationAdmin(admin.ModelAdmin):
+class VacationAdmin(ReadOnlyAdmin):
     list_display = ("user", "starts_at_zoned", "ends_at_zoned", "ended_at_zoned", "stage")
     list_select_related = ("user",)
     list_filter = ("stage",)
@@ -88,12 +88,3 @@ class VacationAdmin(admin.ModelAdmin):
     ends_at_zoned = zoned(Vacation, "ends_at")
     ended_at_zoned = zoned(Vacation, "ended_at")
     created_at_zoned = zoned(Vacation, "created_at")
-
-    def has_add_permission(self, request):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
-
-    def has_delete_permission(self, request, obj=None):
-        return False

@@ -102,12 +102,16 @@ class Clock:
             text = _("Time left: %(left)s, from the time bank") % {"left": _amount(left)}
         else:
             text = durations.time_left(now + left, now)
+        return text + self.stopped_note(now)
+
+    def stopped_note(self, now: datetime) -> str:
+        """ " (clock stopped for the weekend)" and the like, or "" while the clock runs."""
         stopped = self.stopped(now)
         if stopped == "vacation":
-            text += " " + _("(clock stopped: the player is on vacation)")
-        elif stopped == "weekend":
-            text += " " + _("(clock stopped for the weekend)")
-        return text
+            return " " + _("(clock stopped: the player is on vacation)")
+        if stopped == "weekend":
+            return " " + _("(clock stopped for the weekend)")
+        return ""
 
 
 def _amount(duration: timedelta) -> str:

@@ -198,14 +198,21 @@ RECORD_FLIGHTS = """() => {
 REFRESH = "url => htmx.ajax('GET', url + '?part=play', {target: '#play', swap: 'outerHTML'})"
 
 
+def seen_move(page, url, game, user, **move):
+    """``user`` makes ``move`` (through the move service) and ``page`` shows it."""
+    from .test_table import submit
+
+    submit(game, user, **move)
+    page.evaluate(REFRESH, url)
+    settled(page)
+
+
 @pytest.mark.parametrize("motion", ["no-preference", "reduce"])
 @pytest.mark.django_db(transaction=True)
 def test_every_kind_of_move_flies_from_the_movers_seat_to_its_target(
     motion, live_server, make_player, rigged_game, player_page, browser_problems
 ):
     """Only path cards moved (a 1.4 s landing); tools, maps, thefts and traps had no animation."""
-    from .test_table import submit
-
     ann, bob, cid = (make_player(n) for n in ("ann", "bob", "cid"))
     game = rigged_game([ann, bob, cid], ruleset="base", deal=BASE_DEAL)
     url = game_url(live_server, game)
@@ -218,9 +225,7 @@ def test_every_kind_of_move_flies_from_the_movers_seat_to_its_target(
         (ann, {"move": "place", "card": "t-new", "at": [1, 0], "turned": True}),
         (bob, {"move": "action", "card": "break-lantern", "target": "0"}),
     ]:
-        submit(game, user, **move)
-        c.evaluate(REFRESH, url)
-        settled(c)
+        seen_move(c, url, game, user, **move)
         wanted.append(move["card"])
         if motion == "no-preference":
             c.wait_for_function(f"() => window.flights.length === {len(wanted)}", timeout=WAIT)
@@ -239,7 +244,6 @@ def test_hats_swapped_fly_both_ways_between_the_two_chips(
     """Hats and hands change places: one card flies from the mover to the other player and one
     back, where a tool flies one way only."""
     from .deals import SWAP_DEAL
-    from .test_table import submit
 
     ann, bob, cid = (make_player(n) for n in ("ann", "bob", "cid"))
     game = rigged_game([ann, bob, cid], ruleset="saboteur2", deal=SWAP_DEAL)
@@ -248,9 +252,7 @@ def test_hats_swapped_fly_both_ways_between_the_two_chips(
     c.goto(url)
     expect(c.get_by_test_id("turn-line")).to_be_visible()
     c.evaluate(RECORD_FLIGHTS)
-    submit(game, ann, move="action", card="swap-hats", target="1")
-    c.evaluate(REFRESH, url)
-    settled(c)
+    seen_move(c, url, game, ann, move="action", card="swap-hats", target="1")
     c.wait_for_function("() => window.flights.length === 2", timeout=WAIT)
     assert c.evaluate("window.flights") == ["swap-hats", "swap-hats"]
     expect(c.locator('.seat[data-seat="1"]')).to_have_class(re.compile(r"\bseat--last\b"))

@@ -213,6 +213,33 @@ def theft_game(bob_role="saboteur", bob_hand=("map",)):
     return game(hands=hands, roles=roles, pile=["rockfall"] * 3)
 
 
+def at_the_steal():
+    """ann and bob, both blue diggers, each laid a Theft (bob last) and ann found the treasure:
+    the thieves steal, bob first."""
+    state = theft_game(bob_role="blue-digger", bob_hand=("theft",))
+    state, _ = play(
+        state,
+        ("ann", {"move": "action", "card": "theft", "target": "ann"}),
+        ("bob", {"move": "action", "card": "theft", "target": "bob"}),
+    )
+    state, _ = dig_to_the_treasure(state)
+    return state
+
+
+def gold_pick(rounds=1):
+    """Base game: ann found the treasure; the offer is 3, 1 and 3; ann picks first."""
+    state = game(
+        "base",
+        hands={"ann": list(ROUTE), "bob": ["map"], "cid": []},
+        roles={"ann": "gold-digger", "bob": "gold-digger", "cid": "saboteur"},
+        pile=["map"] * 5,
+        gold=[3, 1, 3],
+        rounds=rounds,
+    )
+    state, _ = dig_to_the_treasure(state)
+    return state
+
+
 def test_a_theft_laid_and_cleared_again_keeps_no_claim_on_the_gold():
     """A player who clears their own Theft (two cards discarded) gives up its claim: at the
     round's end, with the gold won, nobody steals."""
@@ -332,14 +359,7 @@ def test_the_last_rounds_end_ends_the_game_with_everyones_gold():
 def test_each_gold_pick_tells_its_picker_the_value_and_everyone_who_took_one():
     """ann found the treasure; the offer is 3, 1 and 3; ann and bob (the gold diggers) pick in
     turn, and the last card, alone, goes without a choice."""
-    state = game(
-        "base",
-        hands={"ann": list(ROUTE), "bob": ["map"], "cid": []},
-        roles={"ann": "gold-digger", "bob": "gold-digger", "cid": "saboteur"},
-        pile=["map"] * 5,
-        gold=[3, 1, 3],
-    )
-    state, _ = dig_to_the_treasure(state)
+    state = gold_pick()
     assert state.offer == [3, 1, 3] and state.pickers == [0, 1]
     state, events = play(state, ("ann", {"move": "pick-gold", "value": 3}))
     assert events == [

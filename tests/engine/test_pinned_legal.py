@@ -7,17 +7,16 @@ lists exact over random games; these name the lists in a few positions.
 from __future__ import annotations
 
 from games.engine import discard_moves, legal_moves, playable_cards
-from tests.engine.test_pinned_events import dig_to_the_treasure, game, play, theft_game
+from tests.engine.test_pinned_events import (
+    at_the_steal,
+    dig_to_the_treasure,
+    game,
+    play,
+)
 
 
 def test_a_thief_may_steal_from_each_other_player_with_gold_or_from_nobody():
-    state = theft_game(bob_role="blue-digger", bob_hand=("theft",))
-    state, _ = play(
-        state,
-        ("ann", {"move": "action", "card": "theft", "target": "ann"}),
-        ("bob", {"move": "action", "card": "theft", "target": "bob"}),
-    )
-    state, _ = dig_to_the_treasure(state)
+    state = at_the_steal()
     assert state.decision == "steal" and state.gold[2] == 0  # cid has nothing to steal
     assert legal_moves(state, "bob") == [
         {"move": "steal", "victim": None},

@@ -11,7 +11,12 @@ import pytest
 
 from games.engine import IllegalMove, apply
 from games.engine.errors import REASONS
-from tests.engine.test_pinned_events import dig_to_the_treasure, game, play, theft_game
+from tests.engine.test_pinned_events import (
+    at_the_steal,
+    dig_to_the_treasure,
+    game,
+    play,
+)
 
 POSITION = "A position is two whole numbers."
 TARGET = "The move needs a target player."
@@ -141,13 +146,7 @@ def test_the_other_refusals_carry_their_codes_and_the_standard_words():
 
 
 def test_a_steal_and_a_gold_pick_are_refused_when_ill_formed():
-    state = theft_game(bob_role="blue-digger", bob_hand=("theft",))
-    state, _ = play(
-        state,
-        ("ann", {"move": "action", "card": "theft", "target": "ann"}),
-        ("bob", {"move": "action", "card": "theft", "target": "bob"}),
-    )
-    state, _ = dig_to_the_treasure(state)
+    state = at_the_steal()
     assert state.decision == "steal"
     assert refusal(state, "bob", {"move": "steal"}) == ("malformed", "Name a victim, or none.")
     for victim in ("dan", 1, ["ann"]):

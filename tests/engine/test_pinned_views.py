@@ -11,7 +11,13 @@ import pytest
 from games.engine import State, new_game, view_for
 from games.engine.state import Placed
 from games.engine.view import seed_hash
-from tests.engine.test_pinned_events import ROUTE, dig_to_the_treasure, game, play, theft_game
+from tests.engine.test_pinned_events import (
+    ROUTE,
+    at_the_steal,
+    gold_pick,
+    play,
+    theft_game,
+)
 
 ROUTE_BOARD = [
     [0, 0, "start", False],
@@ -31,20 +37,6 @@ GOALS = {"north": "goal-stone-ne", "middle": "goal-gold", "south": "goal-stone-n
 
 def sha(text: str) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
-
-
-def gold_pick(rounds=1):
-    """Base game: ann found the treasure; the offer is 3, 1 and 3; ann picks first."""
-    state = game(
-        "base",
-        hands={"ann": list(ROUTE), "bob": ["map"], "cid": []},
-        roles={"ann": "gold-digger", "bob": "gold-digger", "cid": "saboteur"},
-        pile=["map"] * 5,
-        gold=[3, 1, 3],
-        rounds=rounds,
-    )
-    state, _ = dig_to_the_treasure(state)
-    return state
 
 
 def test_the_seed_hash_is_the_seeds_sha256():
@@ -134,13 +126,7 @@ def test_at_the_end_everyones_gold_and_the_gold_seed_are_public():
 
 
 def test_in_saboteur2_who_has_gold_is_public_and_how_much_is_not():
-    state = theft_game(bob_role="blue-digger", bob_hand=("theft",))
-    state, _ = play(
-        state,
-        ("ann", {"move": "action", "card": "theft", "target": "ann"}),
-        ("bob", {"move": "action", "card": "theft", "target": "bob"}),
-    )
-    state, _ = dig_to_the_treasure(state)
+    state = at_the_steal()
     assert state.decision == "steal"
     cid = view_for(state, "cid")
     assert [p["has_gold"] for p in cid["players"]] == [True, True, False]
