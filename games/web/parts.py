@@ -225,6 +225,30 @@ def recall(owner: int, token: str | None) -> Sent | None:
     return found[1] if found else None
 
 
+def sent_in_parts(html: str, *, owner: int, asked: str | None, shown: int | None) -> str:
+    """A rendered page or part (``html``) as it is sent: its play area remembered under a token
+    of that page (the one it ``asked`` with when it polls, else a new one); a polling page, which
+    shows revision ``shown``, gets only the parts that changed since (the play area whole when
+    they cannot say it), all as out-of-band swaps: its poll element swaps nothing itself."""
+    found = PLAY.search(html)
+    if found is None:
+        return html
+    markup = compact(found[0])  # the page and its updates alike: without indentation
+    update = markup
+    token = valid_token(asked) if shown is not None else None
+    analysed_play = analysed(markup) if shown is not None else None
+    if analysed_play is not None:
+        play, now = analysed_play
+        # The poll element is among the changes: the revision in its URL is new.
+        swaps = changes(recall(owner, token), play, shown, now)
+        update = oob(play.html) if swaps is None else "".join(swaps)
+    html = html.replace(found[0], update, 1)
+    token = token or new_token()
+    if REVISION.search(markup):  # a game the page follows
+        remember(owner, token, markup)
+    return html.replace(TOKEN_PLACEHOLDER, token)
+
+
 def oob(html: str, how: str = "true") -> str:
     """An element swapped out of band (its id's element replaced), wrapped in a ``<template>``
     when it is a table's row, cell or head (htmx's way for those)."""

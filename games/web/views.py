@@ -148,27 +148,12 @@ def _render_game(
 
 
 def _sent_in_parts(request, response, shown: int | None):
-    """Remember what the page gets of the play area, under a token of that page; a polling page
-    gets only the parts that changed since the revision it shows (the play area whole when they
-    cannot say it), all as out-of-band swaps: its poll element swaps nothing itself."""
-    html = response.content.decode()
-    found = parts.PLAY.search(html)
-    if found is None:
-        return response
-    markup = parts.compact(found[0])  # the page and its updates alike: without indentation
-    update = markup
-    token = parts.valid_token(request.GET.get("p")) if shown is not None else None
-    analysed = parts.analysed(markup) if shown is not None else None
-    if analysed is not None:
-        play, now = analysed
-        # The poll element is among the changes: the revision in its URL is new.
-        swaps = parts.changes(parts.recall(request.user.pk, token), play, shown, now)
-        update = parts.oob(play.html) if swaps is None else "".join(swaps)
-    html = html.replace(found[0], update, 1)
-    token = token or parts.new_token()
-    if parts.REVISION.search(markup):  # a game the page follows
-        parts.remember(request.user.pk, token, markup)
-    response.content = html.replace(parts.TOKEN_PLACEHOLDER, token).encode()
+    """The page's play area remembered under a token of that page; a polling page (``shown``:
+    the revision it shows) is sent only what changed since (games/web/parts.py)."""
+    asked = request.GET.get("p") if shown is not None else None
+    response.content = parts.sent_in_parts(
+        response.content.decode(), owner=request.user.pk, asked=asked, shown=shown
+    ).encode()
     return response
 
 
@@ -213,7 +198,7 @@ def _watcher_part(request, pk: int, revision: int, shown: int | None):
         game = _visible_game(request, pk)  # perhaps newer than the revision asked for
         page = pages.game_page(game, request.user)
         context = {"page": page, "after_move": after_move(request.user, page, moved=False)}
-        context["page_token"] = parts.TOKEN_PLACEHOLDER  # each page's own, by _sent_in_parts
+        context["page_token"] = parts.TOKEN_PLACEHOLDER  # each page's own, by parts.sent_in_parts
         return game.revision, context
 
     shared = watched.watched_parts(request, pk, revision, context_of)
