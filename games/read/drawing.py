@@ -737,7 +737,8 @@ def _symbol(card_id: str, turned: bool) -> str:
 
 
 def cards_sprite() -> str:
-    """Every card face (each way round) as a ``<symbol>``, and the face-down goal as "back"."""
+    """Every card face (each way round) as a ``<symbol>``, the face-down goal as "back", and the
+    icons of what lies in front of a player as "front-<card>"."""
     symbols = []
     for card_id, card in CATALOGUE.items():
         for turned in (False, True) if card.kind != "action" else (False,):
@@ -748,6 +749,10 @@ def cards_sprite() -> str:
     symbols.append(
         f'<symbol id="back" viewBox="0 0 {CARD_W} {CARD_H}">{_goal_back_face()}</symbol>'
     )
+    symbols.extend(
+        f'<symbol id="front-{card_id}" viewBox="-22 -22 44 44">{_in_front_face(card_id)}</symbol>'
+        for card_id in IN_FRONT
+    )
     return '<svg xmlns="http://www.w3.org/2000/svg">' + "".join(symbols) + "</svg>\n"
 
 
@@ -755,6 +760,18 @@ def card_use(card_id: str, turned: bool = False, *, size: float = 60) -> SafeStr
     """A card face for the game's pages: an ``<svg>`` with its name, using the face drawn once in
     ``static/cards.svg``."""
     return _card_use(_symbol(card_id, turned), card_name(card_id), size, "card-svg")
+
+
+def card_picture(card_id: str) -> SafeString:
+    """A card face beside its written name (a card of the hand, a choice of discard): the picture
+    alone, hidden from screen readers, which read the name once."""
+    href = escape(f"{static(SPRITE)}#{_symbol(card_id, False)}")
+    return format_html(
+        '<svg viewBox="0 0 {} {}" class="card-svg" aria-hidden="true"><use href="{}"/></svg>',
+        CARD_W,
+        CARD_H,
+        href,
+    )
 
 
 def goal_back_use(*, size: float = 60) -> SafeString:
@@ -986,8 +1003,12 @@ def in_front_svg(card_id: str, *, size: float = 24) -> SafeString:
     return _in_front_svg(card_id, size, get_language())
 
 
-@lru_cache(maxsize=64)
-def _in_front_svg(card_id: str, size: float, language: str) -> SafeString:
+# What can lie in front of a player: broken tools, a Theft, a trap.
+IN_FRONT = tuple(c for c, card in CATALOGUE.items() if card.effect in {"break", "theft", "trapped"})
+
+
+def _in_front_face(card_id: str) -> str:
+    """The icon's drawing (in a -22..22 square): a broken tool, a Theft, a trap."""
     card = CATALOGUE[card_id]
     if card.effect == "break":
         inner = TOOL_ICONS[card.tools[0]]() + _crack()
@@ -995,12 +1016,18 @@ def _in_front_svg(card_id: str, size: float, language: str) -> SafeString:
     else:
         inner = ACTION_ICONS[card.effect]() if card.effect in ACTION_ICONS else ""
         background = PANEL
-    head = format_html(
-        '<svg xmlns="http://www.w3.org/2000/svg" viewBox="-22 -22 44 44" width="{}" height="{}" '
-        'class="icon-svg" role="img">',
+    return _rect(-21, -21, 42, 42, background, ACTION_FRAME, 2, rx=6) + inner
+
+
+@lru_cache(maxsize=64)
+def _in_front_svg(card_id: str, size: float, language: str) -> SafeString:
+    """A ``<use>`` of the icon drawn once in ``static/cards.svg`` (as ``front-<card>``)."""
+    href = escape(f"{static(SPRITE)}#front-{card_id}")
+    return format_html(
+        '<svg width="{}" height="{}" class="icon-svg" role="img"><title>{}</title>'
+        '<use href="{}"/></svg>',
         _n(size),
         _n(size),
+        card_name(card_id),
+        href,
     )
-    frame = _rect(-21, -21, 42, 42, background, ACTION_FRAME, 2, rx=6)
-    body = head + _title(card_name(card_id)) + frame + inner + "</svg>"
-    return mark_safe(body)  # noqa: S308 - our own markup

@@ -29,7 +29,15 @@ from saboteur_site.text import ascii_int
 
 from . import history, learn, table_events
 from .clock import Clock, clock_of, rules_lines
-from .drawing import card_name, card_use, goal_back_use, hand_order, in_front_svg, role_name
+from .drawing import (
+    card_name,
+    card_picture,
+    card_use,
+    goal_back_use,
+    hand_order,
+    in_front_svg,
+    role_name,
+)
 from .log import Entry, entries_for, goal_label, tool_label
 from .seats import display_name, live_seat, seat_label, seat_names, seat_number
 
@@ -617,7 +625,7 @@ def _hand(hand: list[str], playable, selected: str | None) -> list[dict]:
         {
             "id": card,
             "name": card_name(card),
-            "svg": card_use(card),
+            "svg": card_picture(card),
             "playable": card in playable,
             "selected": index == chosen,
         }

@@ -33,7 +33,14 @@ from .forms import GameCreateForm, InvitationForm, MoveForm, PracticeForm, Vacat
 LEADERBOARDS = Game.Ruleset.choices
 
 # The parts of the game page a client may ask for (django-template-partials names).
-PARTIALS = {"play": "games/play_response.html", "chat": "games/game.html#chat"}
+PARTIALS = {
+    "play": "games/play_response.html",
+    "chat": "games/game.html#chat",
+    # Passing and clearing: the hand as choices, asked for when their popover opens.
+    "pass": "games/game.html#passform",
+    "clear": "games/game.html#clearform",
+}
+POPS = {"pass", "clear"}  # ?pop=: a popover open without JavaScript
 CHAT_SENT = "games/chat_sent.html"  # the play area with the chat (its box kept: hx-preserve)
 
 
@@ -143,6 +150,7 @@ def _render_game(
     context["after_move"] = after_move(request.user, page, moved=notice is not None)
     context["play_again"] = rematch.play_again(game, request.user)
     context["page_token"] = parts.TOKEN_PLACEHOLDER
+    context["page_pop"] = request.GET.get("pop") if request.GET.get("pop") in POPS else None
     template = template or (PARTIALS[partial] if partial else "games/game.html")
     return _sent_in_parts(request, render(request, template, context, status=status), shown)
 

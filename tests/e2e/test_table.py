@@ -230,6 +230,8 @@ def test_base_table_geometry(
     open_turn(c, url)
     summary = c.locator('[data-testid="pass-choice"] > summary')
     summary.tap() if tap else summary.click()
+    # The choices come when it opens (asked for: the next player's live update stays small).
+    expect(c.get_by_test_id("pass")).to_be_visible(timeout=WAIT)
     usable(c.locator('[data-testid="pass-choice"] label.check'))
     usable(c.get_by_test_id("pass"))
     c.locator("label.check", has_text="Dead end").locator("input").check()
@@ -296,6 +298,7 @@ def test_saboteur2_table_geometry(
     summary = a.locator('[data-testid="clear-choice"] > summary')
     usable(summary)
     summary.tap() if tap else summary.click()
+    expect(a.get_by_test_id("clear")).to_be_visible(timeout=WAIT)
     usable(a.locator('[data-testid="clear-choice"] label.check'))
     usable(a.locator('[data-testid="clear-choice"] select'))
     usable(a.get_by_test_id("clear"))

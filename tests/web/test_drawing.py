@@ -251,3 +251,12 @@ def test_the_pages_use_every_face_from_the_sprite_file_kept_up_to_date():
             if card.kind != "action":  # the face drawn is the card's own, either way round
                 assert symbol == (f"{card_id}-t" if turned else card_id)
     assert "#back" in drawing.goal_back_use() and "back" in symbols
+    # What lies in front of a player: an icon of its own in the sprite, named on the page.
+    for card_id in ("break-pickaxe", "break-lantern", "break-cart", "theft", "trapped"):
+        icon = drawing.in_front_svg(card_id)
+        assert f'cards.svg#front-{card_id}"' in icon and f"front-{card_id}" in symbols
+        assert f"<title>{drawing.card_name(card_id)}</title>" in icon
+    # A card beside its written name (the hand, the discard choices): the picture alone, which
+    # screen readers skip (they read the name once).
+    picture = drawing.card_picture("map")
+    assert 'aria-hidden="true"' in picture and "<title>" not in picture and "#map" in picture
