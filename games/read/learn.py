@@ -3,6 +3,7 @@ rules page's context (issue 13). Pure functions over the catalogue and a seat's 
 
 from __future__ import annotations
 
+from collections.abc import Set as AbstractSet
 from functools import lru_cache
 
 from django.utils.translation import get_language, gettext_lazy
@@ -126,7 +127,9 @@ def role_help(role_id: str) -> str:
     return str(text) if text else ""
 
 
-def unplayable_reason(card_id: str, in_front: list[str], my_turn: bool, legal_cards: set) -> str:
+def unplayable_reason(
+    card_id: str, in_front: list[str], my_turn: bool, legal_cards: AbstractSet[str]
+) -> str:
     """Why a card of my hand cannot be played now ('' when it can, or when it is not my turn)."""
     if not my_turn or card_id in legal_cards:
         return ""
@@ -176,82 +179,32 @@ def rules_page() -> dict:
 # -- The game page -----------------------------------------------------------------------------
 
 
-def explain(page, view: dict, *, legal_cards) -> None:
-    """Help on the game page: each card of the hand and the maze, the role, and why a card of the
-    hand cannot be played now."""
-    mine = view["me"]
-    if mine is not None:
-        page.role_help = role_help(mine["role"])
-        in_front = next(p["in_front"] for p in view["players"] if p["seat"] == page.me)
-        playable = set(legal_cards)
-        cards_turn = page.my_turn and view["decision"] == "turn"
-        for card in page.hand:
-            card["help"] = card_help(card["id"])
-            # Reasons only on a turn to play cards (not while picking gold or stealing).
-            card["reason"] = unplayable_reason(card["id"], in_front, cards_turn, playable)
-    for row in page.rows:
-        for cell in row:
-            if cell.card:
-                cell.help = card_help(cell.card)
-            elif getattr(cell, "peeked", ""):
-                cell.help = _(
-                    "You saw this goal with a map: %(card)s. It is still face down for the others."
-                ) % {"card": cell.peeked}
-            elif cell.face_down:
-                cell.help = _("A goal card, face down: the treasure or a stone.")
-    _name_cells(page.rows)
-    # Passing and clearing pick cards by their pictures.
-    for option in page.discard_options:
-        option["svg"] = page.hand[option["index"]]["svg"]
-
-
-def _name_cells(rows) -> None:
-    """Names for screen readers: each card of the maze and each legal spot says what it is,
-    where, and what lies next to it."""
-    cells = {(cell.x, cell.y): cell for row in rows for cell in row}
+def cell_names(cells: dict[tuple[int, int], tuple[str, bool]]) -> dict[tuple[int, int], str]:
+    """Names for screen readers: each card of the maze and each legal spot (``cells``: by
+    position, its label and whether it is a legal spot) says what it is, where, and what lies
+    next to it."""
     # Translated once per page, not once per cell.
     empty, empty_spot = _("empty"), _("Empty spot")
     around_text = _("North: %(north)s; east: %(east)s; south: %(south)s; west: %(west)s.")
     at_text = _("%(card)s at %(where)s.")
 
     def what(x, y):
-        cell = cells.get((x, y))
-        return cell.label if cell is not None and cell.label else empty
+        label = cells.get((x, y), ("", False))[0]
+        return label or empty
 
-    for cell in cells.values():
-        if not (cell.label or cell.legal):
+    names = {}
+    for (x, y), (label, legal) in cells.items():
+        if not (label or legal):
             continue
-        x, y = cell.x, cell.y
         around = around_text % {
             "north": what(x, y - 1),
             "east": what(x + 1, y),
             "south": what(x, y + 1),
             "west": what(x - 1, y),
         }
-        here = cell.label or empty_spot
         where = position_label(x, y)  # as the maze's edge labels and the log name it
-        cell.name = at_text % {"card": here, "where": where} + " " + around
-
-
-def mark_drawn(page, moves) -> None:
-    """Mark the cards the viewer drew on their latest turn, while still in their hand."""
-    if page.me is None or not page.hand:
-        return
-    for _sequence, events, _automatic, _seat in reversed(moves):
-        if any(e["kind"] == "round-started" for e in events):
-            return  # a new deal since: nothing is "newly drawn"
-        drawn = [
-            card
-            for event in events
-            if event["kind"] == "drew" and event["to"] == page.me
-            for card in event["cards"]
-        ]
-        if drawn:
-            for card in page.hand:
-                if card["id"] in drawn:
-                    drawn.remove(card["id"])
-                    card["new"] = True
-            return
+        names[(x, y)] = at_text % {"card": label or empty_spot, "where": where} + " " + around
+    return names
 
 
 # Choices that hurt the player making them (RULES.md 3.1, 6.3).
@@ -261,29 +214,3 @@ SELF_HARM = {
     ),
     "swap-hats": gettext_lazy("You give up your dwarf card and take a new one at random."),
 }
-
-
-def confirm_step(page, *, target: str | None, tool: str | None) -> None:
-    """Action cards that target a player or a goal take two steps, like placing: choose, then
-    confirm.
-
-    The chosen target (and tool) come from the page's address; only a choice the engine offers
-    is ever shown for confirmation."""
-    for choice in page.choices:
-        if "goal" in choice.fields:  # a map: the goal, chosen by its button or on the maze
-            choice.confirm = True
-            if choice.fields["goal"] == target and tool is None:
-                page.confirm = choice
-                for row in page.rows:
-                    for cell in row:
-                        cell.looked = cell.look == target
-            continue
-        if "target" not in choice.fields:
-            continue
-        choice.confirm = True
-        fields = choice.fields
-        if fields["target"] == target and fields.get("tool") == tool:
-            page.confirm = choice
-            effect = CATALOGUE[fields["card"]].effect
-            if target == page.me and effect in SELF_HARM:
-                page.confirm_warning = str(SELF_HARM[effect])

@@ -2,7 +2,7 @@
 
 A 60-move game's log has some 80 lines, and the template language's loop over them was a sixth
 of the game page's render; the same markup built here costs a fraction of it
-(docs/web-performance.md). The lines come from ``games.read.pages._log_lines``; every text is
+(docs/web-performance.md). The lines come from ``games.read.game_parts.log``; every text is
 escaped as the template would.
 """
 

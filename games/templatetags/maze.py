@@ -2,8 +2,8 @@
 
 The maze is the page's largest loop (a hundred cells and more, each with a dozen conditions), and
 the template language spent more time on it than on the rest of the page; the same markup built
-here costs a tenth (docs/web-performance.md). The cells come from ``games.read.pages._board``
-with the marks of ``learn.explain`` and ``pages._since``; every text is escaped.
+here costs a tenth (docs/web-performance.md). The cells come from ``games.read.game_parts.board``
+(each cell with its marks, help and name); every text is escaped.
 """
 
 from urllib.parse import quote
@@ -19,7 +19,7 @@ register = template.Library()
 
 @register.simple_tag
 def maze_grid(page) -> str:
-    rows = page.rows
+    rows = page.board.rows
     if not rows:
         return ""
     labels = "".join(f'<th scope="col" class="maze__label">{cell.x}</th>' for cell in rows[0])
@@ -32,8 +32,8 @@ def maze_grid(page) -> str:
         "confirm": escape(_("Confirm")),
     }
     # What a legal spot links to: the same page part with this card and position chosen.
-    card = quote(page.selected or "", safe="/")  # as the urlencode filter
-    choice = f"card={card}&amp;turned={'1' if page.turned else '0'}"
+    card = quote(page.bar.selected or "", safe="/")  # as the urlencode filter
+    choice = f"card={card}&amp;turned={'1' if page.bar.turned else '0'}"
     part = f"{reverse('game', args=[page.id])}?part=play&amp;{choice}"
     for row in rows:
         y = row[0].y
@@ -52,11 +52,9 @@ def maze_grid(page) -> str:
 
 
 def _cell(cell, texts: dict, choice: str, part: str) -> str:
-    """One cell; a finished game's maze has plain ``history.MazeCell`` cells, without the spots,
-    names and help of the game page's ``pages.Cell``."""
+    """One cell (a ``games.read.game_parts.Cell``)."""
     x, y = cell.x, cell.y
-    helps, name = getattr(cell, "help", ""), getattr(cell, "name", "")
-    chosen, legal = getattr(cell, "chosen", False), getattr(cell, "legal", False)
+    helps, name, chosen, legal = cell.help, cell.name, cell.chosen, cell.legal
     out = [f'<td id="mz{x}_{y}" class="{cell.css}" data-x="{x}" data-y="{y}"']
     if helps:
         tip = escape(f"{cell.label}: {helps}")
@@ -76,7 +74,7 @@ def _cell(cell, texts: dict, choice: str, part: str) -> str:
             f'maze__spot--chosen" data-testid="confirm-move"{described} aria-label="{label}">'
             f'{cell.svg}<span class="maze__confirm">{texts["confirm"]}</span></button>'
         )
-    elif getattr(cell, "look", ""):
+    elif cell.look:
         # A map's goal: chosen here (then confirmed in the bar), like its button.
         goal = cell.look
         label = escape(_("Look at this goal"))
@@ -97,7 +95,7 @@ def _cell(cell, texts: dict, choice: str, part: str) -> str:
         )
     elif cell.svg:
         out.append(str(cell.svg))
-        if getattr(cell, "peeked", ""):
+        if cell.peeked:
             out.append(_peek(cell.peeked))
     if name:
         out.append(f'<span class="visually-hidden" id="cell-{x}-{y}">{escape(name)}</span>')

@@ -3,7 +3,7 @@
 Every game page and every part an open page fetches after a move draws this strip, and the
 template language's loop over it (a dozen conditions per player) cost more than the rest of the
 play area's markup around it; the same markup built here costs a fraction
-(docs/web-performance.md). The players come from ``games.read.pages._players``: whose turn,
+(docs/web-performance.md). The players come from ``games.read.game_parts.players``: whose turn,
 cards in hand, what lies in front of them as icons, gold as the rules make it public, and the
 bot, stand-in and absent badges. Every text is escaped.
 """
@@ -31,9 +31,10 @@ def seat_items(page) -> str:
         "has_gold": esc(_("has gold")),
     }
     clock = page.clock.text() if page.clock_shown else None  # beside whoever decides
-    act = getattr(page, "last_act", None)  # the latest move: the player it was played on
+    act = page.board.last_act  # the latest move: the player it was played on
     last = act.seat if act else ""
-    return mark_safe(" ".join(_item(p, texts, clock, last) for p in page.players))  # noqa: S308
+    rows = page.players.rows
+    return mark_safe(" ".join(_item(p, texts, clock, last) for p in rows))  # noqa: S308
 
 
 def _item(p: dict, t: dict, clock: str | None, last: str = "") -> str:

@@ -90,7 +90,7 @@ def test_bots_are_named_as_bots_on_the_page(user):
     game = practice_create(creator=user, ruleset="saboteur2", bots=3)
     game = Game.objects.prefetch_related("seats__user").get(pk=game.pk)
     page = game_page(game, user)
-    names = sorted(p["name"] for p in page.players)
+    names = sorted(p["name"] for p in page.players.rows)
     assert names == ["Ann", "Bot 1 (a bot)", "Bot 2 (a bot)", "Bot 3 (a bot)"]
 
 
@@ -178,7 +178,8 @@ def test_a_bot_stands_in_for_an_absent_player_until_they_return(make_user):
     assert seat.stand_in
     game = Game.objects.prefetch_related("seats__user").get(pk=game.pk)
     page = game_page(game, game.seats.live().exclude(pk=seat.pk).first().user)
-    assert f"played by a bot for {seat.user.display_name}" in [p["label"] for p in page.players]
+    labels = [p["label"] for p in page.players.rows]
+    assert f"played by a bot for {seat.user.display_name}" in labels
     # Their next decisions are the bot's.
     for _ in range(10):
         game.refresh_from_db()
@@ -198,7 +199,7 @@ def test_a_bot_stands_in_for_an_absent_player_until_they_return(make_user):
     # The table reads that a bot played for them (not that their time ran out).
     game = Game.objects.prefetch_related("seats__user").get(pk=game.pk)
     watcher = game.seats.live().exclude(pk=seat.pk).first().user
-    lines = [entry.text for entry in game_page(game, watcher).log]
+    lines = [entry.text for entry in game_page(game, watcher).log.entries]
     name = seat.user.display_name
     assert lines.count(f"A bot played for {name}.") == 1
     assert lines.count(f"Time ran out for {name}: the site decided for them.") == 3

@@ -185,7 +185,11 @@ def test_the_players_strip_built_in_python_is_the_markup_the_template_made():
         for language in ("en", "cs"):
             with translation.override(language):
                 page = Page(
-                    players=players, clock=clock, view=view, stopped_reason=stopped, last_act=act
+                    players=SimpleNamespace(rows=players),
+                    board=SimpleNamespace(last_act=act),
+                    clock=clock,
+                    view=view,
+                    stopped_reason=stopped,
                 )
                 old, new = (t.render(Context({"page": page})) for t in (loop, tag))
                 assert " ".join(old.split()) == " ".join(new.split())

@@ -17,7 +17,6 @@ from games import engine
 from games.models import Game, Seat
 from games.play import lobby, moves
 from games.read import durations
-from games.read.pages import Cell, _mark_last_change, _standings
 from tests.players import create_player, seat_in_order
 
 pytestmark = pytest.mark.django_db
@@ -147,29 +146,6 @@ def test_the_players_strip_shows_turn_cards_icons_and_badges(players):
     assert "<title>Broken lantern</title>" in seats[0]
     assert "bot stands in" in seats[2] and "absent" in seats[2]
     assert re.search(r'seat__cards".*?(\d+)<span', seats[1], re.S).group(1) == "6"
-
-
-def test_the_last_move_outline_clears_at_a_new_round():
-    rows = [[Cell(0, 0), Cell(1, 0)]]
-    placed = [{"kind": "placed", "to": None, "seat": "0", "card": "cross", "at": [1, 0]}]
-    assert _mark_last_change(rows, [(1, placed, False, "0")]) == 1
-    assert rows[0][1].last
-    rows = [[Cell(0, 0), Cell(1, 0)]]
-    new_round = [{"kind": "round-started", "to": None}]
-    assert _mark_last_change(rows, [(1, placed, False, "0"), (2, new_round, False, "1")]) == 0
-    assert not any(cell.last for cell in rows[0])
-
-
-def test_players_with_the_same_gold_share_a_rank():
-    rows = _standings(
-        [{"name": n, "gold": g} for n, g in (("Ann", 3), ("Bob", 5), ("Cid", 3), ("Dan", 1))]
-    )
-    assert [(r["name"], r["rank"]) for r in rows] == [
-        ("Bob", 1),
-        ("Ann", 2),
-        ("Cid", 2),
-        ("Dan", 4),
-    ]
 
 
 def test_the_last_move_says_just_now_not_zero_minutes():
