@@ -19,6 +19,7 @@ import random
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from games import evidence
 from games.engine import board as maze
 from games.engine.cards import (
     BASE,
@@ -56,6 +57,14 @@ FRIENDLY_EFFECTS = ("repair", "free")
 # A saboteur plays quietly while the front is at least this far from every target.
 QUIET_DISTANCE = 5
 NO_FRONT = -15.0
+# How a path card of each kind in the public ledger moves the suspicion of whoever laid it:
+# towards a goal looks like a digger, a cut or a dead end like a saboteur.
+PATH_SUSPICION = {
+    evidence.TOWARDS: -0.3,
+    evidence.CUT: 0.9,
+    evidence.DEAD_END: 0.8,
+    evidence.SIDEWAYS: -0.05,
+}
 
 
 def public_events(events: Iterable[StoredEvent]) -> list[StoredEvent]:
@@ -82,13 +91,6 @@ def choose_move(
         if best_score is None or score > best_score:
             best, best_score = move, score
     return best
-
-
-def _placed_suspicion(event: StoredEvent) -> float:
-    """A dead end laid looks like a saboteur; any other path card like a digger."""
-    card = CATALOGUE.get(event.get("card", ""))
-    dead = card is not None and not card.ladder and any(len(t) == 1 for t in card.tunnels)
-    return 0.8 if dead else -0.15
 
 
 class Table:
@@ -164,16 +166,19 @@ class Table:
         return -min(distances) + 0.3 * sum(0.5**d for d in distances)
 
     def _suspicion(self, events: list[StoredEvent]) -> dict[str, float]:
-        """Per other seat: above 1 looks like a saboteur, below 0 like a digger."""
+        """Per other seat: above 1 looks like a saboteur, below 0 like a digger. Path cards are
+        judged as the public ledger counts them (games/evidence.py, the one the pages show):
+        towards a goal, a cut, a dead end or sideways."""
         self.round_events = events
         suspicion = {seat: 0.0 for seat in self.players}
+        counted = evidence.ledger([(1, events)], list(self.players)).rounds
+        for seat, record in (counted[max(counted)] if counted else {}).items():
+            suspicion[seat] += sum(
+                PATH_SUSPICION[kind] * getattr(record, kind) for kind in PATH_SUSPICION
+            )
         for event in events:
             seat = event.get("seat")
-            if seat not in suspicion:
-                continue
-            if event["kind"] == "placed":
-                suspicion[seat] += _placed_suspicion(event)
-            elif event["kind"] == "action":
+            if seat in suspicion and event["kind"] == "action":
                 suspicion[seat] += self._action_suspicion(suspicion, seat, event)
         for seat, role in self.inspections.items():
             if seat in suspicion:

@@ -7,8 +7,9 @@ import random
 
 import pytest
 
+from games import evidence
 from games.bots import choose_move
-from games.bots.brain import Table
+from games.bots.brain import PATH_SUSPICION, Table
 from games.engine import legal_moves, new_game, view_for
 from games.engine.state import Placed
 from tests.bots.test_play import game, lay_path_east
@@ -323,3 +324,30 @@ def test_a_quiet_saboteur_mends_a_known_saboteur_fully_and_the_others_a_little()
     repair = {"move": "action", "card": "repair-cart"}
     assert bot.score({**repair, "target": "bob"}) == 5.0
     assert bot.score({**repair, "target": "cid"}) == 1.5  # as anybody would: 5 x 0.3
+
+
+def placed(seat, card, at, turned=False):
+    return {"kind": "placed", "to": None, "seat": seat, "card": card, "at": list(at),
+            "turned": turned}  # fmt: skip
+
+
+def test_path_cards_weigh_on_suspicion_as_the_public_ledger_counts_them():
+    """The bots read the ledger the pages show (games/evidence.py): a card towards a goal looks
+    like a digger's, a dead end or a cut like a saboteur's (issue 38)."""
+    state = game({"ann": ["map"]}, roles=DIGGERS)
+    history = [
+        placed("bob", "straight-ew", (1, 0)),  # the tunnel one step nearer the goals
+        placed("cid", "dead-e", (2, 0), turned=True),  # its stub faces west: a cut
+        placed("dan", "dead-n", (0, -1)),  # opens onto nothing new: a dead end
+    ]
+    counted = evidence.ledger([(1, history)], ["ann", "bob", "cid", "dan"]).rounds[1]
+    assert counted["bob"].towards == 1 and counted["cid"].cuts == 1
+    assert counted["dan"].dead_ends == 1
+    bot = table(state, "ann", history)
+    assert bot.suspicion == {
+        "bob": PATH_SUSPICION[evidence.TOWARDS],
+        "cid": PATH_SUSPICION[evidence.CUT],
+        "dan": PATH_SUSPICION[evidence.DEAD_END],
+        "eve": 0.0,
+    }
+    assert bot.suspicion["bob"] < 0 < bot.suspicion["dan"] < bot.suspicion["cid"]

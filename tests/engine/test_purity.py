@@ -52,7 +52,8 @@ def test_engine_uses_no_global_random(package):
 
 
 def test_bots_use_nothing_of_the_site_but_the_engine():
-    """A bot sees the game only through the engine's API: no models, selectors or services."""
+    """A bot sees the game only through the engine's API and the public ledger (pure, like the
+    engine: games/evidence.py): no models, selectors or services."""
     found = []
     for path in sorted(BOTS.glob("*.py")):
         tree = ast.parse(path.read_text(encoding="utf-8"))
@@ -60,12 +61,15 @@ def test_bots_use_nothing_of_the_site_but_the_engine():
             names = []
             if isinstance(node, ast.Import):
                 names = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module == "games":
+                names = [f"games.{alias.name}" for alias in node.names]
             elif isinstance(node, ast.ImportFrom) and node.level == 0:
                 names = [node.module or ""]
             elif isinstance(node, ast.ImportFrom) and node.level > 1:
                 names = ["(relative import outside games.bots)"]
             for name in names:
-                if name.split(".")[0] == "games" and not name.startswith("games.engine"):
+                allowed = name.startswith(("games.engine", "games.evidence"))
+                if name.split(".")[0] == "games" and not allowed:
                     found.append(f"{path.name}:{node.lineno} imports {name}")
                 if name.startswith("("):
                     found.append(f"{path.name}:{node.lineno} {name}")
