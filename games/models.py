@@ -179,6 +179,12 @@ class Seat(models.Model):
     stand_in = models.BooleanField(default=False)
     # What is left of the seat's time bank (``Game.bank`` at the start).
     bank_left = models.DurationField(default=timedelta(0))
+    # The player's private guesses at the other seats' roles (issue 38), per round:
+    # {"2": {"0": "saboteur", ...}}. Theirs alone until the round ends (games/read/suspicions.py);
+    # on the seat row, which every page reads anyway (no query more).
+    marks = models.JSONField(default=dict, blank=True)
+    # The player's private note on the game: theirs alone, for ever.
+    note = models.TextField(_("private note"), max_length=4000, blank=True, default="")
 
     objects = SeatQuerySet.as_manager()
 

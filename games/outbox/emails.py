@@ -25,7 +25,7 @@ from django.utils.translation import ngettext
 from games import engine
 from games.models import ChatMessage, Game, Notice, Seat
 from games.read import clock as clocks
-from games.read import durations, history
+from games.read import durations, history, ledger
 from games.read.drawing import card_name, hand_order, role_name
 from games.read.log import describe, knowledge_lines
 from games.read.seats import display_name
@@ -249,8 +249,22 @@ def _turn(notice: Notice) -> dict:
             if n <= len(view["rounds_done"])
         ],
         "links": [(_("Open the game"), _game_link(game))],
+        **_did_since_last_move(game, seat, view, names),
         **_play_from_email(notice, state, names, moves, words),
     }
+
+
+def _did_since_last_move(game: Game, seat: Seat, view: dict, names: dict[str, str]) -> dict:
+    """One short line per player of what everyone saw them do since the reader's last move
+    (the public ledger, games/read/ledger.py; since the game began before their first)."""
+    log = history.move_log(game)
+    own = [sequence for sequence, _e, automatic, at in log if at == seat.position and not automatic]
+    seats = [p["seat"] for p in view["players"]]
+    did = ledger.changes_since(log, seats, names, max(own, default=0))
+    heading = (
+        _("Who did what since your last move:") if own else _("Who did what since the game began:")
+    )
+    return {"did": list(did.values()), "did_heading": heading}
 
 
 def _play_from_email(notice: Notice, state: engine.State, names: dict, moves, words: dict) -> dict:

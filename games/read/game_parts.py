@@ -22,7 +22,7 @@ from games.engine.cards import CATALOGUE, GOAL_POSITIONS, PATH
 from games.models import Seat
 from saboteur_site.text import ascii_int
 
-from . import history, learn
+from . import history, learn, ledger, suspicions
 from .drawing import (
     card_name,
     card_picture,
@@ -50,17 +50,29 @@ class Players:
     rows: tuple[dict, ...] = ()
     my_seat: str = ""
     to_move_name: str | None = None
+    # The viewer's private marks (issue 38): what they can mark each other seat this round.
+    mark_choices: tuple[tuple[str, str], ...] = ()
 
     def name(self, seat: str) -> str:
         return next((p["name"] for p in self.rows if p["seat"] == seat), "?")
 
 
 def players(
-    view: dict, names: dict[str, str], labels: dict[str, str], me: str | None, live: dict[str, Seat]
+    view: dict,
+    names: dict[str, str],
+    labels: dict[str, str],
+    me: str | None,
+    live: dict[str, Seat],
+    *,
+    marks: Mapping[str, str] | None = None,
+    mark_choices: Sequence[tuple[str, str]] = (),
 ) -> Players:
     """``label`` (with "played by a bot for") for the strip, ``name`` for what the page says about
     a player (choices, standings); the cards in front of them as icons; whether a bot plays the
-    seat, for an absent player or on its own."""
+    seat, for an absent player or on its own; the viewer's own mark on them (``marks``, theirs
+    alone) and the marks they can give (``mark_choices``: none when they cannot mark now)."""
+    marks = marks or {}
+    labelled = dict(mark_choices)
     deleted = _("deleted player")  # translated once, not three times a player
     count = len(view["players"])
     rows = []
@@ -91,12 +103,15 @@ def players(
                 "bot": bot,
                 "stand_in": holder is not None and holder.stand_in and holder.bot is None,
                 "absent": holder is not None and holder.state == Seat.State.ABSENT,
+                "mark": marks.get(seat, ""),
+                "mark_label": labelled.get(marks.get(seat, ""), ""),
             }
         )
     return Players(
         rows=tuple(rows),
         my_seat=seat_number(int(me), count) if me is not None else "",
         to_move_name=names.get(view["to_move"]) if view["to_move"] else None,
+        mark_choices=tuple(mark_choices),
     )
 
 
@@ -755,6 +770,7 @@ class Recap:
     new_recaps: tuple[dict, ...] = ()
     end: dict | None = None  # the end of the game: winners, gold per round, seeds
     standings: tuple[dict, ...] = ()
+    guesses: str = ""  # the good guesses so far, per player (marks of the rounds over)
 
 
 def recap(
@@ -765,20 +781,44 @@ def recap(
     *,
     result_shown: bool,
     ended_since: Iterable[int] = (),
+    seen: ledger.Ledger | None = None,
+    guessed: suspicions.Revealed | None = None,
 ) -> Recap:
     """``result_shown``: the last round's result is shown (a seated player who has not decided
-    since it ended); ``ended_since``: the rounds ended since the viewer's visit."""
+    since it ended); ``ended_since``: the rounds ended since the viewer's visit; ``seen``: the
+    public ledger (what each player did, per round)."""
     done, ruleset = view["rounds_done"], view["ruleset"]
+    did = seen.rounds if seen is not None else {}
+
+    def named(number: int) -> dict[str, str]:
+        return round_names[number - 1] if number <= len(round_names) else names
+
+    def guesses(number: int) -> list[str]:
+        return guessed.of_round(number, named(number)) if guessed is not None else []
 
     def of(number: int, *, maze: bool = False) -> dict:
-        named = round_names[number - 1] if number <= len(round_names) else names
-        return history.round_recap(done[number - 1], number, named, ruleset=ruleset, maze=maze)
+        return history.round_recap(
+            done[number - 1],
+            number,
+            named(number),
+            ruleset=ruleset,
+            maze=maze,
+            did=did.get(number),
+            guesses=guesses(number),
+        )
 
     round_end = round_result = None
     if view.get("round_ending") and not view["finished"]:
         # The round is over and its gold is being shared: everyone sees how it ended first.
-        named = round_names[view["round"] - 1] if view["round"] <= len(round_names) else names
-        round_end = history.round_recap(view["round_ending"], view["round"], named, ruleset=ruleset)
+        number = view["round"]
+        round_end = history.round_recap(
+            view["round_ending"],
+            number,
+            named(number),
+            ruleset=ruleset,
+            did=did.get(number),
+            guesses=guesses(number),
+        )
     elif done and not view["finished"] and result_shown:
         round_result = of(len(done))
     return Recap(
@@ -788,6 +828,7 @@ def recap(
         new_recaps=tuple(of(n, maze=True) for n in ended_since if n <= len(done)),
         end=history.game_end(view, names),
         standings=standings(players) if view["finished"] else (),
+        guesses=guessed.tally(names) if guessed is not None else "",
     )
 
 
@@ -798,3 +839,52 @@ def standings(players: Players) -> tuple[dict, ...]:
     return tuple(
         {**row, "rank": 1 + sum(1 for other in rows if other["gold"] > row["gold"])} for row in rows
     )
+
+
+# -- The ledger: what each player was seen doing ---------------------------------------------------
+
+
+@dataclass(frozen=True)
+class LedgerRow:
+    """One player's public record this round (and this game, in words): games/read/ledger.py."""
+
+    seat: str
+    name: str
+    record: ledger.SeatRecord
+    this_round: str = ""  # in words ("" when nothing yet)
+    this_game: str = ""
+    other: str = ""  # Saboteur 2's acts besides the table's columns, in words
+
+
+@dataclass(frozen=True)
+class Ledger:
+    """What each player did this round as everyone saw it: the table beside the log and each
+    player's card in the players strip."""
+
+    round: int = 0
+    rows: tuple[LedgerRow, ...] = ()
+
+    def of(self, seat: str) -> LedgerRow | None:
+        return next((row for row in self.rows if row.seat == seat), None)
+
+
+def ledger_part(seen: ledger.Ledger, view: dict, players: Players) -> Ledger:
+    """``seen``: the public ledger of the game's moves (pure, from the public log)."""
+    number = view["round"]
+    names = {p["seat"]: p["name"] for p in players.rows}
+    this_round = seen.rounds.get(number, {})
+    rows = []
+    for p in players.rows:
+        seat = p["seat"]
+        record = this_round.get(seat, ledger.SeatRecord(seat))
+        rows.append(
+            LedgerRow(
+                seat=seat,
+                name=p["name"],
+                record=record,
+                this_round=", ".join(ledger.record_phrases(record, names)),
+                this_game=", ".join(ledger.record_phrases(seen.total(seat), names)),
+                other=", ".join(ledger.other_phrases(record, names)),
+            )
+        )
+    return Ledger(round=number, rows=tuple(rows))

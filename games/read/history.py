@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import zlib
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import ClassVar
 
@@ -23,6 +24,7 @@ from games import engine
 from games.models import Game, Seat
 from saboteur_site.cache import get_or_build
 
+from . import ledger
 from .drawing import card_name, card_use, goal_back_use, hand_order, role_name
 from .log import Entry, entries_for, goal_label, knowledge_lines, names_at, position_label
 
@@ -94,10 +96,19 @@ def maze_rows(cards: dict, backs=(), *, new=(), removed=()) -> list[list[MazeCel
 
 
 def round_recap(
-    done: dict, number: int, names: dict[str, str], *, ruleset: str, maze: bool = False
+    done: dict,
+    number: int,
+    names: dict[str, str],
+    *,
+    ruleset: str,
+    maze: bool = False,
+    did: Mapping[str, ledger.SeatRecord] | None = None,
+    guesses: list[str] | None = None,
 ) -> dict:
     """One finished round from the viewer's ``view["rounds_done"]`` entry: what the recap shows.
-    Gold gained is only what the view holds (the viewer's own until the game ends)."""
+    Gold gained is only what the view holds (the viewer's own until the game ends); ``did``: the
+    round's public ledger (games/read/ledger.py), what each player was seen doing; ``guesses``:
+    each player's last marks of the round, right or wrong (games/read/suspicions.py)."""
 
     def name(seat):
         return names.get(seat, "?")
@@ -124,6 +135,8 @@ def round_recap(
         "seed": done["seed"],
         "seed_hash": done["seed_hash"],
         "rows": [],
+        "did": ledger.did_lines(did, names) if did else [],
+        "guesses": guesses or [],
     }
     if maze:
         # Every goal face up: the round is over and its goals are public.
@@ -436,6 +449,15 @@ def _step_data(game: Game, me: str | None, revealed: bool, step: int, names, ren
     return data
 
 
+def _seen_doing(game: Game, view: dict, step: int, names: dict[str, str]) -> dict[str, str]:
+    """What each player was seen doing this round until ``step`` (the public ledger), in words."""
+    seen = ledger.ledger(
+        [m for m in move_log(game) if m[0] <= step], [p["seat"] for p in view["players"]]
+    )
+    lines = ledger.did_lines(seen.rounds.get(view["round"], {}), names)
+    return {line["seat"]: line["did"] for line in lines}
+
+
 def replay_page(
     game: Game, user, step: int | None, names: dict[str, str], me: str | None, renames=()
 ):
@@ -467,11 +489,13 @@ def replay_page(
         )
         data["maze"] = maze_html(rows, "board")
         cache.set(step_cache_key(game, viewer, revealed, step, names), data, CACHE_SECONDS)
+    did = _seen_doing(game, view, step, names)
     players = []
     for p in view["players"]:
         seat = p["seat"]
         row = {
             "name": names.get(seat, "?"),
+            "did": did.get(seat, ""),
             "hand_size": p["hand_size"],
             "in_front": [card_name(c) for c in p["in_front"]],
             "to_move": view["to_move"] == seat,

@@ -23,7 +23,7 @@ from games.engine.cards import PLAYERS
 from games.models import ChatMessage, Game, Seat
 from saboteur_site.cache import get_or_build
 
-from . import game_parts, history, table_events
+from . import game_parts, history, ledger, suspicions, table_events
 from .clock import Clock, clock_of, rules_lines
 from .log import Entry, entries_for
 from .seats import display_name, live_seat, seat_label, seat_names
@@ -73,6 +73,8 @@ class GamePage:
     board: game_parts.Board = game_parts.Board()
     log: game_parts.Log = game_parts.Log()
     recap: game_parts.Recap = game_parts.Recap()
+    ledger: game_parts.Ledger = game_parts.Ledger()
+    note: str = ""  # the viewer's private note (theirs alone, for ever)
     # For a player who took over a seat, on their first visit: whose seat and what it held.
     briefing: dict | None = None
 
@@ -128,7 +130,16 @@ def game_page(
         if me_seat is not None and since is not None
         else None
     )
-    players = game_parts.players(view, names, table.labels, me, table.live)
+    marking = me_seat is not None and view["decision"] == engine.TURN and not view["finished"]
+    players = game_parts.players(
+        view,
+        names,
+        table.labels,
+        me,
+        table.live,
+        marks=suspicions.my_marks(me_seat, view["round"]) if marking else None,
+        mark_choices=suspicions.mark_choices(game.ruleset) if marking else (),
+    )
     hand = game_parts.hand(
         view,
         playable=deciding.playable,
@@ -138,6 +149,7 @@ def game_page(
         names=names,
     )
     bar = game_parts.bar(view, deciding, hand, players, moves, me=me, title=my_turn and playing)
+    seen = ledger.ledger(moves, [p["seat"] for p in view["players"]])
     result_shown = me_seat is not None and not _moved_since_round_end(moves, me_seat)
     return GamePage(
         **header,
@@ -157,7 +169,11 @@ def game_page(
             names,
             result_shown=result_shown,
             ended_since=changed.rounds_ended if changed is not None else (),
+            seen=seen,
+            guessed=suspicions.revealed(seats, view),
         ),
+        ledger=game_parts.ledger_part(seen, view, players),
+        note=suspicions.my_note(me_seat),
         briefing=_briefing(hand, me_seat, seats)
         if me_seat is not None and me_seat.last_seen_at is None
         else None,
@@ -360,13 +376,18 @@ def round_recap_page(game: Game, user, number: int) -> dict | None:
         if not 1 <= number <= len(view["rounds_done"]):
             return None
         names = seat_names(game)
-        round_names = history.round_names(history.move_log(game), names, table_events.renames(game))
+        moves = history.move_log(game)
+        round_names = history.round_names(moves, names, table_events.renames(game))
+        seen = ledger.ledger(moves, [p["seat"] for p in view["players"]])
+        named = _named(round_names, number, names)
         recap = history.round_recap(
             view["rounds_done"][number - 1],
             number,
-            _named(round_names, number, names),
+            named,
             ruleset=view["ruleset"],
             maze=True,
+            did=seen.rounds.get(number),
+            guesses=suspicions.revealed(game.seats.all(), view).of_round(number, named),
         )
         recap["rounds"] = len(view["rounds_done"])
         recap["maze"] = history.maze_html(recap.pop("rows"), "recap-maze")  # drawn once, cached

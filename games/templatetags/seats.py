@@ -9,6 +9,7 @@ bot, stand-in and absent badges. Every text is escaped.
 """
 
 from django import template
+from django.urls import reverse
 from django.utils.html import conditional_escape as esc
 from django.utils.safestring import mark_safe
 from django.utils.translation import gettext as _
@@ -16,8 +17,8 @@ from django.utils.translation import gettext as _
 register = template.Library()
 
 
-@register.simple_tag
-def seat_items(page) -> str:
+@register.simple_tag(takes_context=True)
+def seat_items(context, page) -> str:
     texts = {
         "to_move": esc(_("to move")),
         "you": esc(_("you")),
@@ -29,12 +30,98 @@ def seat_items(page) -> str:
         "gold_title": esc(_("Gold")),
         "gold": esc(_("gold")),
         "has_gold": esc(_("has gold")),
+        # What a player was seen doing (games/read/ledger.py), on a tap, a click or hover.
+        "did": _("What %(name)s was seen doing"),
+        "this_round": esc(_("This round")),
+        "this_game": esc(_("This game")),
+        "nothing": esc(_("nothing yet")),
+        "in_front": esc(_("In front")),
+        "guess": esc(_("Your guess (yours alone until the round ends):")),
+        "marked": _("Your guess: %(mark)s"),
     }
     clock = page.clock.text() if page.clock_shown else None  # beside whoever decides
     act = page.board.last_act  # the latest move: the player it was played on
     last = act.seat if act else ""
-    rows = page.players.rows
-    return mark_safe(" ".join(_item(p, texts, clock, last) for p in rows))  # noqa: S308
+    rows, seen = page.players.rows, page.ledger
+    marking = _Marking(page, context.get("csrf_token"), texts)
+    items = (
+        _item(p, texts, clock, last)
+        + marking.badge(p)
+        + _did(p, texts, seen.of(p["seat"]), marking.form(p))
+        for p in rows
+    )
+    return mark_safe(" ".join(item + " </li>" for item in items))  # noqa: S308
+
+
+class _Marking:
+    """The viewer's private marks (issue 38): a badge on each chip they marked, and in each
+    other player's card the marks to give (the one given pressed: pressing it again clears it)."""
+
+    def __init__(self, page, csrf_token, texts: dict):
+        self.choices = page.players.mark_choices
+        self.url = esc(reverse("mark", args=[page.id])) if self.choices else ""
+        self.csrf = esc(str(csrf_token)) if csrf_token else ""
+        self.texts = texts
+
+    def badge(self, p: dict) -> str:
+        if not self.choices or not p.get("mark"):
+            return ""
+        said = esc(self.texts["marked"] % {"mark": p["mark_label"]})
+        # The mark's initial in the page's language; a question mark for "not sure".
+        letter = "?" if p["mark"] == "unsure" else esc(p["mark_label"][:1])
+        return (
+            f' <span class="seat__mark seat__mark--{esc(p["mark"])}" title="{said}">'
+            f'<span aria-hidden="true">{letter}</span>'
+            f'<span class="visually-hidden">{said}</span></span>'
+        )
+
+    def form(self, p: dict) -> str:
+        if not self.choices or p["is_me"]:
+            return ""
+        seat, given = esc(p["seat"]), p.get("mark", "")
+        buttons = "".join(
+            f'<button type="submit" name="mark" value="{"" if mark == given else esc(mark)}"'
+            f' class="mark-button mark-button--{esc(mark)}"'
+            f' aria-pressed="{"true" if mark == given else "false"}">{esc(label)}</button>'
+            for mark, label in self.choices
+        )
+        token = (
+            f'<input type="hidden" name="csrfmiddlewaretoken" value="{self.csrf}">'
+            if self.csrf
+            else ""
+        )
+        return (
+            f'<form class="did-pop__marks" method="post" action="{self.url}" hx-post="{self.url}"'
+            f' hx-target="#play" hx-swap="outerHTML" data-testid="marks">{token}'
+            f'<input type="hidden" name="target" value="{seat}">'
+            f'<p class="did-pop__when" id="guess-{seat}">{self.texts["guess"]}</p>'
+            f'<div class="did-pop__buttons" role="group" aria-labelledby="guess-{seat}">'
+            f"{buttons}</div></form>"
+        )
+
+
+def _did(p: dict, t: dict, row, marks: str = "") -> str:
+    """The player's card of what everyone saw them do, this round and this game: a popover the
+    whole chip opens (a tap, a click, Enter; hover with a mouse: js/learn.js)."""
+    if row is None:
+        return ""
+    seat = esc(p["seat"])
+    label = esc(t["did"] % {"name": p["name"]})
+    line = '<p class="did-pop__line"><span class="did-pop__when">{}:</span> {}</p>'
+    lines = [
+        line.format(t["this_round"], esc(row.this_round) or t["nothing"]),
+        line.format(t["this_game"], esc(row.this_game) or t["nothing"]),
+    ]
+    if p["in_front"]:
+        lines.append(line.format(t["in_front"], esc(", ".join(p["in_front"]))))
+    return (
+        f'<button type="button" class="seat__open" popovertarget="did-{seat}" aria-label="{label}"'
+        f' data-testid="seat-open"></button><div popover class="did-pop" id="did-{seat}"'
+        f' data-testid="seat-ledger"><p class="did-pop__title">{esc(p["name"])}</p>'
+        + "".join(lines)
+        + marks
+        + "</div>"
+    )
 
 
 def _item(p: dict, t: dict, clock: str | None, last: str = "") -> str:
@@ -89,5 +176,4 @@ def _item(p: dict, t: dict, clock: str | None, last: str = "") -> str:
     out.append(" </span>")
     if turn and clock is not None:
         out.append(f' <span class="seat__clock">{esc(clock)}</span>')
-    out.append(" </li>")
-    return "".join(out)
+    return "".join(out)  # the item is closed by the caller

@@ -20,7 +20,7 @@ from django.views.decorators.http import require_http_methods, require_POST, req
 
 from games.models import Game
 from games.outbox import links
-from games.play import chat, errors, moves, taps, vacations, visits
+from games.play import chat, errors, moves, suspicions, taps, vacations, visits
 from games.play import lobby as lobbies
 from games.read import access, learn, lists, pages, ratings, rematch, seats
 from games.read.vacations import vacation_state
@@ -41,7 +41,8 @@ PARTIALS = {
     "clear": "games/game.html#clearform",
 }
 POPS = {"pass", "clear"}  # ?pop=: a popover open without JavaScript
-CHAT_SENT = "games/chat_sent.html"  # the play area with the chat (its box kept: hx-preserve)
+CHAT_SENT = "games/chat_sent.html"
+NOTE_SAVED = "games/game.html#note_saved"  # the play area with the chat (its box kept: hx-preserve)
 
 
 @require_safe
@@ -298,6 +299,39 @@ def chat_create(request, pk):
         return _answer(request, game, error=refused.message, status=422)
     if request.htmx:
         return _render_game(request, access.game_for(pk, request.user), template=CHAT_SENT)
+    return redirect("game", pk=game.pk)
+
+
+@require_POST
+@login_required
+def mark_create(request, pk):
+    """A private guess at another seat's role this round (theirs alone until the round ends)."""
+    game = _visible_game(request, pk)
+    target, mark = request.POST.get("target", ""), request.POST.get("mark", "")
+    try:
+        suspicions.mark_set(game_id=game.pk, user=request.user, target=target, mark=mark)
+    except errors.ServiceError as refused:
+        status = 403 if refused.code == "not-seated" else 422
+        return _answer(request, game, error=refused.message, status=status)
+    return _answer(request, game)
+
+
+@require_POST
+@login_required
+def note_create(request, pk):
+    """The player's private note on the game (theirs alone, for ever)."""
+    game = _visible_game(request, pk)
+    try:
+        suspicions.note_set(game_id=game.pk, user=request.user, text=request.POST.get("text", ""))
+    except errors.ServiceError as refused:
+        status = 403 if refused.code == "not-seated" else 422
+        if request.htmx:
+            return render(request, NOTE_SAVED, {"error": refused.message}, status=status)
+        messages.error(request, refused.message)
+        return redirect("game", pk=game.pk)
+    if request.htmx:
+        return render(request, NOTE_SAVED, {"saved": True})
+    messages.success(request, _("Your note is saved."))
     return redirect("game", pk=game.pk)
 
 

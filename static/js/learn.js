@@ -5,6 +5,9 @@
 // 3. New moves are announced in a polite live region (#announcer, outside the swapped area).
 // 4. A zoomed maze (js/game.js) scrolled to the selected card's legal spots, and no sideways
 //    jump when the maze grows a column on its west side.
+// 5. What a player was seen doing (the ledger, issue 38): their card opens on hover with a mouse
+//    too (a tap, a click or Enter open it without this), set under their chip; the ledger's
+//    table beside the log stays open across live updates once opened.
 (function () {
   "use strict";
 
@@ -287,4 +290,102 @@
     lastEntry = all.length ? all[0] : "";
     showSpots();
   });
+  // -- 5. The ledger -----------------------------------------------------------------------------
+
+  function placeCard(pop) {
+    var seat = pop.closest(".seat");
+    if (!seat) {
+      return;
+    }
+    var chip = seat.getBoundingClientRect();
+    var width = pop.offsetWidth;
+    var height = pop.offsetHeight;
+    var top = chip.bottom + 6;
+    if (top + height > window.innerHeight - 8) {
+      top = Math.max(8, chip.top - height - 6);
+    }
+    pop.setAttribute("data-placed", "");
+    pop.style.left = Math.max(8, Math.min(chip.left, window.innerWidth - width - 8)) + "px";
+    pop.style.top = top + "px";
+  }
+
+  document.addEventListener("toggle", function (event) {
+    var target = event.target;
+    if (target.classList && target.classList.contains("did-pop") && event.newState === "open") {
+      placeCard(target);
+    }
+    if (target.id === "ledger") {
+      try {
+        window.localStorage.setItem("ledger-open", target.open ? "1" : "");
+      } catch (error) { /* storage refused: it opens closed */ }
+    }
+  }, true);
+
+  var hoverable = window.matchMedia ? window.matchMedia("(hover: hover) and (pointer: fine)") : null;
+  var hoverTimer = null;
+  var hovered = null; // the card opened by hovering (closed when the mouse leaves its chip)
+
+  function cardOf(seat) {
+    var button = seat && seat.querySelector(".seat__open");
+    return button ? document.getElementById(button.getAttribute("popovertarget")) : null;
+  }
+
+  document.addEventListener("mouseover", function (event) {
+    if (!hoverable || !hoverable.matches || !event.target.closest) {
+      return;
+    }
+    var seat = event.target.closest("#seats .seat");
+    var from = event.relatedTarget && event.relatedTarget.closest ? event.relatedTarget.closest("#seats .seat") : null;
+    if (!seat || seat === from) {
+      return;
+    }
+    clearTimeout(hoverTimer);
+    hoverTimer = setTimeout(function () {
+      var pop = cardOf(seat);
+      if (pop && pop.showPopover && !pop.matches(":popover-open")) {
+        pop.showPopover();
+        hovered = pop;
+      }
+    }, 250);
+  });
+
+  document.addEventListener("mouseout", function (event) {
+    if (!event.target.closest) {
+      return;
+    }
+    var seat = event.target.closest("#seats .seat");
+    var to = event.relatedTarget && event.relatedTarget.closest ? event.relatedTarget.closest("#seats .seat") : null;
+    if (!seat || seat === to) {
+      return;
+    }
+    clearTimeout(hoverTimer);
+    if (hovered && hovered.matches(":popover-open")) {
+      hovered.hidePopover();
+    }
+    hovered = null;
+  });
+
+  // A click on the chip after hovering keeps the card open (the click would toggle it closed).
+  document.addEventListener("click", function (event) {
+    var button = event.target.closest ? event.target.closest(".seat__open") : null;
+    if (button && hovered && cardOf(button.closest(".seat")) === hovered) {
+      event.preventDefault();
+      hovered = null;
+    }
+  }, true);
+
+  function keepLedgerOpen() {
+    var ledger = document.getElementById("ledger");
+    var open = false;
+    try {
+      open = window.localStorage.getItem("ledger-open") === "1";
+    } catch (error) { /* storage refused */ }
+    if (ledger && open && !ledger.open) {
+      ledger.open = true;
+    }
+  }
+
+  document.addEventListener("htmx:oobAfterSwap", keepLedgerOpen);
+  document.addEventListener("htmx:afterSwap", keepLedgerOpen);
+  document.addEventListener("DOMContentLoaded", keepLedgerOpen);
 })();

@@ -185,8 +185,9 @@ def test_the_players_strip_built_in_python_is_the_markup_the_template_made():
         for language in ("en", "cs"):
             with translation.override(language):
                 page = Page(
-                    players=SimpleNamespace(rows=players),
+                    players=SimpleNamespace(rows=players, mark_choices=()),
                     board=SimpleNamespace(last_act=act),
+                    ledger=SimpleNamespace(of=lambda seat: None),  # its card: test_ledger.py
                     clock=clock,
                     view=view,
                     stopped_reason=stopped,
