@@ -177,9 +177,9 @@ class Table:
                 PATH_SUSPICION[kind] * getattr(record, kind) for kind in PATH_SUSPICION
             )
         for event in events:
-            seat = event.get("seat")
-            if seat in suspicion and event["kind"] == "action":
-                suspicion[seat] += self._action_suspicion(suspicion, seat, event)
+            actor = event.get("seat")
+            if actor in suspicion and event["kind"] == "action":
+                suspicion[actor] += self._action_suspicion(suspicion, actor, event)
         for seat, role in self.inspections.items():
             if seat in suspicion:
                 suspicion[seat] = 3.0 if role == SABOTEUR else -2.0

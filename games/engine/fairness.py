@@ -1,0 +1,123 @@
+"""``sab-shuffle-v1``: the documented algorithm by which a round's deal can be checked (issue 39;
+docs/fairness.md gives it in words, with test vectors).
+
+Pure Python (``hashlib``, ``hmac``), like the rest of the engine:
+
+- ``commitment(server_seed)``: ``SHA-256(server seed)``, shown before anyone joins;
+- ``round_seed(server_seed, game_id, round_number, player_seeds)``: ``HMAC-SHA256`` keyed by
+  the server seed over ``UTF-8("sab-shuffle-v1|<game id>|<round>|<seeds joined by |>")``;
+- ``Stream(round_seed, label)``: the blocks ``HMAC-SHA256`` keyed by the round seed over
+  ``UTF-8(label + ":" + k)`` for k = 0, 1, 2, ... concatenated; ``uniform(n)`` takes 4 bytes
+  at a time as a big-endian unsigned integer x and returns ``x mod n`` once
+  ``x < 2**32 - (2**32 mod n)`` (rejection: no bias);
+- ``shuffle(items, round_seed, label)``: Fisher-Yates from the end, ``j = uniform(i + 1)`` for
+  ``i`` from ``len - 1`` down to 1, swapping items ``i`` and ``j``.
+
+``python -m games.engine.fairness deal.json`` checks a deal document offline: the commitment, the
+round seed and every shuffle's output from its canonical input (see ``verify``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+ALGORITHM = "sab-shuffle-v1"
+
+
+def commitment(server_seed: bytes) -> str:
+    """The hex SHA-256 of the server seed: published before the seed is used."""
+    return hashlib.sha256(server_seed).hexdigest()
+
+
+def round_seed(
+    server_seed: bytes, game_id: int | str, round_number: int, player_seeds: Sequence[str]
+) -> bytes:
+    """The round's seed: the server's committed seed keyed over the game, the round and every
+    player's own seed in seat order."""
+    message = "|".join([ALGORITHM, str(game_id), str(round_number), *player_seeds])
+    return hmac.new(server_seed, message.encode("utf-8"), hashlib.sha256).digest()
+
+
+class Stream:
+    """The labelled byte stream of a round seed, read 4 bytes at a time."""
+
+    def __init__(self, seed: bytes, label: str):
+        self.seed, self.label = seed, label
+        self.block, self.buffer = 0, b""
+
+    def _next4(self) -> int:
+        while len(self.buffer) < 4:
+            message = f"{self.label}:{self.block}".encode()
+            self.buffer += hmac.new(self.seed, message, hashlib.sha256).digest()
+            self.block += 1
+        word, self.buffer = self.buffer[:4], self.buffer[4:]
+        return int.from_bytes(word, "big")
+
+    def uniform(self, n: int) -> int:
+        """A number from 0 to n - 1, each equally likely."""
+        if n < 1:
+            raise ValueError("uniform needs n >= 1")
+        limit = 2**32 - (2**32 % n)
+        while True:
+            x = self._next4()
+            if x < limit:
+                return x % n
+
+
+def shuffle[T](items: Sequence[T], seed: bytes, label: str) -> list[T]:
+    """``items`` shuffled by the stream ``label`` of ``seed`` (a new list)."""
+    out = list(items)
+    stream = Stream(seed, label)
+    for i in range(len(out) - 1, 0, -1):
+        j = stream.uniform(i + 1)
+        out[i], out[j] = out[j], out[i]
+    return out
+
+
+# -- Checking a deal document offline -------------------------------------------------------------
+
+
+def verify(document: dict[str, Any]) -> list[str]:
+    """What differs between a deal document and the algorithm (empty: it matches).
+
+    The document: ``algorithm``, ``game``, ``round``, ``commitment``, ``server_seed`` (hex),
+    ``player_seeds`` (seat order), ``round_seed`` (hex) and ``shuffles``: a list of ``label``,
+    ``input`` (the canonical list) and ``output``."""
+    problems = []
+    if document.get("algorithm") != ALGORITHM:
+        problems.append(f"algorithm: expected {ALGORITHM}")
+    try:
+        server = bytes.fromhex(document["server_seed"])
+    except (KeyError, TypeError, ValueError):
+        return [*problems, "server_seed: missing or not hex"]
+    if commitment(server) != document.get("commitment"):
+        problems.append("commitment: SHA-256(server_seed) differs")
+    seed = round_seed(server, document["game"], document["round"], document["player_seeds"])
+    if seed.hex() != document.get("round_seed"):
+        problems.append("round_seed: differs")
+    for entry in document.get("shuffles", []):
+        if shuffle(entry["input"], seed, entry["label"]) != entry["output"]:
+            problems.append(f"shuffle {entry['label']}: output differs")
+    return problems
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = list(sys.argv[1:] if argv is None else argv)
+    if len(args) != 1:
+        print("usage: python -m games.engine.fairness DEAL.json", file=sys.stderr)
+        return 2
+    with open(args[0], encoding="utf-8") as handle:
+        problems = verify(json.load(handle))
+    for problem in problems:
+        print(problem)
+    print("matches" if not problems else "does not match")
+    return 0 if not problems else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

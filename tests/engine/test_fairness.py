@@ -1,0 +1,100 @@
+"""``sab-shuffle-v1`` (games/engine/fairness.py) against the vectors of docs/fairness.md, and the
+offline checker: a deal that matches, and every kind of tampering reported."""
+
+import json
+
+import pytest
+
+from games.engine import fairness
+
+SERVER = bytes(range(32))
+ROUND = "aaca749efb845050b8467421662d95715c0b6c9dd271f00cae206ae75c80f1aa"
+
+
+def test_the_documented_vectors():
+    assert fairness.commitment(SERVER) == (
+        "630dcd2966c4336691125448bbb25b4ff412a49c732db2c8abc1b8581bd710dd"
+    )
+    seed = fairness.round_seed(SERVER, 42, 1, ["alpha", "beta", "gamma"])
+    assert seed.hex() == ROUND
+    assert fairness.shuffle(list(range(10)), seed, "deck") == [9, 4, 2, 5, 3, 8, 1, 0, 6, 7]
+    roles = ["gold-digger", "gold-digger", "saboteur", "saboteur"]
+    assert fairness.shuffle(roles, seed, "roles") == [
+        "saboteur", "gold-digger", "gold-digger", "saboteur",
+    ]  # fmt: skip
+    first = fairness.Stream(seed, "first")
+    assert [first.uniform(6) for _ in range(5)] == [3, 0, 4, 0, 4]
+
+
+def test_uniform_rejects_the_words_that_would_bias_it():
+    seed = bytes.fromhex(ROUND)
+    stream = fairness.Stream(seed, "rejects")
+    # Its first word, 4274263657, is at least 2^32 - (2^32 mod n) = 3,000,000,000: taken again.
+    assert stream.uniform(3_000_000_000) == 1061087027
+    with pytest.raises(ValueError):
+        fairness.Stream(seed, "x").uniform(0)
+
+
+def test_every_seed_counts_and_the_order_of_seats_too():
+    base = fairness.round_seed(SERVER, 42, 1, ["alpha", "beta", "gamma"])
+    for other in (
+        fairness.round_seed(SERVER, 43, 1, ["alpha", "beta", "gamma"]),
+        fairness.round_seed(SERVER, 42, 2, ["alpha", "beta", "gamma"]),
+        fairness.round_seed(SERVER, 42, 1, ["alpha", "gamma", "beta"]),
+        fairness.round_seed(SERVER, 42, 1, ["alpha", "beta", "gamma!"]),
+        fairness.round_seed(bytes(32), 42, 1, ["alpha", "beta", "gamma"]),
+    ):
+        assert other != base
+
+
+def test_a_shuffle_is_a_permutation_and_each_position_is_reachable():
+    seen = set()
+    for k in range(200):
+        seed = fairness.round_seed(SERVER, k, 1, ["s"])
+        out = fairness.shuffle("abcd", seed, "deck")
+        assert sorted(out) == list("abcd")
+        seen.add("".join(out))
+    assert len(seen) == 24  # all 4! orders come up
+
+
+def document():
+    seed = bytes.fromhex(ROUND)
+    return {
+        "algorithm": "sab-shuffle-v1",
+        "game": 42,
+        "round": 1,
+        "commitment": fairness.commitment(SERVER),
+        "server_seed": SERVER.hex(),
+        "player_seeds": ["alpha", "beta", "gamma"],
+        "round_seed": ROUND,
+        "shuffles": [
+            {
+                "label": "deck",
+                "input": list(range(10)),
+                "output": fairness.shuffle(range(10), seed, "deck"),
+            },
+        ],
+    }
+
+
+def test_the_offline_checker_says_matches_or_what_differs(tmp_path, capsys):
+    assert fairness.verify(document()) == []
+    path = tmp_path / "deal.json"
+    path.write_text(json.dumps(document()))
+    assert fairness.main([str(path)]) == 0 and "matches" in capsys.readouterr().out
+    tampered = document()
+    tampered["player_seeds"][1] = "BETA"
+    tampered["shuffles"][0]["output"][0], tampered["shuffles"][0]["output"][1] = (
+        tampered["shuffles"][0]["output"][1],
+        tampered["shuffles"][0]["output"][0],
+    )
+    problems = fairness.verify(tampered)
+    assert "round_seed: differs" in problems and "shuffle deck: output differs" in problems
+    lying = document()
+    lying["commitment"] = "0" * 64
+    assert fairness.verify(lying) == ["commitment: SHA-256(server_seed) differs"]
+    path.write_text(json.dumps(lying))
+    assert fairness.main([str(path)]) == 1 and "does not match" in capsys.readouterr().out
+    assert fairness.verify({**document(), "server_seed": "zz"}) == [
+        "server_seed: missing or not hex"
+    ]
