@@ -1,15 +1,18 @@
 """Dealing each round (RULES.md 4.1, 5 and 7.5); ``games.engine.create`` starts a game with it.
 
-Shuffles use ``random.Random(round_seed)``: a private generator seeded by the round's seed, never
-the global one, so replaying from the seeds deals the same cards.
+Every random choice of a deal is ``sab-shuffle-v1`` (``games/engine/fairness.py``,
+docs/fairness.md): a labelled stream of the round's seed (``roles``, ``goals``, ``deck``, ``first``,
+``greedy``; the game's gold supply ``gold`` from its gold seed), so replaying from the seeds deals
+the same cards, and anyone with the seeds can check a deal.
 """
 
 from __future__ import annotations
 
-import random
+import hashlib
 from collections import Counter
 from typing import Any
 
+from . import fairness
 from .cards import (
     BASE,
     BASE_GOLD,
@@ -32,6 +35,30 @@ from .errors import BadSetup
 from .state import TURN, Placed, State
 
 DEAL_KEYS = {"roles", "set_aside", "treasure", "goals", "first", "hands", "pile", "gold", "greedy"}
+
+
+def seed_bytes(seed: str) -> bytes:
+    """A round's seed as the algorithm's key: a round seed made by ``fairness.round_seed`` (64 hex
+    digits) as its bytes; any other text (tests, scenarios, simulations) by its SHA-256."""
+    if len(seed) == 64:
+        try:
+            return bytes.fromhex(seed)
+        except ValueError:
+            pass
+    return hashlib.sha256(seed.encode("utf-8")).digest()
+
+
+class Draws:
+    """The random choices of one deal: each a labelled stream of the seed (sab-shuffle-v1)."""
+
+    def __init__(self, seed: str):
+        self.seed = seed_bytes(seed)
+
+    def shuffle[T](self, items: list[T], label: str) -> list[T]:
+        return fairness.shuffle(items, self.seed, label)
+
+    def uniform(self, n: int, label: str) -> int:
+        return fairness.Stream(self.seed, label).uniform(n)
 
 
 def role_cards(ruleset: str, players: int, variants: list[str]) -> list[str]:
@@ -78,8 +105,8 @@ def deal_round(state: State, previous_first: int | None) -> None:
     unknown = set(deal) - DEAL_KEYS - {"description", "comment"}
     if unknown:
         raise BadSetup("deals", f"unknown key {sorted(unknown)[0]!r}")
-    # A private generator seeded by the round's secret seed: reproducible, never the global one.
-    rng = random.Random(config.round_seeds[state.round - 1])  # noqa: S311
+    # The round's seed: reproducible, checkable (docs/fairness.md), never the global generator.
+    rng = Draws(config.round_seeds[state.round - 1])
     _deal_roles(state, deal, rng)
     _lay_maze(state, deal, rng)
     _deal_cards(state, deal, rng)
@@ -100,20 +127,20 @@ def deal_round(state: State, previous_first: int | None) -> None:
     state.decision = TURN
 
 
-def _deal_roles(state: State, deal: dict, rng: random.Random) -> None:
+def _deal_roles(state: State, deal: dict, rng: Draws) -> None:
     config = state.config
     available = Counter(role_cards(config.ruleset, len(config.seats), config.variants))
     fixed = _seat_map(state, deal, "roles")
     _take(available, list(fixed.values()), "deals.roles")
     aside = deal.get("set_aside", [])
     _take(available, aside, "deals.set_aside")
-    rest = list(available.elements())
-    rng.shuffle(rest)
-    state.roles = [fixed[i] if i in fixed else rest.pop() for i in range(len(config.seats))]
-    state.set_aside = list(aside) + rest
+    # Seat by seat, the shuffled role cards from the start (docs/fairness.md); the rest set aside.
+    rest = iter(rng.shuffle(list(available.elements()), "roles"))
+    state.roles = [fixed[i] if i in fixed else next(rest) for i in range(len(config.seats))]
+    state.set_aside = list(aside) + list(rest)
 
 
-def _lay_maze(state: State, deal: dict, rng: random.Random) -> None:
+def _lay_maze(state: State, deal: dict, rng: Draws) -> None:
     if "goals" in deal:
         goals = deal["goals"]
         if not isinstance(goals, dict) or sorted(goals) != sorted(GOAL_NAMES):
@@ -125,12 +152,10 @@ def _lay_maze(state: State, deal: dict, rng: random.Random) -> None:
     elif "treasure" in deal:
         if deal["treasure"] not in GOAL_NAMES:
             raise BadSetup("deals.treasure", "must be north, middle or south")
-        stones = [c for c in GOAL_CARDS if c != TREASURE]
-        rng.shuffle(stones)
-        cards = [TREASURE if name == deal["treasure"] else stones.pop() for name in GOAL_NAMES]
+        stones = iter(rng.shuffle([c for c in GOAL_CARDS if c != TREASURE], "goals"))
+        cards = [TREASURE if name == deal["treasure"] else next(stones) for name in GOAL_NAMES]
     else:
-        cards = list(GOAL_CARDS)
-        rng.shuffle(cards)
+        cards = rng.shuffle(list(GOAL_CARDS), "goals")
     state.board = {START_POSITION: Placed("start")}
     state.goals = {}
     for name, card in zip(GOAL_NAMES, cards, strict=True):
@@ -139,7 +164,7 @@ def _lay_maze(state: State, deal: dict, rng: random.Random) -> None:
         state.goals[name] = position
 
 
-def _deal_cards(state: State, deal: dict, rng: random.Random) -> None:
+def _deal_cards(state: State, deal: dict, rng: Draws) -> None:
     config = state.config
     available = Counter(deck(config.ruleset))
     hands = _seat_map(state, deal, "hands")
@@ -147,8 +172,7 @@ def _deal_cards(state: State, deal: dict, rng: random.Random) -> None:
         _take(available, cards, f"deals.hands.{config.seats[index]}")
     pile = deal.get("pile", [])
     _take(available, pile, "deals.pile")
-    rest = list(available.elements())
-    rng.shuffle(rest)
+    rest = rng.shuffle(list(available.elements()), "deck")
     if config.ruleset != BASE:
         state.removed, rest = rest[:EXPANSION_REMOVED], rest[EXPANSION_REMOVED:]
     else:
@@ -164,21 +188,22 @@ def _deal_cards(state: State, deal: dict, rng: random.Random) -> None:
     state.pile = list(pile) + rest
 
 
-def _choose_first(state: State, deal: dict, rng: random.Random, previous: int | None) -> None:
+def _choose_first(state: State, deal: dict, rng: Draws, previous: int | None) -> None:
     n = len(state.config.seats)
     if "first" in deal:
         first = state.seat_index(deal["first"])
         if first is None:
             raise BadSetup("deals.first", f"{deal['first']!r} is not a seat")
     elif previous is None:
-        first = rng.randrange(n)  # Decision D4: a random first seat stands in for the youngest.
+        # Decision D4: a random first seat stands in for the youngest.
+        first = rng.uniform(n, "first")
     else:
         first = previous
     state.first_seat = first
     state.to_move = first
 
 
-def _choose_greedy(state: State, deal: dict, rng: random.Random) -> None:
+def _choose_greedy(state: State, deal: dict, rng: Draws) -> None:
     state.greedy = None
     if "greedy" in deal:
         greedy = state.seat_index(deal["greedy"])
@@ -189,18 +214,17 @@ def _choose_greedy(state: State, deal: dict, rng: random.Random) -> None:
         state.greedy = greedy
     elif "greedy-dwarf" in state.config.variants:
         diggers = [i for i, role in enumerate(state.roles) if role == GOLD_DIGGER]
-        state.greedy = rng.choice(diggers) if diggers else None
+        state.greedy = diggers[rng.uniform(len(diggers), "greedy")] if diggers else None
 
 
-def _prepare_gold(state: State, deal: dict, rng: random.Random) -> None:
+def _prepare_gold(state: State, deal: dict, rng: Draws) -> None:
     if state.config.ruleset != BASE:
         if "gold" in deal:
             raise BadSetup("deals.gold", "saboteur2 has no gold cards")
         return
     if state.round == 1:
         supply = list(OLD_MINE_GOLD if "old-mine" in state.config.variants else BASE_GOLD)
-        random.Random(state.config.gold_seed).shuffle(supply)  # noqa: S311 - seeded by a secret
-        state.gold_supply = supply
+        state.gold_supply = Draws(state.config.gold_seed).shuffle(supply, "gold")
     top = deal.get("gold", [])
     if not isinstance(top, list) or not all(type(v) is int for v in top):
         raise BadSetup("deals.gold", "must be a list of gold values")

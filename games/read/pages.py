@@ -140,11 +140,12 @@ def game_page(
         marks=suspicions.my_marks(me_seat, view["round"]) if marking else None,
         mark_choices=suspicions.mark_choices(game.ruleset) if marking else (),
     )
+    cards_turn = playing and view["decision"] == engine.TURN
     hand = game_parts.hand(
         view,
-        playable=deciding.playable,
+        playable=deciding.playable if my_turn else _playable_when_my_turn(table, cards_turn),
         selected=deciding.selected,
-        cards_turn=my_turn and playing and view["decision"] == engine.TURN,
+        cards_turn=cards_turn,
         moves=moves,
         names=names,
     )
@@ -279,6 +280,19 @@ def _decision(
         tool=tool,
         playable=playable,
     )
+
+
+def _playable_when_my_turn(table: _Table, cards_turn: bool) -> frozenset[str]:
+    """While another player decides, the cards of the viewer's hand that would be playable on the
+    maze as it is: the hand looks the same as on their turn (a live update at their turn sends
+    no hand; it is inert until then: js/learn.js), and says why a card could not be played."""
+    state, me = table.state, table.me
+    index = state.seat_index(me) if me is not None else None
+    if me is None or index is None or not cards_turn:
+        return frozenset()
+    mine = state.clone()
+    mine.to_move = index
+    return frozenset(engine.playable_cards(mine, me))
 
 
 def _moved_since_round_end(moves, seat) -> bool:

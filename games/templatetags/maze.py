@@ -58,7 +58,7 @@ def _cell(cell, texts: dict, choice: str, part: str) -> str:
     out = [f'<td id="mz{x}_{y}" class="{cell.css}" data-x="{x}" data-y="{y}"']
     if helps:
         tip = escape(f"{cell.label}: {helps}")
-        out.append(f' title="{tip}" data-help="{tip}"')
+        out.append(f' title="{tip}"')  # hover; a long press shows it (js/learn.js)
         if not legal:
             out.append(' tabindex="-1"')
     out.append(">")

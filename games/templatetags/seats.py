@@ -17,9 +17,9 @@ from django.utils.translation import gettext as _
 register = template.Library()
 
 
-@register.simple_tag(takes_context=True)
-def seat_items(context, page) -> str:
-    texts = {
+def _texts() -> dict:
+    """The strip's words, translated once per page (not once per player)."""
+    return {
         "to_move": esc(_("to move")),
         "you": esc(_("you")),
         "bot": esc(_("bot")),
@@ -39,18 +39,45 @@ def seat_items(context, page) -> str:
         "guess": esc(_("Your guess (yours alone until the round ends):")),
         "marked": _("Your guess: %(mark)s"),
     }
+
+
+@register.simple_tag
+def seat_items(page) -> str:
+    texts = _texts()
     clock = page.clock.text() if page.clock_shown else None  # beside whoever decides
     act = page.board.last_act  # the latest move: the player it was played on
     last = act.seat if act else ""
-    rows, seen = page.players.rows, page.ledger
-    marking = _Marking(page, context.get("csrf_token"), texts)
+    marking = _Marking(page, None, texts)
     items = (
-        _item(p, texts, clock, last)
-        + marking.badge(p)
-        + _did(p, texts, seen.of(p["seat"]), marking.form(p))
-        for p in rows
+        _item(p, texts, clock, last) + marking.badge(p) + _opener(p, texts, page.ledger)
+        for p in page.players.rows
     )
     return mark_safe(" ".join(item + " </li>" for item in items))  # noqa: S308
+
+
+@register.simple_tag(takes_context=True)
+def seat_cards(context, page) -> str:
+    """Each player's card (a popover its chip opens): what everyone saw them do this round and
+    this game, what lies in front of them, and the viewer's marks to give. Cards of their own,
+    outside the chips: a move changes the mover's card, not the strip (games/web/parts.py)."""
+    texts = _texts()
+    # The form's token only where there are marks to give: asking for it sets the CSRF cookie
+    # (and "Vary: Cookie"), which a watcher's page never needs.
+    choices = page.players.mark_choices
+    marking = _Marking(page, context.get("csrf_token") if choices else None, texts)
+    cards = (_did(p, texts, page.ledger.of(p["seat"]), marking.form(p)) for p in page.players.rows)
+    return mark_safe("".join(cards))  # noqa: S308
+
+
+def _opener(p: dict, t: dict, seen) -> str:
+    """The whole chip is a button for the player's card."""
+    if seen.of(p["seat"]) is None:
+        return ""
+    label = esc(t["did"] % {"name": p["name"]})
+    return (
+        f'<button type="button" class="seat__open" popovertarget="did-{esc(p["seat"])}"'
+        f' aria-label="{label}" data-testid="seat-open"></button>'
+    )
 
 
 class _Marking:
@@ -81,7 +108,7 @@ class _Marking:
         seat, given = esc(p["seat"]), p.get("mark", "")
         buttons = "".join(
             f'<button type="submit" name="mark" value="{"" if mark == given else esc(mark)}"'
-            f' class="mark-button mark-button--{esc(mark)}"'
+            ' class="mark-button"'
             f' aria-pressed="{"true" if mark == given else "false"}">{esc(label)}</button>'
             for mark, label in self.choices
         )
@@ -91,12 +118,13 @@ class _Marking:
             else ""
         )
         return (
-            f'<form class="did-pop__marks" method="post" action="{self.url}" hx-post="{self.url}"'
+            f'<form class="did-pop__marks" id="marks-{seat}" method="post" action="{self.url}"'
+            f' hx-post="{self.url}"'
             f' hx-target="#play" hx-swap="outerHTML" data-testid="marks">{token}'
-            f'<input type="hidden" name="target" value="{seat}">'
+            f'<input type="hidden" name="seat" value="{seat}">'
             f'<p class="did-pop__when" id="guess-{seat}">{self.texts["guess"]}</p>'
-            f'<div class="did-pop__buttons" role="group" aria-labelledby="guess-{seat}">'
-            f"{buttons}</div></form>"
+            f'<p class="did-pop__buttons" role="group" aria-labelledby="guess-{seat}">'
+            f"{buttons}</p></form>"
         )
 
 
@@ -106,7 +134,6 @@ def _did(p: dict, t: dict, row, marks: str = "") -> str:
     if row is None:
         return ""
     seat = esc(p["seat"])
-    label = esc(t["did"] % {"name": p["name"]})
     line = '<p class="did-pop__line"><span class="did-pop__when">{}:</span> {}</p>'
     lines = [
         line.format(t["this_round"], esc(row.this_round) or t["nothing"]),
@@ -114,11 +141,14 @@ def _did(p: dict, t: dict, row, marks: str = "") -> str:
     ]
     if p["in_front"]:
         lines.append(line.format(t["in_front"], esc(", ".join(p["in_front"]))))
+    # Two items an open page gets one by one (games/web/parts.py): what was seen (it changes when
+    # the player acts) and the viewer's marks (when the viewer marks).
     return (
-        f'<button type="button" class="seat__open" popovertarget="did-{seat}" aria-label="{label}"'
-        f' data-testid="seat-open"></button><div popover class="did-pop" id="did-{seat}"'
-        f' data-testid="seat-ledger"><p class="did-pop__title">{esc(p["name"])}</p>'
+        f'<div popover class="did-pop" id="did-{seat}" data-seat="{seat}"'
+        f' data-testid="seat-ledger"><div class="did-pop__said" id="said-{seat}">'
+        f'<p class="did-pop__title">{esc(p["name"])}</p>'
         + "".join(lines)
+        + "</div>"
         + marks
         + "</div>"
     )

@@ -2,10 +2,11 @@
 
 The game page's play area (``games/game.html#play``) is built from parts: each is an element with
 an id between ``<!--p:ID-->`` and ``<!--/p:ID-->`` (the turn line, the bar's actions, the hand,
-the maze, the log, the players' strip...). Three of them are lists of items with ids of their
-own: the players' chips, the maze's cells (in rows and columns that can grow) and the log's lines
-(newest first, in one list per round). What is left of the play area without its parts is its
-*shell* (which panels there are: the game's end, a round's result, a briefing...).
+the maze, the log, the players' strip...). Four of them are lists of items with ids of their
+own: the players' chips, the players' cards (what each was seen doing), the maze's cells (in rows
+and columns that can grow) and the log's lines (newest first, in one list per round). What is left
+of the play area without its parts is its *shell* (which panels there are: the game's end, a
+round's result, a briefing...).
 
 Every time a page is sent the play area, what it got is remembered under a token of that page and
 its user (the play area itself, compressed, in Django's cache; its digests, ``Sent``, a hash per
@@ -36,6 +37,15 @@ from django.core.cache import caches
 
 PART = re.compile(r"<!--p:(?P<id>[\w-]+)-->(?P<html>.*?)<!--/p:(?P=id)-->", re.S)
 SEAT = re.compile(r'<li class="seat[^"]*" id="(?P<id>seat-\d+)".*?</li>', re.S)
+# A player's card holds two items: what they were seen doing (no <div> inside) and the viewer's
+# marks (a form).
+CARD = re.compile(
+    r'<(?P<tag>div|form) class="did-pop__(?:said|marks)" id="(?P<id>(?:said|marks)-\d+)"'
+    r".*?</(?P=tag)>",
+    re.S,
+)
+# A player's row of the ledger's table beside the log.
+LEDGER_ROW = re.compile(r'<tr id="(?P<id>ledger-\d+)">.*?</tr>', re.S)
 GROUP = re.compile(r'<ol class="log" id="(?P<id>log-r\d+)"[^>]*>(?P<html>.*?)</ol>', re.S)
 LINE = re.compile(r'<li id="(?P<id>l\d+-\d+)".*?</li>', re.S)
 HEAD = re.compile(r'<thead id="mzh">.*?</thead>', re.S)
@@ -112,10 +122,11 @@ class Play:
         """What a page that got this play area has: a digest per part and item."""
         items: dict[str, str] = {}
         structure: dict[str, Any] = {}
-        if "seats" in self.parts:
-            seats = {m["id"]: m[0] for m in SEAT.finditer(self.parts["seats"])}
-            items |= {key: digest(html) for key, html in seats.items()}
-            structure["seats"] = (digest(SEAT.sub("", self.parts["seats"])), tuple(seats))
+        for key, pattern in (("seats", SEAT), ("cards", CARD), ("ledger", LEDGER_ROW)):
+            if key in self.parts:
+                found = {m["id"]: m[0] for m in pattern.finditer(self.parts[key])}
+                items |= {item: digest(html) for item, html in found.items()}
+                structure[key] = (digest(pattern.sub("", self.parts[key])), tuple(found))
         if "log" in self.parts:
             log = self.parts["log"]
             structure["log"] = (digest(LINE.sub("", log)), _log_lines(log))
@@ -292,6 +303,17 @@ def _seats(sent: Sent, now: Sent, html: str) -> list[str] | None:
     return _changed_items(sent, now, {m["id"]: m[0] for m in SEAT.finditer(html)})
 
 
+def _items_of(key: str, pattern: re.Pattern[str]):
+    """A list part whose items are swapped one by one (the part whole when its shape changed)."""
+
+    def changed(sent: Sent, now: Sent, html: str) -> list[str] | None:
+        if sent.structure.get(key) != now.structure[key]:
+            return None
+        return _changed_items(sent, now, {m["id"]: m[0] for m in pattern.finditer(html)})
+
+    return changed
+
+
 def _log(sent: Sent, now: Sent, html: str) -> list[str] | None:
     """New lines at the top of their round, lines gone (the log keeps the newest), lines changed;
     the log whole when its rounds changed."""
@@ -383,4 +405,11 @@ def _template(tag: str, how: str, content: str) -> str:
     return f'<template><{tag} hx-swap-oob="{how}">{content}</{tag}></template>'
 
 
-_LISTS = {"seats": _seats, "log": _log, "maze": _maze}
+_LISTS = {
+    "seats": _seats,
+    # The players' cards and the ledger's rows: only those that changed (the mover's, mostly).
+    "cards": _items_of("cards", CARD),
+    "ledger": _items_of("ledger", LEDGER_ROW),
+    "log": _log,
+    "maze": _maze,
+}

@@ -307,7 +307,7 @@ def chat_create(request, pk):
 def mark_create(request, pk):
     """A private guess at another seat's role this round (theirs alone until the round ends)."""
     game = _visible_game(request, pk)
-    target, mark = request.POST.get("target", ""), request.POST.get("mark", "")
+    target, mark = request.POST.get("seat", ""), request.POST.get("mark", "")
     try:
         suspicions.mark_set(game_id=game.pk, user=request.user, target=target, mark=mark)
     except errors.ServiceError as refused:

@@ -8,6 +8,9 @@
 // 5. What a player was seen doing (the ledger, issue 38): their card opens on hover with a mouse
 //    too (a tap, a click or Enter open it without this), set under their chip; the ledger's
 //    table beside the log stays open across live updates once opened.
+// 6. While another player decides, the hand shows what could be played on the maze as it is (the
+//    same markup as on the viewer's turn: a live update at their turn need not send it again);
+//    it is inert until the turn is theirs.
 (function () {
   "use strict";
 
@@ -40,7 +43,7 @@
   }
 
   document.addEventListener("touchstart", function (event) {
-    var target = event.target.closest ? event.target.closest(".hand > li, td[data-help]") : null;
+    var target = event.target.closest ? event.target.closest(".hand > li, td[title]") : null;
     clearTimeout(pressTimer);
     if (!target) {
       clearPressed();
@@ -50,8 +53,8 @@
     pressTimer = setTimeout(function () {
       swallowClick = true;
       clearPressed();
-      if (target.matches("td[data-help]")) {
-        toast(target.getAttribute("data-help"));
+      if (target.matches("td[title]")) {
+        toast(target.getAttribute("title"));
       } else {
         pressed = target;
         target.classList.add("is-pressed");
@@ -121,8 +124,8 @@
     var current = event.target.closest(".maze__spot");
     var selector = "#play .maze__spot";
     if (!current) {
-      current = event.target.closest("#play td[data-help]");
-      selector = '#play td[data-help][tabindex="-1"]';
+      current = event.target.closest("#play td[title]");
+      selector = '#play td[title][tabindex="-1"]';
       if (!current && event.target.matches("#board")) {
         if (pan(event.target, step)) {
           event.preventDefault();
@@ -293,7 +296,7 @@
   // -- 5. The ledger -----------------------------------------------------------------------------
 
   function placeCard(pop) {
-    var seat = pop.closest(".seat");
+    var seat = document.getElementById("seat-" + pop.getAttribute("data-seat"));
     if (!seat) {
       return;
     }
@@ -326,8 +329,7 @@
   var hovered = null; // the card opened by hovering (closed when the mouse leaves its chip)
 
   function cardOf(seat) {
-    var button = seat && seat.querySelector(".seat__open");
-    return button ? document.getElementById(button.getAttribute("popovertarget")) : null;
+    return seat ? document.getElementById("did-" + seat.getAttribute("data-seat")) : null;
   }
 
   document.addEventListener("mouseover", function (event) {
@@ -388,4 +390,19 @@
   document.addEventListener("htmx:oobAfterSwap", keepLedgerOpen);
   document.addEventListener("htmx:afterSwap", keepLedgerOpen);
   document.addEventListener("DOMContentLoaded", keepLedgerOpen);
+  // -- 6. The hand waits for the viewer's turn ---------------------------------------------------
+
+  function handWaits() {
+    var hand = document.querySelector("#bar ul.bar__hand");
+    if (hand) {
+      var waiting = !document.querySelector("#bar-head.bar__head--mine");
+      if (hand.inert !== waiting) {
+        hand.inert = waiting;
+      }
+    }
+  }
+
+  document.addEventListener("htmx:oobAfterSwap", handWaits);
+  document.addEventListener("htmx:afterSwap", handWaits);
+  document.addEventListener("DOMContentLoaded", handWaits);
 })();

@@ -41,10 +41,10 @@ def test_moves_by_keyboard_alone_and_announced(
     # Exploring the maze: from the maze, arrows walk its cards, each showing its help.
     tab_to(page, "#play .board")
     page.keyboard.press("ArrowRight")
-    assert focused(page, "data-help") == "Start: Every path starts here."
+    assert focused(page, "title") == "Start: Every path starts here."
     page.keyboard.press("ArrowRight")
     assert focused(page, "data-x") == "8" and focused(page, "data-y") == "0"
-    assert "face down" in focused(page, "data-help")
+    assert "face down" in focused(page, "title")
 
     tab_to(page, 'a.hand-card[data-card="straight-ew"]')
     page.keyboard.press("Enter")

@@ -22,6 +22,10 @@ def test_a_pass_draws_what_is_left_of_the_pile_and_says_so():
     assert state.hands[0] == ["cross", "rockfall"] and state.pile == []
 
 
+ROUND_TWO = {"ann": "gold-digger", "bob": "saboteur", "cid": "saboteur", "dan": "gold-digger",
+             "eve": "gold-digger"}  # fmt: skip
+
+
 def test_saboteurs_take_the_old_mines_cards_from_the_top_until_exactly_their_pay():
     """Decision D8, with the old mine's cards of 0: two saboteurs are paid 3 each. Ann takes 2,
     puts the 3 (too much) under the supply, takes the 0 and the 1; bob takes the next 3. In
@@ -42,7 +46,7 @@ def test_saboteurs_take_the_old_mines_cards_from_the_top_until_exactly_their_pay
         deals=[
             {"first": "ann", "roles": roles, "hands": {s: ["map"] for s in FIVE},
              "gold": top + rest},
-            {"hands": {s: [] for s in FIVE}},
+            {"hands": {s: [] for s in FIVE}, "roles": ROUND_TWO},
         ],
     )  # fmt: skip
     state.pile = []

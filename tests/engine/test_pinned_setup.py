@@ -28,28 +28,28 @@ def base_game():
 
 def test_a_base_round_seed_deals_these_roles_goals_hands_and_gold():
     state = base_game()
-    assert state.roles == ["gold-digger", "gold-digger", "saboteur", "saboteur", "gold-digger"]
+    assert state.roles == ["gold-digger", "saboteur", "gold-digger", "saboteur", "gold-digger"]
     assert state.set_aside == ["gold-digger"]
     assert goal_cards(state) == {
-        "north": "goal-gold",
+        "north": "goal-stone-nw",
         "middle": "goal-stone-ne",
-        "south": "goal-stone-nw",
+        "south": "goal-gold",
     }
     assert all(state.board[pos].face_down for pos in state.goals.values())
     assert state.board[(0, 0)].card == "start" and len(state.board) == 4
     assert state.hands == [
-        ["straight-ns", "curve-ne", "break-lantern", "dead-nesw", "curve-ne", "dead-ne"],
-        ["repair-lantern-cart", "repair-pickaxe", "repair-cart", "t-nse", "t-nse", "rockfall"],
-        ["break-pickaxe", "t-nse", "dead-ns", "repair-lantern", "map", "straight-ew"],
-        ["dead-nw", "map", "dead-new", "cross", "repair-pickaxe-cart", "repair-cart"],
-        ["straight-ns", "repair-pickaxe", "t-nse", "map", "curve-ne", "t-new"],
+        ["dead-ew", "straight-ew", "t-new", "curve-nw", "break-cart", "cross"],
+        ["rockfall", "straight-ew", "cross", "break-pickaxe", "repair-lantern", "straight-ns"],
+        ["t-nse", "dead-ne", "straight-ns", "dead-nesw", "t-new", "break-lantern"],
+        ["dead-nw", "break-cart", "map", "curve-ne", "t-new", "map"],
+        ["dead-new", "rockfall", "t-nse", "repair-lantern-cart", "dead-ns", "repair-cart"],
     ]
-    assert state.pile[:5] == ["dead-ew", "curve-nw", "break-cart", "t-new", "straight-ns"]
+    assert state.pile[:5] == ["map", "t-nse", "curve-ne", "map", "break-lantern"]
     assert len(state.pile) == 67 - 5 * 6 and state.removed == []
-    assert state.first_seat == 4 and state.to_move == 4 and state.greedy == 4
+    assert state.first_seat == 4 and state.to_move == 4 and state.greedy == 2
     # The old mine's supply: six cards of 0 among the 28, shuffled by the gold seed.
-    assert state.gold_supply == [1, 0, 3, 2, 1, 1, 0, 1, 3, 1, 1, 1, 3, 1, 0, 1, 2, 0, 0, 2, 2,
-                                 2, 0, 2, 3, 2, 1, 2]  # fmt: skip
+    assert state.gold_supply == [2, 1, 1, 2, 0, 0, 2, 1, 1, 3, 0, 1, 1, 2, 1, 0, 3, 2, 0, 1, 1,
+                                 2, 2, 3, 1, 3, 2, 0]  # fmt: skip
     assert state.decision == "turn" and state.discard == [] and state.theft_laid == {}
     assert state.in_front == [[]] * 5 and state.peeks == [{}] * 5
 
@@ -65,17 +65,18 @@ def test_a_later_round_is_dealt_afresh_from_its_own_seed_and_keeps_the_gold_supp
     later.offer, later.pickers, later.thieves = [3], [0], [1]
     later.decision = "pick-gold"
     deal_round(later, previous_first=state.first_seat)
-    assert later.roles == ["gold-digger", "saboteur", "gold-digger", "saboteur", "gold-digger"]
+    assert later.roles == ["saboteur", "gold-digger", "gold-digger", "saboteur", "gold-digger"]
     assert goal_cards(later) == {
         "north": "goal-gold",
-        "middle": "goal-stone-nw",
-        "south": "goal-stone-ne",
+        "middle": "goal-stone-ne",
+        "south": "goal-stone-nw",
     }
     assert later.hands[0] == [
-        "straight-ew", "repair-lantern-cart", "straight-ns", "dead-ew", "t-new", "curve-nw",
+        "break-pickaxe", "straight-ns", "curve-ne", "cross", "repair-lantern", "break-lantern",
     ]  # fmt: skip
-    assert later.pile[:3] == ["t-nse", "repair-pickaxe", "map"] and len(later.pile) == 37
-    assert later.first_seat == 4 and later.greedy == 0  # the first seat as the caller says
+    assert later.pile[:3] == ["break-pickaxe", "straight-ew", "straight-ew"]
+    assert len(later.pile) == 37
+    assert later.first_seat == 4 and later.greedy == 1  # the first seat as the caller says
     assert later.gold_supply == state.gold_supply
     # Everything of the round before is cleared.
     assert later.in_front == [[]] * 5 and later.peeks == [{}] * 5 and later.inspections == [{}] * 5
@@ -86,17 +87,19 @@ def test_a_later_round_is_dealt_afresh_from_its_own_seed_and_keeps_the_gold_supp
     drawn = state.clone()
     drawn.round = 2
     deal_round(drawn, previous_first=None)
-    assert drawn.first_seat == 0  # no previous first seat: drawn from the round's seed
+    assert drawn.first_seat == 2  # no previous first seat: drawn from the round's seed
 
 
 def test_a_saboteur2_round_seed_sets_ten_cards_aside_and_no_gold():
     state = new_game(ruleset="saboteur2", seats=["ann", "bob", "cid"], round_seeds=["s1"], rounds=1)
-    assert state.roles == ["geologist", "boss", "blue-digger"] and len(state.set_aside) == 12
+    assert state.roles == ["green-digger", "saboteur", "profiteer"] and len(state.set_aside) == 12
     assert state.removed == [
-        "inspection", "curve-nw", "dead-ns", "dead-ew", "map", "curve-nw", "t-new", "t-new",
-        "map", "hands-off",
+        "repair-lantern", "dead-nw", "t-nse", "straight-ew", "repair-pickaxe", "crystal-ew-s",
+        "crystal-cross", "break-pickaxe", "door-blue-en", "cross",
     ]  # fmt: skip
-    assert state.hands[0] == ["t-new", "ladder-es", "map", "bridge", "curve-nw", "crystal-t-esw"]
+    assert state.hands[0] == [
+        "break-cart", "dead-nse", "swap-hats", "rockfall", "curve-nw", "break-pickaxe",
+    ]  # fmt: skip
     assert len(state.pile) == 111 - 10 - 3 * 6 and state.gold_supply == [] and state.greedy is None
 
 
@@ -118,8 +121,8 @@ def test_a_rigged_deal_puts_what_it_names_first_and_deals_the_rest_from_the_seed
     assert len(state.set_aside) == 15 - 3
     assert goal_cards(state) == {
         "north": "goal-gold",
-        "middle": "goal-stone-nw",
-        "south": "goal-stone-ne",
+        "middle": "goal-stone-ne",
+        "south": "goal-stone-nw",
     }
     assert state.hands[1] == ["theft"] and len(state.hands[0]) == 6
     assert state.pile[:2] == ["map", "free"] and len(state.pile) == 111 - 10 - 6 - 1 - 6
@@ -220,3 +223,36 @@ def test_gold_in_saboteur2_and_a_greedy_saboteur_are_refused():
                  variants=["greedy-dwarf"],
                  deals=[{"greedy": "a", "roles": {"a": "saboteur"}}])  # fmt: skip
     assert (refused.value.field, refused.value.why) == ("deals.greedy", "must name a gold digger")
+
+
+def test_a_seeded_deal_is_sab_shuffle_v1_of_the_canonical_lists():
+    """Every random choice of a deal is the documented algorithm (docs/fairness.md), so anyone
+    with the seeds can recompute it: roles, goals and the deck from their lists in catalogue
+    order; hands dealt in blocks in seat order, the rest the pile; the first seat and the greedy
+    dwarf drawn by ``uniform``; the gold supply from the gold seed."""
+    from collections import Counter
+
+    from games.engine import fairness
+    from games.engine.cards import BASE_GOLD, GOAL_CARDS, GOAL_NAMES, deck
+    from games.engine.setup import seed_bytes
+
+    state = new_game(ruleset="base", seats=list(FIVE), round_seeds=["s1"], rounds=1,
+                     variants=["greedy-dwarf"], gold_seed="g")  # fmt: skip
+    seed = seed_bytes("s1")
+    roles = fairness.shuffle(list(Counter(role_cards("base", 5, [])).elements()), seed, "roles")
+    assert state.roles == roles[:5] and state.set_aside == roles[5:]
+    goals = fairness.shuffle(list(GOAL_CARDS), seed, "goals")
+    assert goal_cards(state) == dict(zip(GOAL_NAMES, goals, strict=True))
+    cards = fairness.shuffle(list(Counter(deck("base")).elements()), seed, "deck")
+    size = hand_size("base", 5)
+    assert state.hands == [cards[i * size : (i + 1) * size] for i in range(5)]
+    assert state.pile == cards[5 * size :]
+    assert state.first_seat == fairness.Stream(seed, "first").uniform(5)
+    diggers = [i for i, role in enumerate(state.roles) if role == "gold-digger"]
+    assert state.greedy == diggers[fairness.Stream(seed, "greedy").uniform(len(diggers))]
+    assert state.gold_supply == fairness.shuffle(list(BASE_GOLD), seed_bytes("g"), "gold")
+    # A round seed made by fairness.round_seed (64 hex digits) is used as its bytes.
+    made = fairness.round_seed(bytes(32), 7, 1, ["a", "b", "c", "d", "e"]).hex()
+    hexed = new_game(ruleset="base", seats=list(FIVE), round_seeds=[made], rounds=1)
+    again = fairness.shuffle(list(Counter(deck("base")).elements()), bytes.fromhex(made), "deck")
+    assert hexed.hands[0] == again[:size]

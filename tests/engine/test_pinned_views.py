@@ -191,7 +191,7 @@ def test_a_seats_whole_view_during_the_pick():
         "rounds_done": [],
         "me": {
             "seat": "bob",
-            "hand": ["curve-ne"],
+            "hand": ["dead-ne"],
             "role": "gold-digger",
             "greedy": False,
             "peeks": {},

@@ -101,7 +101,7 @@ def test_the_summary_says_everything_of_the_state(tmp_path, capsys):
         "decision": "turn",
         "board": {"0,0": {"card": "start"}, "1,0": {"card": "cross", "turned": False}},
         "hidden_goals": ["north", "middle", "south"],
-        "hands": {"ann": ["repair-lantern-cart"], "bob": ["straight-ew"], "cid": ["map"]},
+        "hands": {"ann": ["t-new"], "bob": ["straight-ew"], "cid": ["map"]},
         "pile": 63,
         "in_front": {"ann": [], "bob": [], "cid": []},
         "roles": {"ann": "gold-digger", "bob": "saboteur", "cid": "gold-digger"},

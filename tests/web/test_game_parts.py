@@ -276,11 +276,11 @@ def test_a_changed_part_changes_only_its_own_markup(make_user):
     after = pages.game_page(game, bob, selected="t-nse")
     before = play_area(page)
     # Each data part swapped for another drawing of it: only its own parts of the markup change
-    # (the players draw the strip and the bar's "seat 1 of 3").
+    # (the players draw the strip, their cards and the bar's "seat 1 of 3").
     cases = {
         "players": (
             dataclasses.replace(page, players=pages.game_page(game, users[2]).players),
-            {"seats", "bar-me"},
+            {"seats", "cards", "bar-me"},
         ),
         "hand": (dataclasses.replace(page, hand=after.hand), {"hand"}),
         "log": (dataclasses.replace(page, log=game_parts.Log()), {"log"}),

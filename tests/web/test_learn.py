@@ -171,12 +171,13 @@ def test_cards_and_role_explain_themselves_and_say_why_they_cannot_be_played(pla
     # Cards that cannot be played now say why.
     assert "Nobody has a broken cart." in page
     assert "There is no path card to remove." in page
-    # Maze cards explain themselves too (hover and long press read data-help).
-    assert 'data-help="Start: Every path starts here."' in page
+    # Maze cards explain themselves too (hover and long press read the title).
+    assert 'title="Start: Every path starts here."' in page
     assert "A goal card, face down: the treasure or a stone." in page
-    # Not my turn: no reasons shown.
+    # Not my turn: the hand shows what could be played on the maze as it is, and why not (the
+    # same markup as on the player's turn; js/learn.js makes it inert until then).
     other = logged_in(players[1]).get(reverse("game", args=[game.pk])).content.decode()
-    assert 'data-testid="unplayable-reason"' not in other
+    assert 'a class="hand-card" href="?card=t-nse"' in other
 
 
 def test_an_action_on_a_player_takes_a_confirmation_step(players):

@@ -55,10 +55,7 @@ def table(make_user):
 
 def card_of(page: str, seat: str) -> str:
     """What a player's card in the strip says they did (without the viewer's own marks)."""
-    card = re.search(
-        rf'<div popover class="did-pop" id="did-{seat}".*?</div>(?= </li>)', page, re.S
-    )[0]
-    return re.sub(r'<form class="did-pop__marks".*?</form>', "", card, flags=re.S)
+    return re.search(rf'<div class="did-pop__said" id="said-{seat}">.*?</div>', page, re.S)[0]
 
 
 def test_each_player_in_the_strip_opens_what_everyone_saw_them_do(table):
@@ -66,6 +63,7 @@ def test_each_player_in_the_strip_opens_what_everyone_saw_them_do(table):
     page = logged_in(cid).get(reverse("game", args=[game.pk])).content.decode()
     # The whole chip is a button for its card (a tap, a click, the keyboard; hover: learn.js).
     assert page.count('class="seat__open" popovertarget="did-') == 3
+    assert page.count('<div popover class="did-pop" id="did-') == 3
     assert 'aria-label="What Ann was seen doing"' in page
     anns = card_of(page, "0")
     assert "broke Bob&#x27;s pickaxe" in anns or "broke Bob's pickaxe" in anns

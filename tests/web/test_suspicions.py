@@ -43,7 +43,7 @@ def seat_of(user, game) -> Seat:
 
 def post_mark(user, game, target, mark):
     return logged_in(user).post(
-        reverse("mark", args=[game.pk]), {"target": target, "mark": mark}, HTTP_HX_REQUEST="true"
+        reverse("mark", args=[game.pk]), {"seat": target, "mark": mark}, HTTP_HX_REQUEST="true"
     )
 
 
@@ -55,10 +55,11 @@ def test_a_mark_shows_on_its_authors_strip_alone_with_the_keyboard_and_persists(
     # The answer is Ann's play area: Bob's chip has her mark, his card the mark pressed.
     bob_chip = re.search(r'<li class="seat[^"]*" id="seat-1".*?</li>', html, re.S)[0]
     assert 'seat__mark--saboteur" title="Your guess: Saboteur"' in bob_chip
-    assert 'value="" class="mark-button mark-button--saboteur" aria-pressed="true"' in bob_chip
-    assert bob_chip.count('<button type="submit" name="mark"') == 3  # keyboard: real buttons
-    # Her own chip has no marks to give.
-    assert 'data-testid="marks"' not in re.search(r'id="seat-0".*?</li>', html, re.S)[0]
+    bob_card = re.search(r'<form class="did-pop__marks" id="marks-1".*?</form>', html, re.S)[0]
+    assert 'value="" class="mark-button" aria-pressed="true">Saboteur' in bob_card
+    assert bob_card.count('<button type="submit" name="mark"') == 3  # keyboard: real buttons
+    # Her own card has no marks to give.
+    assert 'id="marks-0"' not in html
     # Another day, another device (a new session): still there.
     assert "seat__mark--saboteur" in page_of(ann, game)
     assert seat_of(ann, game).marks == {"1": {"1": "saboteur"}}
