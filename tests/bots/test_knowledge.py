@@ -351,3 +351,17 @@ def test_path_cards_weigh_on_suspicion_as_the_public_ledger_counts_them():
         "eve": 0.0,
     }
     assert bot.suspicion["bob"] < 0 < bot.suspicion["dan"] < bot.suspicion["cid"]
+
+
+def test_mending_a_player_whose_cards_look_hostile_raises_suspicion():
+    """Eve lays a dead end (0.8, as the ledger counts it) and breaks Dan's cart (+1: Dan looks
+    honest): 1.8. Bob then mends Eve: helping someone above 1 looks like a saboteur's (+0.7),
+    not a digger's (-0.6)."""
+    state = game({"ann": ["map"]}, roles=DIGGERS)
+    history = [
+        placed("eve", "dead-n", (0, -1)),
+        action("eve", "break-cart", "dan"),
+        action("bob", "repair-cart", "eve"),
+    ]
+    suspicion = table(state, "ann", history).suspicion
+    assert suspicion["eve"] == pytest.approx(1.8) and suspicion["bob"] == pytest.approx(0.7)
