@@ -15,6 +15,7 @@ from urllib.parse import urlsplit
 from django.conf import settings
 from django.core.mail import EmailMultiAlternatives
 from django.core.mail.message import make_msgid
+from django.db.models import Max
 from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils import timezone, translation
@@ -256,14 +257,20 @@ def _turn(notice: Notice) -> dict:
 
 def _did_since_last_move(game: Game, seat: Seat, view: dict, names: dict[str, str]) -> dict:
     """One short line per player of what everyone saw them do since the reader's last move
-    (the public ledger, games/read/ledger.py; since the game began before their first)."""
+    (the public ledger, games/read/ledger.py); for a player who took the seat over and has not
+    moved yet, since the seat's last move; before any, since the game began."""
     log = history.move_log(game)
-    own = [sequence for sequence, _e, automatic, at in log if at == seat.position and not automatic]
-    seats = [p["seat"] for p in view["players"]]
-    did = ledger.changes_since(log, seats, names, max(own, default=0))
-    heading = (
-        _("Who did what since your last move:") if own else _("Who did what since the game began:")
-    )
+    own = game.moves.filter(seat=seat, automatic=False).aggregate(last=Max("sequence"))["last"]
+    held = [
+        sequence for sequence, _e, automatic, at in log if at == seat.position and not automatic
+    ]
+    if own is not None:
+        after, heading = own, _("Who did what since your last move:")
+    elif held:
+        after, heading = max(held), _("Who did what since this seat's last move:")
+    else:
+        after, heading = 0, _("Who did what since the game began:")
+    did = ledger.changes_since(log, [p["seat"] for p in view["players"]], names, after)
     return {"did": list(did.values()), "did_heading": heading}
 
 

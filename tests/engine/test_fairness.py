@@ -98,3 +98,37 @@ def test_the_offline_checker_says_matches_or_what_differs(tmp_path, capsys):
     assert fairness.verify({**document(), "server_seed": "zz"}) == [
         "server_seed: missing or not hex"
     ]
+
+
+def test_uniform_of_one_and_a_bound_that_rejects_almost_half_the_words():
+    seed = bytes.fromhex(ROUND)
+    assert fairness.Stream(seed, "one").uniform(1) == 0
+    # n = 2^31 + 1: words from 2^31 + 1 up are rejected (2^32 mod n = 2^31 - 1).
+    half = fairness.Stream(seed, "half")
+    assert [half.uniform(2**31 + 1) for _ in range(6)] == [
+        150038846, 803870187, 1702132395, 870417110, 2073656630, 157415243,
+    ]  # fmt: skip
+    with pytest.raises(ValueError, match=r"^uniform needs n >= 1$"):
+        fairness.Stream(seed, "x").uniform(0)
+
+
+def test_the_checker_names_each_problem_and_reads_a_document_without_shuffles():
+    bare = {key: value for key, value in document().items() if key != "shuffles"}
+    assert fairness.verify(bare) == []
+    assert fairness.verify({**document(), "algorithm": "v0"}) == [
+        "algorithm: expected sab-shuffle-v1"
+    ]
+
+
+def test_the_command_line(tmp_path, capsys, monkeypatch):
+    lying = {**document(), "commitment": "0" * 64}
+    path = tmp_path / "deal.json"
+    path.write_text(json.dumps(lying), encoding="utf-8")
+    monkeypatch.setattr("sys.argv", ["fairness", str(path)])
+    assert fairness.main() == 1
+    assert capsys.readouterr().out == "commitment: SHA-256(server_seed) differs\ndoes not match\n"
+    path.write_text(json.dumps(document()), encoding="utf-8")
+    assert fairness.main([str(path)]) == 0 and capsys.readouterr().out == "matches\n"
+    assert fairness.main([]) == 2
+    said = capsys.readouterr()
+    assert said.err == "usage: python -m games.engine.fairness DEAL.json\n" and said.out == ""

@@ -226,8 +226,11 @@ def trio(make_user):
     return [make_user(name) for name in ("ann", "bob", "cid")]
 
 
+SABOTEUR_THIRD = {"0": "gold-digger", "1": "gold-digger", "2": "saboteur"}
+
+
 def started_game(players, *, rounds=1, seed="seed-0"):
-    """A running base game whose round seeds are fixed (seed-0: seat "2" is the saboteur)."""
+    """A running base game whose round seeds are fixed, seat "2" the first round's saboteur."""
     game = game_create(
         creator=players[0], name="Deep mine", ruleset="base", max_seats=3, rounds=rounds
     )
@@ -239,6 +242,7 @@ def started_game(players, *, rounds=1, seed="seed-0"):
         seats=["0", "1", "2"],
         round_seeds=[f"{seed}-{n}" if n else seed for n in range(rounds)],
         rounds=rounds,
+        deals=[{"roles": SABOTEUR_THIRD}],
     )
     assert state.roles[2] == "saboteur"
     game.snapshot = state.to_json()
