@@ -387,8 +387,9 @@
     }
   }
 
-  document.addEventListener("htmx:oobAfterSwap", keepLedgerOpen);
-  document.addEventListener("htmx:afterSwap", keepLedgerOpen);
+  // htmx:load is told on every element htmx puts in the page, out-of-band swaps included, once it
+  // is in the page (an out-of-band swap's other events go to the element it replaced).
+  document.addEventListener("htmx:load", keepLedgerOpen);
   document.addEventListener("DOMContentLoaded", keepLedgerOpen);
   // -- 6. The hand waits for the viewer's turn ---------------------------------------------------
 
@@ -402,7 +403,6 @@
     }
   }
 
-  document.addEventListener("htmx:oobAfterSwap", handWaits);
-  document.addEventListener("htmx:afterSwap", handWaits);
+  document.addEventListener("htmx:load", handWaits);
   document.addEventListener("DOMContentLoaded", handWaits);
 })();

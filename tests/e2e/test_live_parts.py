@@ -28,6 +28,8 @@ SERVER_DRAWN = """(html) => {
     element.removeAttribute("style");
     element.removeAttribute("hx-swap-oob");
     element.removeAttribute("data-spots-centred");
+    element.removeAttribute("inert");  // a waiting hand, made inert by js/learn.js
+    element.removeAttribute("data-placed");  // a player's card placed under their chip
     if (element.matches("[data-maze-tools], [data-round-toast]")) element.removeAttribute("hidden");
     if (element.classList) {
       for (const name of [...element.classList]) {
