@@ -254,9 +254,10 @@ def test_a_seeded_deal_is_sab_shuffle_v1_of_the_canonical_lists():
     # A deal that names the treasure's place shuffles the two stones for the other places.
     named = new_game(ruleset="base", seats=list(FIVE), round_seeds=["s6"], rounds=1,
                      deals=[{"treasure": "north"}])  # fmt: skip
+    # (the stones' stream is "goals": another label would swap them with this seed)
     assert goal_cards(named) == {
         "north": "goal-gold", "middle": "goal-stone-nw", "south": "goal-stone-ne",
-    }  # fmt: skip (the stones' stream is "goals": another label would swap them here)
+    }  # fmt: skip
     # A round seed made by fairness.round_seed (64 hex digits) is used as its bytes.
     made = fairness.round_seed(bytes(32), 7, 1, ["a", "b", "c", "d", "e"]).hex()
     hexed = new_game(ruleset="base", seats=list(FIVE), round_seeds=[made], rounds=1)
