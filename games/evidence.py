@@ -155,7 +155,11 @@ def frontier(board: Board) -> int:
 
 def path_kind(before: Board, after: Board, at: Pos, revealed: bool) -> str:
     """How the card placed at ``at`` (``before`` -> ``after``) counts: see the module's doc."""
-    was, now = frontier(before), frontier(after)
+    return _kind(frontier(before), frontier(after), after, at, revealed)
+
+
+def _kind(was: int, now: int, after: Board, at: Pos, revealed: bool) -> str:
+    """``path_kind`` from the frontiers before and after (the reader keeps them)."""
     if revealed or now < was:
         return TOWARDS
     if now > was:
@@ -179,13 +183,15 @@ class _Reader:
         self.records: dict[int, dict[str, SeatRecord]] = {}
         self.new_round(1)
         self.actor: str | None = None
-        self.pending: tuple[str, Pos, Board] | None = None  # a placement awaiting its reveals
+        # A placement awaiting its reveals: who, where, and the frontier before it.
+        self.pending: tuple[str, Pos, int] | None = None
         self.revealed = False
 
     def new_round(self, number: int) -> None:
         self.round = number
         self.records.setdefault(number, {seat: SeatRecord(seat) for seat in self.seats})
         self.board = start_board()
+        self.known_frontier: int | None = None  # the board's frontier, while it is unchanged
         self.owners: dict[Pos, str] = {}
 
     def add(self, seat: str | None, name: str, value: Any = 1) -> None:
@@ -211,9 +217,18 @@ class _Reader:
         """Count the pending placement, now that the goals it revealed are known."""
         if self.pending is None:
             return
-        seat, at, before = self.pending
-        self.add(seat, path_kind(before, self.board, at, self.revealed))
+        seat, at, was = self.pending
+        self.add(seat, _kind(was, self.frontier(), self.board, at, self.revealed))
         self.pending, self.revealed = None, False
+
+    def frontier(self) -> int:
+        """The public maze's frontier, worked out once per change of the maze."""
+        if self.known_frontier is None:
+            self.known_frontier = frontier(self.board)
+        return self.known_frontier
+
+    def changed(self) -> None:
+        self.known_frontier = None
 
 
 def _ignored(reader: _Reader, event: Mapping[str, Any]) -> None:
@@ -222,8 +237,9 @@ def _ignored(reader: _Reader, event: Mapping[str, Any]) -> None:
 
 def _placed(reader: _Reader, event: Mapping[str, Any]) -> None:
     at = (event["at"][0], event["at"][1])
-    reader.pending = (event["seat"], at, dict(reader.board))
+    reader.pending = (event["seat"], at, reader.frontier())
     reader.board[at] = Placed(event["card"], event.get("turned", False))
+    reader.changed()
     reader.owners[at] = event["seat"]
     if CATALOGUE[event["card"]].door:
         reader.add(event["seat"], "doors")
@@ -232,6 +248,7 @@ def _placed(reader: _Reader, event: Mapping[str, Any]) -> None:
 def _goal_revealed(reader: _Reader, event: Mapping[str, Any]) -> None:
     at = GOAL_POSITIONS[event["goal"]]
     reader.board[at] = Placed(event["card"], event.get("turned", False))
+    reader.changed()
     reader.revealed = True
 
 
@@ -242,6 +259,7 @@ def _repaired(reader: _Reader, event: Mapping[str, Any]) -> None:
 def _rockfall(reader: _Reader, seat: str, event: Mapping[str, Any]) -> None:
     at = (event["at"][0], event["at"][1])
     removed = reader.board.pop(at, None)
+    reader.changed()
     owner = reader.owners.pop(at, None)
     if removed is not None:
         reader.add(seat, "rockfalls", Rockfall(removed.card, owner, at))
