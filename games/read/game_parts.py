@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence, Set
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, ClassVar
 
 from django.utils.translation import gettext as _
 
@@ -32,7 +32,7 @@ from .drawing import (
     in_front_svg,
     role_name,
 )
-from .log import Entry, goal_label, tool_label
+from .log import Entry, goal_label, knowledge_lines, tool_label
 from .seats import seat_number
 
 Move = Mapping[str, Any]
@@ -170,7 +170,7 @@ def hand(
         ),
         role=role_name(mine["role"]),
         role_help=learn.role_help(mine["role"]),
-        knowledge=tuple(_knowledge(mine, names)),
+        knowledge=tuple(knowledge_lines(mine, names)),
     )
 
 
@@ -193,22 +193,6 @@ def _newly_drawn(ordered: list[str], moves, me: str) -> set[int]:
                     marked.add(index)
             return marked
     return set()
-
-
-def _knowledge(mine: dict, names: dict[str, str]) -> list[str]:
-    """What the viewer knows that others may not: greed, goals seen, roles inspected."""
-    lines = [_("You are the greedy dwarf this round.")] if mine["greedy"] else []
-    for goal, card in sorted(mine["peeks"].items()):
-        lines.append(
-            _("You saw: the %(goal)s goal is %(card)s.")
-            % {"goal": goal_label(goal), "card": card_name(card)}
-        )
-    for target, role in sorted(mine["inspections"].items()):
-        lines.append(
-            _("You saw: %(target)s is %(role)s.")
-            % {"target": names.get(target, "?"), "role": role_name(role)}
-        )
-    return lines
 
 
 # -- The bar: the viewer's decision --------------------------------------------------------------
@@ -504,18 +488,12 @@ def gold_pick(view: dict, players: Players, me: str | None, moves) -> dict | Non
 
 
 @dataclass(frozen=True)
-class Cell:
-    """A cell of the maze as the viewer sees it: its card or a goal, the chosen card's spot, the
-    marks (new or removed since their visit, where the maze last changed, a goal they saw) and
-    for screen readers its name (the card, the position, the neighbours)."""
+class Cell(history.MazeCell):
+    """A cell of the maze as the viewer sees it: a ``MazeCell`` (its card or a goal, new or
+    removed since their visit) with the chosen card's spot, where the maze last changed, a goal
+    they saw, the help on its card and for screen readers its name (the card, the position, the
+    neighbours)."""
 
-    x: int
-    y: int
-    svg: str = ""
-    label: str = ""
-    face_down: bool = False
-    new: bool = False  # placed since the viewer's previous visit
-    removed: bool = False  # a card was removed here since the viewer's previous visit
     legal: bool = False
     chosen: bool = False
     last: bool = False  # where the maze last changed
@@ -526,24 +504,15 @@ class Cell:
     help: str = ""  # what that card does (games/read/learn.py)
     name: str = ""  # for screen readers
 
-    MARKS = ("legal", "last", "new", "removed", "seen")
+    MARKS: ClassVar[tuple[str, ...]] = ("legal", "last", "new", "removed", "seen")
 
     @property
     def seen(self) -> bool:
         return bool(self.peeked)
 
     @property
-    def css(self) -> str:
-        """The cell's classes (built here: the maze is the page's largest loop)."""
-        marks = (f"maze__cell--{m}" for m in self.MARKS if getattr(self, m))
-        return " ".join(["maze__cell", *marks])
-
-    @property
     def blank(self) -> bool:
-        """Nothing to show: most of the grid, drawn by the maze's short path."""
-        return not (self.svg or self.name or self.help) and not any(
-            getattr(self, m) for m in self.MARKS
-        )
+        return super().blank and not (self.name or self.help)
 
 
 @dataclass(frozen=True)

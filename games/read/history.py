@@ -38,7 +38,7 @@ def team_label(team: str) -> str:
 # -- The maze of a recap or a replay step ----------------------------------------------------
 
 
-@dataclass
+@dataclass(frozen=True)
 class MazeCell:
     x: int
     y: int
@@ -81,13 +81,13 @@ def maze_rows(cards: dict, backs=(), *, new=(), removed=()) -> list[list[MazeCel
     for y in range(min(ys) - 1, max(ys) + 2):
         row = []
         for x in range(min(xs) - 1, max(xs) + 2):
-            cell = MazeCell(x, y, new=(x, y) in new, removed=(x, y) in removed)
+            drawn: dict = {}
             if (x, y) in cards:
                 card, turned = cards[(x, y)]
-                cell.svg, cell.label = card_use(card, turned), card_name(card)
+                drawn = {"svg": card_use(card, turned), "label": card_name(card)}
             elif (x, y) in backs:
-                cell.svg, cell.label, cell.face_down = goal_back_use(), _("Face-down goal"), True
-            row.append(cell)
+                drawn = {"svg": goal_back_use(), "label": _("Face-down goal"), "face_down": True}
+            row.append(MazeCell(x, y, new=(x, y) in new, removed=(x, y) in removed, **drawn))
         rows.append(row)
     return rows
 
