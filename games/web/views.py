@@ -260,9 +260,14 @@ def move_create(request, pk):
     except (errors.StaleVersion, errors.IdempotencyConflict) as conflict:
         return _answer(request, game, error=conflict.message, status=409)
     except errors.ServiceError as refused:
-        status = 403 if refused.code == "not-seated" else 422
+        status = _refused_status(refused)
         return _answer(request, game, error=refused.message, status=status)
     return _answer(request, game, notice=_("Your move is made."))
+
+
+def _refused_status(refused: errors.ServiceError) -> int:
+    """403 for someone who does not play in the game, 422 for a request it refuses."""
+    return 403 if refused.code == "not-seated" else 422
 
 
 def _answer(request, game, *, notice=None, error=None, status=200):
@@ -311,7 +316,7 @@ def mark_create(request, pk):
     try:
         suspicions.mark_set(game_id=game.pk, user=request.user, target=target, mark=mark)
     except errors.ServiceError as refused:
-        status = 403 if refused.code == "not-seated" else 422
+        status = _refused_status(refused)
         return _answer(request, game, error=refused.message, status=status)
     return _answer(request, game)
 
@@ -324,7 +329,7 @@ def note_create(request, pk):
     try:
         suspicions.note_set(game_id=game.pk, user=request.user, text=request.POST.get("text", ""))
     except errors.ServiceError as refused:
-        status = 403 if refused.code == "not-seated" else 422
+        status = _refused_status(refused)
         if request.htmx:
             return render(request, NOTE_SAVED, {"error": refused.message}, status=status)
         messages.error(request, refused.message)

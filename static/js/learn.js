@@ -332,13 +332,18 @@
     return seat ? document.getElementById("did-" + seat.getAttribute("data-seat")) : null;
   }
 
+  // The chip the mouse crossed into (mouseover) or out of (mouseout), or null when it moved
+  // within one chip.
+  function chipCrossed(event) {
+    var chip = event.target.closest ? event.target.closest("#seats .seat") : null;
+    var other = event.relatedTarget;
+    var beyond = other && other.closest ? other.closest("#seats .seat") : null;
+    return chip && chip !== beyond ? chip : null;
+  }
+
   document.addEventListener("mouseover", function (event) {
-    if (!hoverable || !hoverable.matches || !event.target.closest) {
-      return;
-    }
-    var seat = event.target.closest("#seats .seat");
-    var from = event.relatedTarget && event.relatedTarget.closest ? event.relatedTarget.closest("#seats .seat") : null;
-    if (!seat || seat === from) {
+    var seat = hoverable && hoverable.matches ? chipCrossed(event) : null;
+    if (!seat) {
       return;
     }
     clearTimeout(hoverTimer);
@@ -352,12 +357,7 @@
   });
 
   document.addEventListener("mouseout", function (event) {
-    if (!event.target.closest) {
-      return;
-    }
-    var seat = event.target.closest("#seats .seat");
-    var to = event.relatedTarget && event.relatedTarget.closest ? event.relatedTarget.closest("#seats .seat") : null;
-    if (!seat || seat === to) {
+    if (!chipCrossed(event)) {
       return;
     }
     clearTimeout(hoverTimer);

@@ -24,15 +24,21 @@ def inside_viewport(page, locator) -> bool:
     )
 
 
-def test_a_players_card_opens_by_hover_and_keyboard_and_a_mark_stays_the_authors(
-    live_server, make_player, rigged_game, player_page
-):
+def bobs_turn(live_server, make_player, rigged_game, player_page, size):
+    """Ann has passed: Bob's page at his turn (``size``), the game's address, and Cid."""
     ann, bob, cid = (make_player(n) for n in ("ann", "bob", "cid"))
     game = rigged_game([ann, bob, cid], ruleset="base", deal=BASE_DEAL)
     url = game_url(live_server, game)
     submit(game, ann, move="pass")
-    b = player_page(bob, **SIZES["1366x768"])
+    b = player_page(bob, **SIZES[size])
     open_turn(b, url)
+    return b, url, cid
+
+
+def test_a_players_card_opens_by_hover_and_keyboard_and_a_mark_stays_the_authors(
+    live_server, make_player, rigged_game, player_page
+):
+    b, url, cid = bobs_turn(live_server, make_player, rigged_game, player_page, "1366x768")
     maze = b.locator("#board").bounding_box()
     # Hover over Ann's chip: her card, under the chip, in view; the maze has not moved.
     b.locator("#seat-0").hover()
@@ -65,12 +71,7 @@ def test_a_players_card_opens_by_hover_and_keyboard_and_a_mark_stays_the_authors
 def test_on_a_phone_a_tap_on_a_chip_opens_the_card_in_view(
     live_server, make_player, rigged_game, player_page
 ):
-    ann, bob, cid = (make_player(n) for n in ("ann", "bob", "cid"))
-    game = rigged_game([ann, bob, cid], ruleset="base", deal=BASE_DEAL)
-    url = game_url(live_server, game)
-    submit(game, ann, move="pass")
-    b = player_page(bob, **SIZES["phone"])
-    open_turn(b, url)
+    b, _url, _cid = bobs_turn(live_server, make_player, rigged_game, player_page, "phone")
     b.locator('#seat-0 [data-testid="seat-open"]').tap()
     card = b.locator("#did-0")
     expect(card).to_be_visible(timeout=WAIT)
