@@ -6,6 +6,7 @@ Public API:
 - ``apply(state, seat, move)`` -> ``(new_state, events)``; raises ``IllegalMove`` (``.code``)
 - ``legal_moves(state, seat, card=None)`` -> list of moves (only those playing ``card``)
 - ``playable_cards(state, seat)`` -> the hand's cards that some legal move plays
+- ``playable_on_turn(state, seat)`` -> those that would be playable were it the seat's turn
 - ``view_for(state, seat)`` -> what that seat may know (``seat=None``: the public view)
 - ``replay(state_config_json, moves)`` rebuilds a state from its seeds and moves
 - ``State.to_json()`` / ``State.from_json()``: the stable snapshot form
@@ -16,7 +17,7 @@ from typing import Any
 
 from .create import new_game
 from .errors import REASONS, BadSetup, IllegalMove
-from .legal import discard_moves, legal_moves, playable_cards
+from .legal import discard_moves, legal_moves, playable_cards, playable_on_turn
 from .rules import apply, apply_in_place
 from .state import GAME_OVER, PICK_GOLD, STEAL, TURN, Config, State
 from .types import Event, Move
@@ -57,6 +58,7 @@ __all__ = [
     "legal_moves",
     "new_game",
     "playable_cards",
+    "playable_on_turn",
     "replay",
     "seed_hash",
     "view_for",

@@ -68,6 +68,19 @@ def playable_cards(state: State, seat: str) -> set[str]:
     return playable
 
 
+def playable_on_turn(state: State, seat: str) -> set[str]:
+    """The cards of the seat's hand that would be playable were it the seat's turn on the maze as
+    it is (what a waiting hand shows); nothing outside a turn to play cards."""
+    index = state.seat_index(seat)
+    if index is None or state.finished or state.decision != TURN:
+        return set()
+    if state.to_move == index:
+        return playable_cards(state, seat)
+    waiting = state.clone()
+    waiting.to_move = index
+    return playable_cards(waiting, seat)
+
+
 def _valid_iter(state: State, seat: str, candidates: Iterable[Move]) -> Iterator[Move]:
     for move in candidates:
         try:

@@ -143,7 +143,11 @@ def game_page(
     cards_turn = playing and view["decision"] == engine.TURN
     hand = game_parts.hand(
         view,
-        playable=deciding.playable if my_turn else _playable_when_my_turn(table, cards_turn),
+        # While another player decides, what could be played on the maze as it is: the hand
+        # looks the same as on the viewer's turn (inert until then: js/learn.js).
+        playable=deciding.playable
+        if my_turn
+        else frozenset(engine.playable_on_turn(table.state, me) if me and cards_turn else ()),
         selected=deciding.selected,
         cards_turn=cards_turn,
         moves=moves,
@@ -280,19 +284,6 @@ def _decision(
         tool=tool,
         playable=playable,
     )
-
-
-def _playable_when_my_turn(table: _Table, cards_turn: bool) -> frozenset[str]:
-    """While another player decides, the cards of the viewer's hand that would be playable on the
-    maze as it is: the hand looks the same as on their turn (a live update at their turn sends
-    no hand; it is inert until then: js/learn.js), and says why a card could not be played."""
-    state, me = table.state, table.me
-    index = state.seat_index(me) if me is not None else None
-    if me is None or index is None or not cards_turn:
-        return frozenset()
-    mine = state.clone()
-    mine.to_move = index
-    return frozenset(engine.playable_cards(mine, me))
 
 
 def _moved_since_round_end(moves, seat) -> bool:

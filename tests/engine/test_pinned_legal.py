@@ -6,7 +6,7 @@ lists exact over random games; these name the lists in a few positions.
 
 from __future__ import annotations
 
-from games.engine import discard_moves, legal_moves, playable_cards
+from games.engine import discard_moves, legal_moves, playable_cards, playable_on_turn
 from tests.engine.test_pinned_events import (
     at_the_steal,
     dig_to_the_treasure,
@@ -89,6 +89,26 @@ def test_playable_cards_are_the_cards_a_legal_move_plays_and_only_on_ones_turn()
     state, _ = play(state, ("ann", {"move": "action", "card": "trapped", "target": "bob"}))
     assert playable_cards(state, "bob") == {"map", "free"}
     assert [m for m in legal_moves(state, "bob") if m["move"] == "place"] == []
+
+
+def test_a_waiting_hand_shows_what_would_be_playable_on_its_turn():
+    state = game(hands={"ann": ["cross", "map"], "bob": ["map", "cross", "free", "rockfall"]})
+    # Ann's turn: hers as playable_cards says; Bob's as if it were his (the maze as it is), and
+    # the state untouched.
+    assert playable_on_turn(state, "ann") == playable_cards(state, "ann") == {"cross", "map"}
+    assert playable_on_turn(state, "bob") == {"map", "cross"} and state.to_move == 0
+    assert playable_on_turn(state, "nobody") == set()
+    # Trapped, Bob could play his map and his free card, not his cross.
+    trapped = game(hands={"ann": ["trapped", "map"], "bob": ["cross", "map", "free"]})
+    trapped, _ = play(trapped, ("ann", {"move": "action", "card": "trapped", "target": "bob"}))
+    assert playable_on_turn(trapped, "bob") == playable_cards(trapped, "bob") == {"map", "free"}
+    # Outside a turn to play cards (a gold pick, the game over): nothing.
+    picking = state.clone()
+    picking.decision = "pick-gold"
+    assert playable_on_turn(picking, "ann") == playable_on_turn(picking, "bob") == set()
+    over = state.clone()
+    over.finished = True
+    assert playable_on_turn(over, "bob") == set()
 
 
 def test_a_gold_pick_offers_each_value_once_and_nothing_else():
