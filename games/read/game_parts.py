@@ -247,10 +247,6 @@ class Bar:
         return str(self.confirm.fields.get("goal", "")) if self.confirm else ""
 
 
-# Choices that hurt the player making them (RULES.md 3.1, 6.3).
-SELF_HARM = learn.SELF_HARM
-
-
 @dataclass(frozen=True)
 class Deciding:
     """What the bar is built from: the viewer's legal moves (only what the page shows), their
@@ -262,6 +258,7 @@ class Deciding:
     at: str | None = None
     target: str | None = None
     tool: str | None = None
+    playable: frozenset[str] = frozenset()
 
 
 def bar(
@@ -415,7 +412,7 @@ def _warning(confirm: Choice | None, me: str | None) -> str:
     if confirm is None or confirm.fields.get("target") != me:
         return ""
     effect = CATALOGUE[confirm.fields["card"]].effect
-    return str(SELF_HARM[effect]) if effect in SELF_HARM else ""
+    return str(learn.SELF_HARM[effect]) if effect in learn.SELF_HARM else ""
 
 
 def _choice_label(move: Move, players: Players, me: str | None) -> str:

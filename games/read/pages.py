@@ -241,11 +241,6 @@ class _Table:
         )
 
 
-@dataclass(frozen=True)
-class _Deciding(game_parts.Deciding):
-    playable: frozenset[str] = frozenset()
-
-
 def _decision(
     table: _Table,
     deciding: bool,
@@ -254,13 +249,13 @@ def _decision(
     at: str | None,
     target: str | None,
     tool: str | None,
-) -> _Deciding:
+) -> game_parts.Deciding:
     """The viewer's legal moves (only what the page shows: the cards that can be played, the
     selected card's moves, passes and clears, or the gold pick / steal choices), playable cards
     and selected card; nothing when it is not the viewer's decision."""
     state, me = table.state, table.me
     if me is None or not deciding:
-        return _Deciding()
+        return game_parts.Deciding()
     playable = frozenset(engine.playable_cards(state, me))
     if selected not in playable:
         selected = None
@@ -275,7 +270,7 @@ def _decision(
             if places and turned not in places:
                 turned = not turned  # the card fits only the other way round: turn it
             legal += mine
-    return _Deciding(
+    return game_parts.Deciding(
         legal=legal,
         selected=selected,
         turned=turned,
