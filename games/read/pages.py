@@ -130,24 +130,11 @@ def game_page(
         if me_seat is not None and since is not None
         else None
     )
-    marking = me_seat is not None and view["decision"] == engine.TURN and not view["finished"]
-    players = game_parts.players(
-        view,
-        names,
-        table.labels,
-        me,
-        table.live,
-        marks=suspicions.my_marks(me_seat, view["round"]) if marking else None,
-        mark_choices=suspicions.mark_choices(game.ruleset) if marking else (),
-    )
+    players = _players(game, table, me_seat)
     cards_turn = playing and view["decision"] == engine.TURN
     hand = game_parts.hand(
         view,
-        # While another player decides, what could be played on the maze as it is: the hand
-        # looks the same as on the viewer's turn (inert until then: js/learn.js).
-        playable=deciding.playable
-        if my_turn
-        else frozenset(engine.playable_on_turn(table.state, me) if me and cards_turn else ()),
+        playable=deciding.playable if my_turn else _waiting(table, cards_turn),
         selected=deciding.selected,
         cards_turn=cards_turn,
         moves=moves,
@@ -279,6 +266,29 @@ def _decision(
         tool=tool,
         playable=playable,
     )
+
+
+def _players(game: Game, table: _Table, me_seat: Seat | None) -> game_parts.Players:
+    """The players strip, with the viewer's own marks of the round under way."""
+    view = table.view
+    marking = me_seat is not None and view["decision"] == engine.TURN and not view["finished"]
+    return game_parts.players(
+        view,
+        table.names,
+        table.labels,
+        table.me,
+        table.live,
+        marks=suspicions.my_marks(me_seat, view["round"]) if marking else None,
+        mark_choices=suspicions.mark_choices(game.ruleset) if marking else (),
+    )
+
+
+def _waiting(table: _Table, cards_turn: bool) -> frozenset[str]:
+    """While another player decides, what the viewer could play on the maze as it is: their hand
+    looks the same as on their turn (inert until then: js/learn.js)."""
+    if table.me is None or not cards_turn:
+        return frozenset()
+    return frozenset(engine.playable_on_turn(table.state, table.me))
 
 
 def _moved_since_round_end(moves, seat) -> bool:
