@@ -88,6 +88,12 @@ class Game(models.Model):
     revision = models.PositiveIntegerField(default=0)
     # The engine state (secret). Null until the game starts.
     snapshot = models.JSONField(null=True, blank=True, editable=False)
+    # Deals anyone can check (docs/fairness.md): 32-byte seeds (hex) drawn when the game is
+    # created, round 0's (the seating, the gold supply) then one per round. Secret: only their
+    # commitments (SHA-256) are shown, each seed once its round is over (round 0's at the end).
+    server_seeds = models.JSONField(default=list, blank=True, editable=False)
+    # The players' seeds as fixed at the start, in the order they joined: [[seat pk, seed], ...].
+    joined_seeds = models.JSONField(default=list, blank=True, editable=False)
     # Whose decision it is (the seat position) and since when; the deadline follows from it.
     to_move = models.PositiveSmallIntegerField(null=True, blank=True)
     decision_since = models.DateTimeField(null=True, blank=True)
@@ -185,6 +191,9 @@ class Seat(models.Model):
     marks = models.JSONField(default=dict, blank=True)
     # The player's private note on the game: theirs alone, for ever.
     note = models.TextField(_("private note"), max_length=4000, blank=True, default="")
+    # The player's own seed for the deals (docs/fairness.md): made by their browser, editable
+    # in the lobby, drawn by the site for a bot or when none came; public, fixed at the start.
+    seed = models.CharField(_("seed"), max_length=64, blank=True, default="")
 
     objects = SeatQuerySet.as_manager()
 

@@ -9,6 +9,7 @@ Public API:
 - ``playable_on_turn(state, seat)`` -> those that would be playable were it the seat's turn
 - ``view_for(state, seat)`` -> what that seat may know (``seat=None``: the public view)
 - ``replay(state_config_json, moves)`` rebuilds a state from its seeds and moves
+- ``round_draws(config, round)`` / ``gold_draws(config)``: what a deal drew (docs/fairness.md)
 - ``State.to_json()`` / ``State.from_json()``: the stable snapshot form
 """
 
@@ -19,6 +20,7 @@ from .create import new_game
 from .errors import REASONS, BadSetup, IllegalMove
 from .legal import discard_moves, legal_moves, playable_cards, playable_on_turn
 from .rules import apply, apply_in_place
+from .setup import gold_draws, round_draws
 from .state import GAME_OVER, PICK_GOLD, STEAL, TURN, Config, State
 from .types import Event, Move
 from .view import seed_hash, view_for
@@ -52,6 +54,8 @@ __all__ = [
     "IllegalMove",
     "Move",
     "discard_moves",
+    "gold_draws",
+    "round_draws",
     "State",
     "apply",
     "apply_in_place",

@@ -79,15 +79,44 @@ def shuffle[T](items: Sequence[T], seed: bytes, label: str) -> list[T]:
     return out
 
 
+GAME_ROUND = 0  # the game's own draws: the seating and the base game's gold supply
+
+
+def game_seeds(
+    server_seeds: Sequence[bytes], game_id: int | str, joined_seeds: Sequence[str]
+) -> tuple[list[int], list[bytes]]:
+    """The seating and every round's seed of a game (docs/fairness.md, "A game's seeds").
+
+    ``server_seeds`` are the game's committed seeds: round 0's (the game's own draws), then one
+    per round; ``joined_seeds`` the players' seeds in the order they joined. Round 0's seed is
+    ``round_seed`` over the seeds in that order: its stream ``seats`` shuffles the players into
+    their seats (the seating: indexes into ``joined_seeds``, seat by seat), and ``gold`` orders
+    the base game's gold supply. Each round r >= 1 then has ``round_seed`` over the seeds in
+    seat order. Returns ``(seating, [round 0's seed, round 1's, ...])``."""
+    first = round_seed(server_seeds[GAME_ROUND], game_id, GAME_ROUND, joined_seeds)
+    seating = shuffle(range(len(joined_seeds)), first, "seats")
+    in_seats = [joined_seeds[i] for i in seating]
+    rounds = [
+        round_seed(server, game_id, number, in_seats)
+        for number, server in enumerate(server_seeds[1:], start=1)
+    ]
+    return seating, [first, *rounds]
+
+
 # -- Checking a deal document offline -------------------------------------------------------------
+
+
+GOAL_PLACES = ("north", "middle", "south")
 
 
 def verify(document: dict[str, Any]) -> list[str]:
     """What differs between a deal document and the algorithm (empty: it matches).
 
-    The document: ``algorithm``, ``game``, ``round``, ``commitment``, ``server_seed`` (hex),
-    ``player_seeds`` (seat order), ``round_seed`` (hex) and ``shuffles``: a list of ``label``,
-    ``input`` (the canonical list) and ``output``."""
+    The document (docs/fairness.md, "The deal document"): ``algorithm``, ``game``, ``round``,
+    ``commitment``, ``server_seed`` (hex), ``player_seeds``, ``round_seed`` (hex), ``shuffles``
+    (each a ``label``, its canonical ``input`` and its ``output``), ``picks`` (each a ``label``,
+    ``n`` and the ``value`` drawn), and ``deal``, which must follow from them (a document
+    without one checks the seeds and the draws alone)."""
     problems = []
     if document.get("algorithm") != ALGORITHM:
         problems.append(f"algorithm: expected {ALGORITHM}")
@@ -95,15 +124,59 @@ def verify(document: dict[str, Any]) -> list[str]:
         server = bytes.fromhex(document["server_seed"])
     except (KeyError, TypeError, ValueError):
         return [*problems, "server_seed: missing or not hex"]
+    seed = round_seed(server, document["game"], document["round"], document["player_seeds"])
     if commitment(server) != document.get("commitment"):
         problems.append("commitment: SHA-256(server_seed) differs")
-    seed = round_seed(server, document["game"], document["round"], document["player_seeds"])
     if seed.hex() != document.get("round_seed"):
         problems.append("round_seed: differs")
+    outputs, picks = {}, {}
     for entry in document.get("shuffles", []):
-        if shuffle(entry["input"], seed, entry["label"]) != entry["output"]:
+        outputs[entry["label"]] = shuffle(entry["input"], seed, entry["label"])
+        if outputs[entry["label"]] != entry["output"]:
             problems.append(f"shuffle {entry['label']}: output differs")
+    for entry in document.get("picks", []):
+        picks[entry["label"]] = Stream(seed, entry["label"]).uniform(entry["n"])
+        if picks[entry["label"]] != entry["value"]:
+            problems.append(f"pick {entry['label']}: value differs")
+    if "deal" in document:
+        deal = document["deal"] or {}
+        for key, value in expected_deal(document, outputs, picks).items():
+            if deal.get(key) != value:
+                problems.append(f"deal {key}: differs")
     return problems
+
+
+def expected_deal(document: dict[str, Any], outputs: dict, picks: dict) -> dict[str, Any]:
+    """The deal that the shuffles' and picks' true outputs make (docs/fairness.md, "From the
+    seeds to the deal"): seat i takes role i; goals north, middle, south; Saboteur 2 first puts
+    ``len(deal.removed)`` cards of the deck away, then each seat takes a block of ``hand_size``,
+    the rest is the pile; the greedy dwarf is a gold digger picked in seat order; round 0 (the
+    game's draws) seats the players and orders the gold supply."""
+    deal = document.get("deal") or {}
+    expected: dict[str, Any] = {}
+    if "seats" in outputs:
+        expected["seating"] = outputs["seats"]
+    if "gold" in outputs:
+        expected["gold_supply"] = outputs["gold"]
+    players = len(document["player_seeds"])
+    if "roles" in outputs:
+        expected["roles"] = outputs["roles"][:players]
+        expected["set_aside"] = outputs["roles"][players:]
+    if "goals" in outputs:
+        expected["goals"] = dict(zip(GOAL_PLACES, outputs["goals"], strict=False))
+    if "deck" in outputs:
+        rest = outputs["deck"]
+        removed = len(deal.get("removed") or [])
+        size = int(document.get("hand_size", 0))
+        expected["removed"], rest = rest[:removed], rest[removed:]
+        expected["hands"] = [rest[i * size : (i + 1) * size] for i in range(players)]
+        expected["pile"] = rest[players * size :]
+    if "first" in picks:
+        expected["first"] = picks["first"]
+    if "greedy" in picks and "roles" in expected:
+        diggers = [i for i, role in enumerate(expected["roles"]) if role == "gold-digger"]
+        expected["greedy"] = diggers[picks["greedy"]] if picks["greedy"] < len(diggers) else None
+    return expected
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -32,7 +32,7 @@ from .cards import (
     deck,
 )
 from .errors import BadSetup
-from .state import TURN, Placed, State
+from .state import TURN, Config, Placed, State
 
 DEAL_KEYS = {"roles", "set_aside", "treasure", "goals", "first", "hands", "pile", "gold", "greedy"}
 
@@ -49,16 +49,23 @@ def seed_bytes(seed: str) -> bytes:
 
 
 class Draws:
-    """The random choices of one deal: each a labelled stream of the seed (sab-shuffle-v1)."""
+    """The random choices of one deal: each a labelled stream of the seed (sab-shuffle-v1),
+    written down as drawn (a deal document lists them: docs/fairness.md)."""
 
     def __init__(self, seed: str):
         self.seed = seed_bytes(seed)
+        self.shuffles: list[dict[str, Any]] = []  # each its label, canonical input and output
+        self.picks: list[dict[str, Any]] = []  # each its label, n and the number drawn
 
     def shuffle[T](self, items: list[T], label: str) -> list[T]:
-        return fairness.shuffle(items, self.seed, label)
+        out = fairness.shuffle(items, self.seed, label)
+        self.shuffles.append({"label": label, "input": list(items), "output": list(out)})
+        return out
 
     def uniform(self, n: int, label: str) -> int:
-        return fairness.Stream(self.seed, label).uniform(n)
+        value = fairness.Stream(self.seed, label).uniform(n)
+        self.picks.append({"label": label, "n": n, "value": value})
+        return value
 
 
 def role_cards(ruleset: str, players: int, variants: list[str]) -> list[str]:
@@ -96,8 +103,8 @@ def _seat_map(state: State, deal: dict, key: str) -> dict[int, Any]:
     return result
 
 
-def deal_round(state: State, previous_first: int | None) -> None:
-    """Lay out the maze and deal roles and cards for ``state.round``."""
+def deal_round(state: State, previous_first: int | None) -> Draws:
+    """Lay out the maze and deal roles and cards for ``state.round``; the draws it made."""
     config = state.config
     n = len(config.seats)
     deal = config.deals[state.round - 1] if state.round <= len(config.deals) else None
@@ -125,6 +132,49 @@ def deal_round(state: State, previous_first: int | None) -> None:
     state.offer, state.pickers, state.thieves = [], [], []
     state.result = None
     state.decision = TURN
+    return rng
+
+
+def round_draws(config: Config, round_number: int) -> dict[str, Any]:
+    """What a round's deal drew and the deal it made, from the game's configuration alone (the
+    engine draws nothing else: docs/fairness.md, "From the seeds to the deal"): the round's
+    ``shuffles`` and ``picks``, ``hand_size``, and ``deal`` (``roles``, ``set_aside``, ``goals``
+    north to south, ``removed``, ``hands``, ``pile``; ``first`` in round 1, where it is drawn;
+    ``greedy`` with the variant)."""
+    state = State(config=config, gold=[0] * len(config.seats))
+    state.round = round_number
+    draws = deal_round(state, previous_first=None if round_number == 1 else 0)
+    deal: dict[str, Any] = {
+        "roles": state.roles,
+        "set_aside": state.set_aside,
+        "goals": {name: state.board[position].card for name, position in state.goals.items()},
+        "removed": state.removed,
+        "hands": state.hands,
+        "pile": state.pile,
+    }
+    if round_number == 1:
+        deal["first"] = state.first_seat
+    if "greedy-dwarf" in config.variants:
+        deal["greedy"] = state.greedy
+    return {
+        "shuffles": draws.shuffles,
+        "picks": draws.picks,
+        "hand_size": hand_size(config.ruleset, len(config.seats)),
+        "deal": deal,
+    }
+
+
+def gold_draws(config: Config) -> list[dict[str, Any]]:
+    """The shuffle of the base game's gold supply (from the game's gold seed), as drawn."""
+    if config.ruleset != BASE:
+        return []
+    draws = Draws(config.gold_seed)
+    draws.shuffle(_gold_cards(config), "gold")
+    return draws.shuffles
+
+
+def _gold_cards(config: Config) -> list[int]:
+    return list(OLD_MINE_GOLD if "old-mine" in config.variants else BASE_GOLD)
 
 
 def _deal_roles(state: State, deal: dict, rng: Draws) -> None:
@@ -223,8 +273,7 @@ def _prepare_gold(state: State, deal: dict, rng: Draws) -> None:
             raise BadSetup("deals.gold", "saboteur2 has no gold cards")
         return
     if state.round == 1:
-        supply = list(OLD_MINE_GOLD if "old-mine" in state.config.variants else BASE_GOLD)
-        state.gold_supply = Draws(state.config.gold_seed).shuffle(supply, "gold")
+        state.gold_supply = Draws(state.config.gold_seed).shuffle(_gold_cards(state.config), "gold")
     top = deal.get("gold", [])
     if not isinstance(top, list) or not all(type(v) is int for v in top):
         raise BadSetup("deals.gold", "must be a list of gold values")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import re
 import secrets
 from collections.abc import Sequence
 from datetime import time as dt_time
@@ -16,6 +17,7 @@ from django.utils.translation import gettext_lazy, ngettext
 
 from games import engine
 from games.clock import zone_names
+from games.engine import fairness
 from games.engine.cards import PLAYERS, VARIANTS
 from games.models import (
     MAX_BANK,
@@ -48,6 +50,15 @@ GAME_NAME_ONE_LINE = gettext_lazy(
 )
 
 GAME_ROUNDS = (1, 2, 3)  # 3 is the rulebook's game; RULES.md allows a shorter one
+
+# A player's own seed for the deals (docs/fairness.md): their browser makes 32 hex digits; a
+# player may type their own. No "|": the algorithm joins the seeds with it.
+SEED = re.compile(r"[A-Za-z0-9_-]{1,64}")
+
+
+def server_seeds(rounds: int) -> list[str]:
+    """A new game's committed seeds (docs/fairness.md): round 0's, then one per round."""
+    return [secrets.token_hex(32) for _ in range(rounds + 1)]
 
 
 def game_create(
@@ -100,6 +111,9 @@ def game_create(
             daily_at=daily_at.replace(second=0, microsecond=0) if daily_at else None,
             bank=bank,
             vacations_pause=bool(vacations_pause),
+            # Drawn now, before anyone (the creator included) gives a seed of their own: the
+            # site cannot choose its seeds knowing the players'. Only their commitments show.
+            server_seeds=server_seeds(rounds),
             **({"turn_limit": turn_limit} if turn_limit is not None else {}),
         )
         Seat.objects.create(game=game, user=creator)
@@ -194,7 +208,9 @@ def practice_create(
         )
         game.practice = True
         game.save(update_fields=["practice"])
-        Seat.objects.bulk_create(Seat(game=game, bot=number) for number in range(1, bots + 1))
+        Seat.objects.bulk_create(
+            Seat(game=game, bot=number, seed=secrets.token_hex(16)) for number in range(1, bots + 1)
+        )
         return game_start(game_id=game.pk, user=creator)
 
 
@@ -298,8 +314,27 @@ def seat_leave(*, game_id: int, user) -> None:
         touch(game)
 
 
+def seat_seed(*, game_id: int, user, seed: str) -> Seat:
+    """``user``'s own seed for the game's deals, until the game starts (docs/fairness.md)."""
+    seed = seed.strip()
+    if not SEED.fullmatch(seed):
+        raise ServiceError(
+            _("A seed is 1 to 64 letters, digits, hyphens or underscores."), code="bad-seed"
+        )
+    with transaction.atomic():
+        game = lock_game(game_id)
+        seat = player_seat(game, user)
+        if game.status != Game.Status.LOBBY:
+            raise ServiceError(_("The seeds are fixed: the game has started."), code="started")
+        seat.seed = seed
+        seat.save(update_fields=["seed"])
+        touch(game)  # every open lobby shows the seats' seeds
+        return seat
+
+
 def game_start(*, game_id: int, user) -> Game:
-    """Seat the players in random order, draw the round seeds and deal round 1."""
+    """Fix the players' seeds, seat the players and deal round 1, all from the seeds
+    (``fairness.game_seeds``: the game's committed seeds and the players' own)."""
     with transaction.atomic():
         game = lock_game(game_id)
         if game.creator_id != user.pk:
@@ -317,18 +352,29 @@ def game_start(*, game_id: int, user) -> Game:
                 )
                 % {"low": low}
             )
-        secrets.SystemRandom().shuffle(seats)
+        seats.sort(key=lambda seat: (seat.joined_at, seat.pk))  # the order they joined
+        for seat in seats:
+            seat.seed = seat.seed or secrets.token_hex(16)  # no browser gave one: the site's
+        if len(game.server_seeds) < game.rounds + 1:  # a game created before deals were checkable
+            game.server_seeds = server_seeds(game.rounds)
+        seating, seeds = fairness.game_seeds(
+            [bytes.fromhex(seed) for seed in game.server_seeds],
+            game.pk,
+            [seat.seed for seat in seats],
+        )
+        game.joined_seeds = [[seat.pk, seat.seed] for seat in seats]
+        seats = [seats[index] for index in seating]
         for position, seat in enumerate(seats):
             seat.position = position
             seat.bank_left = game.bank  # each seat's time bank, spent past the turn's limit
-            seat.save(update_fields=["position", "bank_left"])
+            seat.save(update_fields=["position", "bank_left", "seed"])
         state = engine.new_game(
             ruleset=game.ruleset,
             seats=[seat.engine_name for seat in seats],
             variants=game.variants,
             rounds=game.rounds,
-            round_seeds=[secrets.token_hex(16) for _ in range(game.rounds)],
-            gold_seed=secrets.token_hex(16),
+            round_seeds=[seed.hex() for seed in seeds[1 : game.rounds + 1]],
+            gold_seed=seeds[fairness.GAME_ROUND].hex(),
         )
         game.status = Game.Status.RUNNING
         game.started_at = timezone.now()

@@ -23,7 +23,7 @@ from games.engine.cards import PLAYERS
 from games.models import ChatMessage, Game, Seat
 from saboteur_site.cache import get_or_build
 
-from . import game_parts, history, ledger, suspicions, table_events
+from . import deals, game_parts, history, ledger, suspicions, table_events
 from .clock import Clock, clock_of, rules_lines
 from .log import Entry, entries_for
 from .seats import display_name, live_seat, seat_label, seat_names
@@ -77,6 +77,8 @@ class GamePage:
     note: str = ""  # the viewer's private note (theirs alone, for ever)
     # For a player who took over a seat, on their first visit: whose seat and what it held.
     briefing: dict | None = None
+    # Deals anyone can check: the commitments, the players' seeds, the viewer's own.
+    fairness: deals.Panel | None = None
 
     # Reversed once here, not in each of the template's loops (the hand, the choices).
     @cached_property
@@ -115,7 +117,7 @@ def game_page(
     me_seat = live_seat(game, user)
     header = _header(game, user, seats, me_seat)
     if game.snapshot is None:
-        return GamePage(**header)
+        return GamePage(**header, fairness=deals.panel(game, seats, me_seat, None))
     table = _Table.of(game, seats, me_seat)
     view, me, names = table.view, table.me, table.names
     my_turn = me is not None and view["to_move"] == me
@@ -166,6 +168,7 @@ def game_page(
         ),
         ledger=game_parts.ledger_part(seen, view, players),
         note=suspicions.my_note(me_seat),
+        fairness=deals.panel(game, seats, me_seat, view),
         briefing=_briefing(hand, me_seat, seats)
         if me_seat is not None and me_seat.last_seen_at is None
         else None,

@@ -1,6 +1,6 @@
 from django.urls import path, re_path
 
-from . import live, views
+from . import deals, live, views
 
 urlpatterns = [
     path("", views.home, name="home"),
@@ -19,6 +19,9 @@ urlpatterns = [
     path("games/<int:pk>/mark/", views.mark_create, name="mark"),
     path("games/<int:pk>/note/", views.note_create, name="note"),
     path("games/<int:pk>/join/", views.seat_join, name="join"),
+    path("games/<int:pk>/seed/", deals.seed_set, name="seed"),
+    path("games/<int:pk>/deals/<int:number>/", deals.deal_check, name="deal_check"),
+    path("games/<int:pk>/deals/<int:number>.json", deals.deal_json, name="deal_json"),
     path("games/<int:pk>/leave/", views.seat_leave, name="leave"),
     path("games/<int:pk>/start/", views.game_start, name="start"),
     path("games/<int:pk>/invite/", views.invitation_create, name="invitation_create"),

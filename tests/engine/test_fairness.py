@@ -132,3 +132,74 @@ def test_the_command_line(tmp_path, capsys, monkeypatch):
     assert fairness.main([]) == 2
     said = capsys.readouterr()
     assert said.err == "usage: python -m games.engine.fairness DEAL.json\n" and said.out == ""
+
+
+# -- Deals from the engine: the documents a verifier reads ------------------------------------
+
+
+def test_a_rounds_draws_are_the_deal_the_engine_dealt():
+    """``round_draws`` recomputes a round's deal from the configuration alone: round 1 as
+    ``new_game`` dealt it; a later round as it is dealt when the round before ends."""
+    import random
+
+    from games import engine
+    from games.engine.setup import deal_round
+
+    rng = random.Random(39)
+    for ruleset, players, variants in [
+        ("base", 3, []), ("base", 10, ["greedy-dwarf"]), ("saboteur2", 7, []),
+        ("base", 5, ["old-mine", "max-saboteurs"]), ("saboteur2", 12, []),
+    ]:  # fmt: skip
+        state = engine.new_game(
+            ruleset=ruleset,
+            seats=[f"s{i}" for i in range(players)],
+            variants=variants,
+            rounds=2,
+            round_seeds=[rng.randbytes(32).hex(), rng.randbytes(32).hex()],
+        )
+        first = engine.round_draws(state.config, 1)
+        deal = first["deal"]
+        assert deal["roles"] == state.roles and deal["hands"] == state.hands
+        assert deal["pile"] == state.pile and deal["removed"] == state.removed
+        assert deal["set_aside"] == state.set_aside and deal["first"] == state.first_seat
+        assert deal.get("greedy") == state.greedy
+        later = state.clone()
+        later.round = 2
+        deal_round(later, previous_first=0)
+        second = engine.round_draws(state.config, 2)["deal"]
+        assert second["roles"] == later.roles and second["hands"] == later.hands
+        assert "first" not in second  # after round 1 the first seat follows the rules, not a draw
+        if ruleset == "base":
+            (gold,) = engine.gold_draws(state.config)
+            assert gold["output"] == state.gold_supply and gold["label"] == "gold"
+        else:
+            assert engine.gold_draws(state.config) == []
+
+
+def test_random_documents_match_and_every_tampering_is_reported():
+    import random
+
+    from tests.fairness_documents import random_document, tampered
+
+    rng = random.Random(1039)
+    for _ in range(40):
+        document = random_document(rng)
+        assert fairness.verify(document) == [], document["round"]
+        forged = tampered(document, rng)
+        assert fairness.verify(forged) != [] or forged == document
+
+
+def test_the_seating_and_the_round_seeds_of_a_game_vector():
+    """docs/fairness.md, "A game's seeds": the documented example."""
+    servers = [bytes([n] * 32) for n in range(3)]
+    seating, seeds = fairness.game_seeds(servers, 42, ["alpha", "beta", "gamma"])
+    assert seeds[0] == fairness.round_seed(servers[0], 42, 0, ["alpha", "beta", "gamma"])
+    in_seats = [["alpha", "beta", "gamma"][i] for i in seating]
+    assert seeds[1] == fairness.round_seed(servers[1], 42, 1, in_seats)
+    assert seeds[2] == fairness.round_seed(servers[2], 42, 2, in_seats)
+    assert seating == [1, 0, 2]  # beta, alpha, gamma
+    assert [seed.hex() for seed in seeds] == [
+        "3731319ffc80d68e2494e08800ab3f40f002c1361ddd869c3d1052b32f8bea47",
+        "76e9469f8daa0a83584504020c2b2e7254072f942906dde33c1b13adeda5b71c",
+        "9610e597477f3150486b8fbafdde025fd5f0c3844b4afea017daad06e66d9c90",
+    ]

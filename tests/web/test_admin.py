@@ -471,6 +471,9 @@ def test_no_admin_page_shows_a_running_games_secrets(admin_client, players, root
     for url, body in pages.items():
         for secret in state.config.round_seeds:
             assert secret not in body, f"{url} shows a round seed"
+        for secret in game.server_seeds:  # the committed seeds (issue 39)
+            assert secret not in body, f"{url} shows a server seed"
+        assert state.config.gold_seed not in body, url
         assert "snapshot" not in body.lower(), url
         assert seed not in body
 

@@ -152,7 +152,7 @@ def test_a_round_not_yet_over_has_no_recap():
 # -- The end of the game -------------------------------------------------------------------------
 
 
-def test_end_of_game_headline_gold_table_goals_face_up_recaps_and_seeds():
+def test_end_of_game_headline_gold_table_goals_face_up_recaps_and_deals_to_check():
     game, p = scenario_game("base/three_rounds_then_game_over_with_totals")
     assert game.status == "finished"
     names = {s: u.display_name for s, u in p.items()}
@@ -161,7 +161,7 @@ def test_end_of_game_headline_gold_table_goals_face_up_recaps_and_seeds():
     # Totals ann 4, bob 7, cid 7, dan 5: bob and cid win.
     headline = re.search(r"(\S+), (\S+) win with 7 gold each!", text)
     assert headline and {headline[1], headline[2]} == {names["bob"], names["cid"]}
-    table = text.split("Gold supply seed:")[0]
+    table = text.split("Check the seating and the gold")[0]
     assert re.search(rf"{names['ann']} 1 3 0 4", table), table[-600:]
     assert re.search(rf"{names['dan']} 2 0 3 5", table)
     body = response.content.decode()
@@ -173,10 +173,10 @@ def test_end_of_game_headline_gold_table_goals_face_up_recaps_and_seeds():
     assert "Face-down goal" not in board  # the last round's goals are all face up
     for number in (1, 2, 3):
         assert f'data-testid="recap-{number}"' in body
-    state = engine.State.from_json(game.snapshot)
-    for seed in state.config.round_seeds:
-        assert seed in body
-    assert state.config.gold_seed in body
+    # Each round's deal and the seating can be checked (issue 39, tests/web/test_fairness.py).
+    for number in (1, 2, 3):
+        assert f'href="/games/{game.pk}/deals/{number}/"' in body
+    assert f'href="/games/{game.pk}/deals/0/" data-testid="check-seating"' in body
 
 
 # -- Since you were here -------------------------------------------------------------------------

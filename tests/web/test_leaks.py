@@ -218,6 +218,10 @@ def requests_for(routes: list[Route], viewer: Viewer, state: engine.State, game)
         for card in cards[:4]:
             pairs.append((f"{game_url}?part=play&card={card}&turned=1", True, None))
             pairs.append((f"{game_url}?card={card}", False, None))
+    # Every round's deal document and check page (the walker's dummy asks for round 1 only).
+    for number in range(state.config.rounds + 1):
+        pairs.append((f"{game_url}deals/{number}/", False, None))
+        pairs.append((f"{game_url}deals/{number}.json", False, None))
     # Replay steps before the latest one (the walker requests the latest): the deal and mid-way.
     for step in sorted({0, state.version // 2}):
         pairs.append((f"{game_url}replay/?step={step}", False, None))
@@ -246,6 +250,13 @@ def secret_tokens(game, state: engine.State, viewer: Viewer) -> dict[str, str]:
         for i, seed in enumerate(state.config.round_seeds)
         if i >= len(state.rounds_done)
     }
+    # The site's committed seeds (issue 39): a round's secret until it ends, round 0's (the
+    # seating, the gold supply) and the gold seed until the game is over.
+    for number, seed in enumerate(game.server_seeds):
+        if number > len(state.rounds_done) or (number == 0 and not state.finished):
+            tokens[f"server seed {number}"] = seed
+    if not state.finished:
+        tokens["gold seed"] = state.config.gold_seed
     if state.round != 1 or state.rounds_done or state.decision != engine.TURN:
         return tokens
     me = viewer.seat
