@@ -361,6 +361,7 @@ class Notice(models.Model):
         VACATION = "vacation", _("A player's vacation")
         VACATION_ENDING = "vacation-end", _("Your vacation ends tomorrow")
         TAKEN_OVER = "taken-over", _("A seat taken over (the table)")
+        ANSWER = "answer", _("Answer to an emailed reply")
 
     class Status(models.TextChoices):
         PENDING = "pending", _("Pending")
@@ -416,6 +417,31 @@ class Notice(models.Model):
         if self.user is None:
             raise ValueError(f"The {self.kind} notice {self.pk} has no user.")
         return self.user
+
+
+class InboundMail(models.Model):
+    """A reply to a game email that the site acted on (issue 40, ``games.play.replies``): each
+    Message-ID once, so that a webhook delivered twice does nothing twice. Mail dropped before
+    it could be acted on (unknown token, another sender, an auto-reply...) leaves no row."""
+
+    class Outcome(models.TextChoices):
+        MOVED = "moved", _("Made a move")
+        CHAT = "chat", _("Posted to the chat")
+        REFUSED = "refused", _("Refused, with an answer")
+
+    message_id = models.CharField(max_length=255, unique=True)
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="inbound_mails")
+    outcome = models.CharField(max_length=8, choices=Outcome)
+    received_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        verbose_name = _("emailed reply")
+        verbose_name_plural = _("emailed replies")
+        ordering = ["-received_at"]
+
+    def __str__(self) -> str:
+        return f"{self.get_outcome_display()}: {self.user} ({self.game})"
 
 
 class PushDelivery(models.Model):

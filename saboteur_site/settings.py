@@ -455,6 +455,32 @@ else:
 # them on its host too), like every other link the site emails.
 ACCOUNT_DEFAULT_HTTP_PROTOCOL = "http" if SITE_URL.startswith("http://") else "https"
 
+# Answering game emails (issue 40, README "Answering the emails"): every game email has a
+# Reply-To of reply+<signed token>@REPLY_DOMAIN, a domain whose mail reaches the site, either
+# through an email service's inbound webhook (INBOUND_EMAIL_PROVIDERS: "mailgun", "postmark";
+# django-anymail checks each one's signature or basic auth, ANYMAIL below), or, under `make
+# run`, through the local SMTP server (INBOUND_SMTP_ADDR, `manage.py inbound_smtp`). Without a
+# REPLY_DOMAIN (production's default) emails have no Reply-To and replies go nowhere.
+REPLY_DOMAIN = env_str("REPLY_DOMAIN", "" if PRODUCTION else "localhost").lower()
+INBOUND_EMAIL_PROVIDERS = env_list("INBOUND_EMAIL_PROVIDERS", [])
+INBOUND_SMTP_ADDR = env_str("INBOUND_SMTP_ADDR", "127.0.0.1:8025")
+INBOUND_MAX_BYTES = env_int("INBOUND_MAX_BYTES", 256 * 1024)  # a reply larger is dropped
+ANYMAIL = {
+    # "user:password" in the webhook URL the provider calls (https://user:password@host/...).
+    "WEBHOOK_SECRET": env_str("ANYMAIL_WEBHOOK_SECRET") or None,
+    # Mailgun signs each webhook with this key (HMAC-SHA256 of its timestamp and token).
+    "MAILGUN_WEBHOOK_SIGNING_KEY": env_str("MAILGUN_WEBHOOK_SIGNING_KEY") or None,
+}
+for _provider in INBOUND_EMAIL_PROVIDERS:
+    if _provider not in ("mailgun", "postmark"):
+        refuse(f"INBOUND_EMAIL_PROVIDERS: {_provider!r} is not one of mailgun, postmark.")
+    elif _provider == "mailgun" and not ANYMAIL["MAILGUN_WEBHOOK_SIGNING_KEY"]:
+        refuse("INBOUND_EMAIL_PROVIDERS has mailgun: MAILGUN_WEBHOOK_SIGNING_KEY is not set.")
+    elif _provider == "postmark" and not ANYMAIL["WEBHOOK_SECRET"]:
+        refuse("INBOUND_EMAIL_PROVIDERS has postmark: ANYMAIL_WEBHOOK_SECRET is not set.")
+if INBOUND_EMAIL_PROVIDERS and not REPLY_DOMAIN:
+    refuse("INBOUND_EMAIL_PROVIDERS is set: REPLY_DOMAIN, the domain replies go to, is not.")
+
 # Web Push (games/outbox/push.py): the site's VAPID key pair (RFC 8292). Without a private key
 # the site runs without push notifications and /health/ says so. `make run` makes a pair under
 # .run/vapid/ once. The subject tells push services whom to contact: by default a mailto: of the

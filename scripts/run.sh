@@ -34,6 +34,7 @@ python manage.py seed_demo_game
 # autoreloader child survives its parent otherwise).
 worker_pid=""
 server_pid=""
+smtp_pid=""
 sleeper="" # the pause before a restart, when the worker restarts too often (below)
 cleanup() {
     local status="${1:-0}"
@@ -44,7 +45,7 @@ cleanup() {
     say "Stopping"
     [ -z "$sleeper" ] || kill "$sleeper" 2>/dev/null || true
     local pid killer pids=()
-    for pid in $worker_pid $server_pid; do
+    for pid in $worker_pid $server_pid $smtp_pid; do
         pids+=("$pid")
     done
     for pid in "${pids[@]}"; do
@@ -82,6 +83,11 @@ start_worker() {
 
 say "Starting the Celery worker and beat (logs: .run/logs/celery.log)"
 start_worker
+
+# Replies to the game emails (README "Answering the emails"): a local SMTP server on loopback.
+say "Taking replies to the emails by SMTP on ${INBOUND_SMTP_ADDR:-127.0.0.1:8025} (logs: .run/logs/inbound.log)"
+setsid python manage.py inbound_smtp >>.run/logs/inbound.log 2>&1 &
+smtp_pid=$!
 
 say "Serving $SITE_URL/ (mail goes to .run/mail/; Ctrl-C stops everything)"
 setsid python manage.py runserver "$HOST_PORT" &

@@ -33,7 +33,7 @@ from games.read.seats import display_name
 from games.read.table_events import renames
 from saboteur_site.text import one_line
 
-from . import email_art, one_tap
+from . import email_art, one_tap, replies
 from .links import UNSUBSCRIBE_KINDS, site_url, unsubscribe_token
 from .quiet import user_zone
 
@@ -93,6 +93,12 @@ def build_email(
             context["unsubscribe_url"] = link
             headers["List-Unsubscribe"] = f"<{link}>"
             headers["List-Unsubscribe-Post"] = "List-Unsubscribe=One-Click"
+        reply_to = _reply_to(notice)
+        if reply_to is not None:
+            headers["Reply-To"] = reply_to
+            context["reply_hint"] = _reply_hint(context)
+        if notice.data.get("in_reply_to"):  # an answer: threaded under the reply it answers
+            headers["In-Reply-To"] = headers["References"] = notice.data["in_reply_to"]
         text = render_to_string("emails/notice.txt", context)
         html = render_to_string("emails/notice.html", context)
     # One line whatever the stored data holds (a game named before names were checked).
@@ -101,6 +107,26 @@ def build_email(
     message.attach_alternative(html, "text/html")
     message.inline_images = context.get("images", [])
     return message
+
+
+def _reply_to(notice: Notice) -> str | None:
+    """A game email's Reply-To: an address of its reader, the game and the decision of now
+    (``replies``), which the email's numbered moves belong to."""
+    if notice.user is None or notice.game is None:
+        return None
+    return replies.reply_address(
+        user_id=notice.user.pk, game_id=notice.game.pk, version=notice.game.version
+    )
+
+
+def _reply_hint(context: dict) -> str:
+    if context.get("taps"):
+        return _(
+            "Reply to this email with the number of a move to make it (or, for example, "
+            "“pass 2” to pass discarding the second card of your hand, “map north”); anything "
+            "else you write goes to the table’s chat."
+        )
+    return _("Reply to this email to write to the table’s chat.")
 
 
 def message_id(notice: Notice) -> str:
@@ -139,6 +165,7 @@ def _context(notice: Notice, together: list[Notice]) -> dict:
         Notice.Kind.VACATION: _vacation,
         Notice.Kind.VACATION_ENDING: _vacation_ending,
         Notice.Kind.TAKEN_OVER: _taken_over,
+        Notice.Kind.ANSWER: _answer,
     }
     context = {
         "greeting": _greeting(notice.user),
@@ -313,9 +340,9 @@ def _play_from_email(notice: Notice, state: engine.State, names: dict, moves, wo
         return context
     context["role"] = role_name(mine["role"])
     context["knowledge"] = knowledge_lines(mine, names)
-    context["hand"] = [
-        {"name": card_name(card), "cid": f"card-{card}@saboteur"}
-        for card in hand_order(mine["hand"])  # as the game page shows it
+    context["hand"] = [  # numbered: "pass 2" in a reply discards the second
+        {"name": card_name(card), "cid": f"card-{card}@saboteur", "number": number}
+        for number, card in enumerate(hand_order(mine["hand"]), start=1)  # as the page shows it
     ]
     for card in sorted(set(mine["hand"])):  # one picture per kind of card
         context["images"].append((f"card-{card}@saboteur", email_art.card_png(card)))
@@ -345,18 +372,21 @@ def _tap_groups(notice: Notice, state: engine.State, names: dict) -> list[tuple[
     game, seat = notice.the_game(), notice.the_seat()
     me = seat.engine_name
     groups: dict[str, list] = {}
-    for move in one_tap.one_tap_moves(state, me):
+    # Numbered in the order of ``one_tap_moves``: a reply with a number makes that move
+    # (games.play.replies counts them the same way).
+    for number, move in enumerate(one_tap.one_tap_moves(state, me), start=1):
         token = one_tap.tap_token(
             user_id=notice.the_user().pk, game_id=game.pk, seat_id=seat.pk, version=game.version,
             move=move,
         )  # fmt: skip
         url = site_url(reverse("one_tap", args=[token]))
         label = one_tap.move_label(move, names, me)
-        groups.setdefault(one_tap.move_group(move), []).append((label, url))
+        groups.setdefault(one_tap.move_group(move), []).append((number, label, url))
     paths = one_tap.path_cards(state, me)
     if paths:
         groups[_("Place a path card (opens the game)")] = [
-            (card_name(card), _game_link(game) + "?" + urlencode({"card": card})) for card in paths
+            (None, card_name(card), _game_link(game) + "?" + urlencode({"card": card}))
+            for card in paths
         ]
     return list(groups.items())
 
@@ -773,3 +803,26 @@ def _vacation_ending(notice: Notice) -> dict:
         ],  # fmt: skip
         "links": [(_("Your games"), site_url(reverse("home")))],
     }
+
+
+def _answer(notice: Notice) -> dict:
+    """The answer to a reply (``games.play.replies``): what was done or why not, in the words
+    chosen when it was handled; then, while it is the reader's decision, the moves they can make
+    now (numbered for the next reply) with their hand and the maze."""
+    game, seat = notice.the_game(), notice.seat
+    context: dict[str, Any] = {
+        "subject": notice.data["subject"],
+        "lines": list(notice.data["lines"]),
+        "links": [(_("Open the game"), _game_link(game))],
+    }
+    if game.status != Game.Status.RUNNING or seat is None or seat.state == Seat.State.REPLACED:
+        return context
+    state = game.engine_state()
+    if state.to_move is None or state.seats[state.to_move] != seat.engine_name:
+        return context
+    seats = list(game.seats.select_related("user"))
+    names = {s.engine_name: display_name(s) for s in seats if s.state != Seat.State.REPLACED}
+    context["lines"].append(decision_text(state))
+    moves = game.moves.none()
+    context.update(_play_from_email(notice, state, names, moves, _since_words("visit")))
+    return context

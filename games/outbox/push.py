@@ -47,9 +47,9 @@ from .quiet import user_zone
 log = logging.getLogger(__name__)
 
 # Notices that are email only: an invitation goes to an address, the digest is an email's summary
-# of the turns pushed one by one. Every other kind is pushed, with the words of ``_TEXTS`` (a
-# test walks every kind: each is in one of the two).
-EMAIL_ONLY = frozenset({Notice.Kind.INVITATION, Notice.Kind.DIGEST})
+# of the turns pushed one by one, an answer answers an email. Every other kind is pushed, with
+# the words of ``_TEXTS`` (a test walks every kind: each is in one of the two).
+EMAIL_ONLY = frozenset({Notice.Kind.INVITATION, Notice.Kind.DIGEST, Notice.Kind.ANSWER})
 PUSHED_KINDS = frozenset(Notice.Kind) - EMAIL_ONLY
 
 # The email of an event that push brought to a device used this recently can wait this long (the

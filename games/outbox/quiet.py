@@ -43,8 +43,9 @@ def in_quiet_hours(user, now: datetime) -> datetime | None:
     return window[1] if window else None
 
 
-# What a player on vacation still gets: word of their own vacation's end.
-VACATION_SENDS = (Notice.Kind.VACATION_ENDING,)
+# What a player on vacation still gets: word of their own vacation's end, and the answer to an
+# email they have just sent.
+VACATION_SENDS = (Notice.Kind.VACATION_ENDING, Notice.Kind.ANSWER)
 
 VACATION_SKIPS = (Notice.Kind.DIGEST,)  # a day's list is stale by the time they are back
 

@@ -187,7 +187,8 @@ def hold_or_skip(notice: Notice, now: datetime) -> tuple[datetime | None, str | 
         if back is not None:  # the player is on vacation: it waits until they are back
             return back, None
         reason = away or None
-    if reason is None and notice.user:
+    if reason is None and notice.user and notice.kind != Notice.Kind.ANSWER:
+        # (The answer to an email the player has just sent is never held.)
         return _quiet_hours_hold(notice, now)
     return None, reason
 

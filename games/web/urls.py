@@ -1,6 +1,6 @@
 from django.urls import path, re_path
 
-from . import deals, live, views
+from . import deals, inbound, live, views
 
 urlpatterns = [
     path("", views.home, name="home"),
@@ -30,6 +30,7 @@ urlpatterns = [
     path("invite/<str:token>/join/", views.invite_accept, name="invite_accept"),
     path("unsubscribe/<str:token>/", views.unsubscribe, name="unsubscribe"),
     path("tap/<str:token>/", views.tap, name="one_tap"),
+    re_path(r"^inbound/(?P<provider>mailgun|postmark)/$", inbound.webhook, name="inbound"),
     path("vacation/", views.vacation, name="vacation"),
     path("vacation/end/", views.vacation_end, name="vacation_end"),
 ]

@@ -48,7 +48,7 @@ def test_a_one_tap_link_from_the_email_file_makes_the_move(
     message = email.message_from_bytes(written.read_bytes(), policy=email.policy.default)
     assert message["To"] == ann.email
     text = message.get_body(("plain",)).get_content()
-    link = re.search(r"^- Break Bob's lantern: (\S+)$", text, re.M).group(1)
+    link = re.search(r"^- \d+\. Break Bob's lantern: (\S+)$", text, re.M).group(1)
     assert link.startswith(f"{live_server.url}/tap/")
 
     page = new_page()  # a browser that has never logged in

@@ -46,7 +46,7 @@ def test_every_kind_of_notice_is_pushed_with_words_of_its_own_or_is_email_only()
     assert push.PUSHED_KINDS | push.EMAIL_ONLY == kinds
     assert not push.PUSHED_KINDS & push.EMAIL_ONLY
     assert set(push._TEXTS) == set(push.PUSHED_KINDS)
-    assert push.EMAIL_ONLY == {Notice.Kind.INVITATION, Notice.Kind.DIGEST}
+    assert push.EMAIL_ONLY == {Notice.Kind.INVITATION, Notice.Kind.DIGEST, Notice.Kind.ANSWER}
 
 
 @pytest.mark.parametrize(
