@@ -429,11 +429,18 @@ class InboundMail(models.Model):
         CHAT = "chat", _("Posted to the chat")
         REFUSED = "refused", _("Refused, with an answer")
 
-    message_id = models.CharField(max_length=255, unique=True)
-    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
-    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="inbound_mails")
-    outcome = models.CharField(max_length=8, choices=Outcome)
-    received_at = models.DateTimeField(auto_now_add=True)
+    message_id = models.CharField(_("Message-ID"), max_length=255, unique=True)
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.CASCADE,
+        related_name="+",
+        verbose_name=_("player"),
+    )
+    game = models.ForeignKey(
+        Game, on_delete=models.CASCADE, related_name="inbound_mails", verbose_name=_("game")
+    )
+    outcome = models.CharField(_("outcome"), max_length=8, choices=Outcome)
+    received_at = models.DateTimeField(_("received"), auto_now_add=True)
 
     class Meta:
         verbose_name = _("emailed reply")

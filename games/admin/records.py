@@ -1,5 +1,6 @@
 """What players did at the tables: moves (read only, and secret while the game is under way),
-chat (moderators may remove a message) and vacations (read only; players declare and end them).
+chat (moderators may remove a message), vacations (read only; players declare and end them) and
+the emailed replies the site acted on (read only: what each did, never its text).
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ from django.utils.translation import gettext_lazy as _
 
 from games.admin.base import HIDDEN, OVER, NoSecretLookups, ReadOnlyAdmin
 from games.admin.display import zoned
-from games.models import ChatMessage, Move, Vacation
+from games.models import ChatMessage, InboundMail, Move, Vacation
 from games.moderation import tables
 
 
@@ -88,3 +89,17 @@ class VacationAdmin(ReadOnlyAdmin):
     ends_at_zoned = zoned(Vacation, "ends_at")
     ended_at_zoned = zoned(Vacation, "ended_at")
     created_at_zoned = zoned(Vacation, "created_at")
+
+
+@admin.register(InboundMail)
+class InboundMailAdmin(ReadOnlyAdmin):
+    """Replies to game emails that made a move, went to the chat or were refused with an answer
+    (mail dropped unanswered leaves no row; the inbound log says why)."""
+
+    list_display = ("game", "user", "outcome", "received_at_zoned")
+    list_select_related = ("game", "user")
+    list_filter = ("outcome",)
+    search_fields = ("game__name", "user__display_name")
+    fields = ("game", "user", "outcome", "message_id", "received_at_zoned")
+    readonly_fields = fields
+    received_at_zoned = zoned(InboundMail, "received_at")

@@ -36,6 +36,8 @@ from .stack import LogCheck, Process, Proxy, SmtpSink, free_port, run_command, w
 # Playwright's sync API keeps an event loop in this thread (the test script sets this too).
 os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
 
+INBOUND_SIGNING_KEY = "key-" + secrets.token_hex(16)
+INBOUND_SECRET = "hook:" + secrets.token_hex(8)
 CHROMIUM = Path(os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium"))
 CHROMIUM_ARGS = [
     "--no-sandbox",
@@ -169,6 +171,12 @@ def stack(request):
             "EMAIL_TIMEOUT": "10",
             "VAPID_PRIVATE_KEY": private_key,
             "PUSH_ANY_HOST": "1",  # the local push service (tests/push_service.py)
+            # Replies to game emails through both inbound webhooks (tests/production/
+            # test_replies.py posts as Mailgun and Postmark would).
+            "REPLY_DOMAIN": "reply.saboteur.test",
+            "INBOUND_EMAIL_PROVIDERS": "mailgun,postmark",
+            "MAILGUN_WEBHOOK_SIGNING_KEY": INBOUND_SIGNING_KEY,
+            "ANYMAIL_WEBHOOK_SECRET": INBOUND_SECRET,
         }
         if os.geteuid() == 0:
             # Test machines run as root, which no deployment should: Celery's warning about it is

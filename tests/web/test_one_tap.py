@@ -191,8 +191,11 @@ def test_the_email_offers_every_decision_that_needs_no_maze(players):
     page = client.get(f"/games/{game.pk}/?card=cross").content.decode()
     assert "Selected: Cross" in page
     assert "Your role: Gold digger" in message.body
-    hand = "Cross, Straight (east-west), Broken lantern, Repair pickaxe, Rockfall, Map"
-    assert f"Your hand: {hand}\n" in message.body  # in the order of the game page
+    hand = (
+        "1. Cross, 2. Straight (east-west), 3. Broken lantern, 4. Repair pickaxe, "
+        "5. Rockfall, 6. Map"
+    )
+    assert f"Your hand: {hand}\n" in message.body  # in the order of the game page, numbered
     assert "Decide by " in message.body
     # The reminders carry the same.
     reminder = Notice.objects.filter(kind=Notice.Kind.REMINDER, game=game, user=ann).first()
