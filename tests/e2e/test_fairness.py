@@ -58,10 +58,12 @@ def test_the_browser_makes_a_seed_then_checks_the_deal_after_the_round(
     expect(verdict).to_have_text(re.compile(r"^Matches"), timeout=WAIT)
     expect(page.get_by_test_id("server-seed")).to_have_text(game.server_seeds[1])
 
-    # A document tampered on its way (one role swapped) is reported, with what differs.
+    # A document tampered on its way (the first seat's role changed) is reported, with what
+    # differs.
     def forge(route):
         document = json.loads(route.fetch().text())
-        document["deal"]["roles"].reverse()
+        roles = document["deal"]["roles"]
+        roles[0] = "gold-digger" if roles[0] == "saboteur" else "saboteur"
         route.fulfill(json=document)
 
     page.route(f"**/games/{game.pk}/deals/1.json", forge)
