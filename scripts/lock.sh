@@ -8,7 +8,12 @@
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 cd "$ROOT"
-ensure_venv site
+# A venv for uv alone: not ensure_venv, whose install of the old lock fails its `pip check` when
+# pyproject.toml has just gained a dependency (the very moment to lock).
+if [ ! -x "$VENV/bin/python" ]; then
+    "$(find_python)" -m venv "$VENV"
+fi
+export PATH="$VENV/bin:$PATH"
 command -v uv >/dev/null 2>&1 || "$VENV/bin/python" -m pip install --quiet "uv>=0.9"
 uv pip compile pyproject.toml --extra dev --extra bench --generate-hashes --universal \
     --python-version 3.12 --quiet --output-file requirements-dev.lock
