@@ -80,6 +80,8 @@ class Command(BaseCommand):
     def handle(self, *args, addr=None, **options):
         if not settings.REPLY_DOMAIN:
             raise CommandError("REPLY_DOMAIN is not set: no email would carry a reply address.")
+        # aiosmtpd logs every connection (its start-up check's too) at INFO: only problems here.
+        logging.getLogger("mail.log").setLevel(logging.WARNING)
         server = controller(addr)
         stop = threading.Event()
         for signum in (signal.SIGINT, signal.SIGTERM):
