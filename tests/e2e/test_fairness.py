@@ -96,3 +96,22 @@ def test_the_browser_and_python_checkers_agree_on_100_random_deals(
     assert all(problems == [] for problems in in_python[:100])
     assert sum(bool(problems) for problems in in_python[100:]) >= 95  # a tampering may be moot
     assert {document["round"] for document in documents[:100]} >= {0, 1, 2, 3}
+
+
+def test_what_is_being_typed_in_the_lobby_survives_its_live_updates(
+    make_player, player_page, live_server, browser_problems
+):
+    """Someone joins while Ann types her own seed and an invitation's address: the lobby's live
+    update shows the new player and leaves both boxes as she left them."""
+    ann, bob = make_player("ann"), make_player("bob")
+    game = lobby.game_create(creator=ann, name="Fair mine", ruleset="base", max_seats=3)
+    lobby.seat_seed(game_id=game.pk, user=ann, seed="saved-first")
+    page = player_page(ann)
+    page.goto(f"{live_server.url}/games/{game.pk}/")
+    page.locator("#own-seed").fill("being-typed")
+    page.locator("#invite-email").fill("friend@example")
+    lobby.seat_join(game_id=game.pk, user=bob)
+    expect(page.get_by_test_id("player-seeds")).to_contain_text("Bob", timeout=WAIT)
+    expect(page.locator("#own-seed")).to_have_value("being-typed")
+    expect(page.locator("#invite-email")).to_have_value("friend@example")
+    assert browser_problems.problems == []
