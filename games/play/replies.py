@@ -6,7 +6,8 @@ A reply is acted on only when all of this holds, else it is dropped without an a
 answer to a forged or automatic email would be a spam cannon): it is at most
 ``INBOUND_MAX_BYTES``; it is no auto-reply, out-of-office or bounce; one of its recipients is a
 reply address of the site (``games.outbox.replies``) whose token is the site's and has not
-expired with its game; its From is a verified address of the token's player, who is active;
+expired with its game; its From is a verified address of the token's player, who is active (and the receiving service
+did not find it forged: DMARC);
 its Message-ID has not been handled before (a webhook delivered twice does nothing twice).
 
 Then its new text (quotes and signatures stripped by mail-parser-reply, with the quote headers
@@ -178,6 +179,14 @@ def automatic(message: Message) -> str | None:
     return None
 
 
+def spoofed(message: Message) -> bool:
+    """Whether the receiving service found the From forged: its DMARC check failed (RFC 8601
+    Authentication-Results, which Mailgun and Postmark add). SPF alone is not enough to drop a
+    reply: mail forwarded from another account of the player fails it honestly."""
+    results = " ".join(str(value) for value in message.get_all("Authentication-Results", []))
+    return re.search(r"\bdmarc=fail\b", results, re.I) is not None
+
+
 @dataclass(frozen=True)
 class Received:
     """What became of an inbound email: "moved", "chat" or "refused" (each with an answer), or
@@ -217,6 +226,8 @@ def receive(message: Message, *, recipients=(), size: int | None = None) -> Rece
         return _dropped("too large")
     if why := automatic(message):
         return _dropped(why)
+    if spoofed(message):
+        return _dropped("forged sender (DMARC)")
     token = _reply_token(message, recipients)
     address = replies.read_reply_token(token) if token else None
     if address is None:

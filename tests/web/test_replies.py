@@ -260,6 +260,10 @@ def assert_dropped(got, why, game, players):
         ({"Return_Path": "<>"}, "bounce"),
         ({"sender": "MAILER-DAEMON@mail.example.com"}, "bounce"),
         ({"List_Id": "<players.example.com>"}, "a mailing list"),
+        (
+            {"Authentication_Results": "mx.example.net; spf=pass; dmarc=fail (p=reject)"},
+            "forged sender",
+        ),
     ],
 )
 def test_hostile_or_automatic_mail_is_dropped(game, players, change, why):
