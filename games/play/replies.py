@@ -6,8 +6,8 @@ A reply is acted on only when all of this holds, else it is dropped without an a
 answer to a forged or automatic email would be a spam cannon): it is at most
 ``INBOUND_MAX_BYTES``; it is no auto-reply, out-of-office or bounce; one of its recipients is a
 reply address of the site (``games.outbox.replies``) whose token is the site's and has not
-expired with its game; its From is a verified address of the token's player, who is active (and the receiving service
-did not find it forged: DMARC);
+expired with its game; its From is a verified address of the token's player, who is active
+(and the receiving service did not find it forged: DMARC);
 its Message-ID has not been handled before (a webhook delivered twice does nothing twice).
 
 Then its new text (quotes and signatures stripped by mail-parser-reply, with the quote headers
