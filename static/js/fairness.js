@@ -186,6 +186,7 @@
       return;
     }
     box.dataset.verdict = problems.length ? "differs" : "matches";
+    result.className = problems.length ? "message message--error" : "message message--success";
     result.textContent = problems.length ? box.dataset.tDiffers : box.dataset.tMatches;
     problems.forEach(function (problem) {
       var item = document.createElement("li");
