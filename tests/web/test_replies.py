@@ -469,3 +469,24 @@ def test_the_local_smtp_server_takes_replies_for_reply_addresses_only(players):
     assert ChatMessage.objects.get().text == "Hello from my inbox"
     assert len(answers(players[0])) == 1
     mail.outbox.clear()
+
+
+def test_every_email_of_a_whole_game_has_its_readers_reply_address(players):
+    """Every outbox row of a game played from its start to its end (turns, reminders, mentions,
+    the start and the end...) is built with a Reply-To that names its reader and game."""
+    import random
+
+    from tests.web.ratings_play import play_until, table
+
+    game = table(players, rounds=1, name="Whole mine")
+    chat_post(game_id=game.pk, user=players[1], text="@Ann @Cid good luck")
+    game = play_until(game, random.Random(40))
+    assert game.status == Game.Status.FINISHED
+    notices = Notice.objects.filter(game=game, user__isnull=False)
+    kinds = set(notices.values_list("kind", flat=True))
+    assert {"turn", "reminder", "mention", "started", "finished"} <= kinds, kinds
+    for notice in notices:
+        sent = build_email(notice, notice.user.email)
+        token = addresses.token_in(reply_to(sent))
+        found = addresses.read_reply_token(token)
+        assert (found.user_id, found.game_id) == (notice.user_id, game.pk), notice.kind
