@@ -476,11 +476,11 @@ def test_every_email_of_a_whole_game_has_its_readers_reply_address(players):
     the start and the end...) is built with a Reply-To that names its reader and game."""
     import random
 
-    from tests.web.ratings_play import play_until, table
+    from tests.web.ratings_play import play_fast, table
 
     game = table(players, rounds=1, name="Whole mine")
     chat_post(game_id=game.pk, user=players[1], text="@Ann @Cid good luck")
-    game = play_until(game, random.Random(40))
+    game = play_fast(game, random.Random(40))
     assert game.status == Game.Status.FINISHED
     notices = Notice.objects.filter(game=game, user__isnull=False)
     kinds = set(notices.values_list("kind", flat=True))
