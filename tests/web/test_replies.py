@@ -24,6 +24,8 @@ from email.utils import make_msgid
 
 import pytest
 from django.core import mail
+from hypothesis import given
+from hypothesis import strategies as st
 from django.test import Client
 from django.utils import timezone
 
@@ -490,3 +492,40 @@ def test_every_email_of_a_whole_game_has_its_readers_reply_address(players):
         token = addresses.token_in(reply_to(sent))
         found = addresses.read_reply_token(token)
         assert (found.user_id, found.game_id) == (notice.user_id, game.pk), notice.kind
+
+
+# -- Properties: the parsers never fail, and read back what the site wrote ----------------------
+
+
+@given(text=st.text(max_size=80))
+def test_any_first_line_is_a_command_or_a_chat_message_never_an_error(text):
+    command = replies.command_in(text)
+    assert command is None or command.kind in ("number", "pass", "map")
+    if command is not None and command.kind == "number":
+        assert str(command.value) in text
+
+
+@given(
+    n=st.integers(1, 999),
+    spaces=st.sampled_from(["", " ", "  "]),
+    end=st.sampled_from(["", ".", ")", "!"]),
+)
+def test_a_number_alone_on_its_line_is_that_move(n, spaces, end):
+    assert replies.command_in(f"{spaces}{n}{end}{spaces}") == replies.Command("number", n)
+
+
+@given(
+    user=st.integers(0, 2**32 - 1),
+    game=st.integers(0, 2**32 - 1),
+    version=st.integers(0, 2**32 - 1),
+    case=st.sampled_from([str.lower, str.upper, str.title]),
+)
+def test_every_token_reads_back_in_any_case_and_fits_an_address(user, game, version, case):
+    token = addresses.reply_token(user_id=user, game_id=game, version=version)
+    assert len("reply+" + token) <= 64
+    assert addresses.read_reply_token(case(token)) == addresses.ReplyTo(user, game, version)
+
+
+@given(garbage=st.text(max_size=60))
+def test_no_text_is_a_token_by_chance_and_none_raises(garbage):
+    assert addresses.read_reply_token(garbage) is None  # a forgery needs the secret key
