@@ -24,10 +24,10 @@ from email.utils import make_msgid
 
 import pytest
 from django.core import mail
-from hypothesis import given
-from hypothesis import strategies as st
 from django.test import Client
 from django.utils import timezone
+from hypothesis import given
+from hypothesis import strategies as st
 
 from games.models import ChatMessage, Game, InboundMail, Notice
 from games.outbox import replies as addresses
