@@ -93,7 +93,7 @@ def build_email(
             context["unsubscribe_url"] = link
             headers["List-Unsubscribe"] = f"<{link}>"
             headers["List-Unsubscribe-Post"] = "List-Unsubscribe=One-Click"
-        reply_to = _reply_to(notice)
+        reply_to = _reply_to(notice, numbered=bool(context.get("taps")))
         if reply_to is not None:
             headers["Reply-To"] = reply_to
             context["reply_hint"] = _reply_hint(context)
@@ -109,13 +109,16 @@ def build_email(
     return message
 
 
-def _reply_to(notice: Notice) -> str | None:
+def _reply_to(notice: Notice, *, numbered: bool) -> str | None:
     """A game email's Reply-To: an address of its reader, the game and the decision of now
-    (``replies``), which the email's numbered moves belong to."""
+    (``replies``), and whether the email ``numbered`` moves (only then does a number mean one)."""
     if notice.user is None or notice.game is None:
         return None
     return replies.reply_address(
-        user_id=notice.user.pk, game_id=notice.game.pk, version=notice.game.version
+        user_id=notice.user.pk,
+        game_id=notice.game.pk,
+        version=notice.game.version,
+        moves=numbered,
     )
 
 

@@ -319,20 +319,7 @@ def _names(game: Game) -> dict[str, str]:
 
 def _move_for(game: Game, user, address, command: Command) -> engine.Move:
     """The move a command names, for the decision the email was sent for; refused otherwise."""
-    seat = game.seats.filter(user=user).live().first()
-    if seat is None:
-        raise ServiceError(_("you do not play in this game."))
-    state = game.engine_state() if game.snapshot else None
-    me = seat.engine_name
-    if (
-        state is None
-        or game.status != Game.Status.RUNNING
-        or state.to_move is None
-        or state.seats[state.to_move] != me
-    ):
-        raise ServiceError(_("it is not your decision now."))
-    if game.version != address.version:
-        raise ServiceError(_("the game has moved on since that email, so its moves are stale."))
+    state, me = _the_emails_decision(game, user, address, command)
     if command.kind == "number":
         listed = one_tap.one_tap_moves(state, me)
         if not isinstance(command.value, int) or not 1 <= command.value <= len(listed):
@@ -355,6 +342,30 @@ def _move_for(game: Game, user, address, command: Command) -> engine.Move:
     raise ServiceError(
         _("you cannot play a map on the %(goal)s goal now.") % {"goal": goal_label(goal)}
     )
+
+
+def _the_emails_decision(game: Game, user, address, command: Command) -> tuple[engine.State, str]:
+    """The state and the reader's seat, while the email's decision is still theirs and the
+    command fits the email (a number only where it numbered moves); refused otherwise."""
+    seat = game.seats.filter(user=user).live().first()
+    if seat is None:
+        raise ServiceError(_("you do not play in this game."))
+    state = game.engine_state() if game.snapshot else None
+    me = seat.engine_name
+    if (
+        state is None
+        or game.status != Game.Status.RUNNING
+        or state.to_move is None
+        or state.seats[state.to_move] != me
+    ):
+        raise ServiceError(_("it is not your decision now."))
+    if game.version != address.version:
+        raise ServiceError(_("the game has moved on since that email, so its moves are stale."))
+    if command.kind in ("number", "pass") and not address.moves:
+        raise ServiceError(
+            _("that email lists no moves or cards to choose by number (“map north” works).")
+        )
+    return state, me
 
 
 def _answer(record: InboundMail, game: Game, user, lines: list[str], message: Message) -> None:

@@ -87,7 +87,7 @@ def test_a_reply_makes_the_move_and_another_talks_to_the_table_live(tmp_path, br
             lambda: [m for m in turn_emails(mail) if str(m["To"]) == mover],
             "the turn email of the player to move", 120, output,
         )[-1]  # fmt: skip
-        assert re.fullmatch(r"reply\+[a-z2-7]{36}@localhost", str(first["Reply-To"]))
+        assert re.fullmatch(r"reply\+[a-z2-7]{37}@localhost", str(first["Reply-To"]))
         assert "Reply to this email with the number of a move" in body_of(first)
         assert re.search(r"^- 1\. ", body_of(first), re.M)
 

@@ -140,7 +140,7 @@ def test_replies_through_both_webhooks_and_a_deal_checked_in_the_browser(stack, 
         )
 
     first = turn_of()
-    assert re.fullmatch(r"reply\+[a-z2-7]{36}@reply\.saboteur\.test", str(first["Reply-To"]))
+    assert re.fullmatch(r"reply\+[a-z2-7]{37}@reply\.saboteur\.test", str(first["Reply-To"]))
     mover = str(first["To"])
     seen = len(mail.messages)
     assert as_mailgun(origin, reply_to(first, "1")) == 200

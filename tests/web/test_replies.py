@@ -102,7 +102,7 @@ def test_every_game_email_has_a_reply_address_of_its_reader_game_and_decision(ga
     local, _at, domain = address.partition("@")
     assert domain == "localhost" and local.startswith("reply+") and len(local) <= 64
     token = addresses.read_reply_token(local.removeprefix("reply+"))
-    assert token == addresses.ReplyTo(players[0].pk, game.pk, game.version)
+    assert token == addresses.ReplyTo(players[0].pk, game.pk, game.version, moves=True)
     # Case-insensitive: a provider that upper-cases the address changes nothing.
     assert addresses.read_reply_token(local.removeprefix("reply+").upper()) == token
     assert "Reply to this email with the number of a move" in sent.body
@@ -118,12 +118,12 @@ def test_every_game_email_has_a_reply_address_of_its_reader_game_and_decision(ga
 
 def test_a_token_cannot_be_forged_altered_or_used_after_its_game(game, players):
     token = addresses.reply_token(user_id=players[0].pk, game_id=game.pk, version=0)
-    for at in (0, 17, 35):  # any character changed: the user, the game, the signature
+    for at in (0, 17, 36):  # any character changed: the user, the game, the signature
         changed = token[:at] + ("a" if token[at] != "a" else "b") + token[at + 1 :]
         assert addresses.read_reply_token(changed) is None
     other = addresses.reply_token(user_id=players[1].pk, game_id=game.pk, version=0)
     assert other != token
-    assert addresses.read_reply_token("x" * 36) is None and addresses.read_reply_token("") is None
+    assert addresses.read_reply_token("x" * 37) is None and addresses.read_reply_token("") is None
     assert not addresses.expired(game)
     Game.objects.filter(pk=game.pk).update(
         status=Game.Status.FINISHED, finished_at=timezone.now() - timedelta(days=6)
@@ -212,7 +212,7 @@ def test_a_stale_email_or_someone_elses_decision_makes_no_move_and_lists_the_mov
     assert "Reply to this email with the number of a move" in text
     assert game.moves.count() == 1
     # A number the email does not list.
-    fresh = addresses.reply_address(user_id=players[1].pk, game_id=game.pk, version=1)
+    fresh = addresses.reply_address(user_id=players[1].pk, game_id=game.pk, version=1, moves=True)
     replies.receive(reply(fresh, "99", sender="bob@example.com"))
     assert (
         "that email lists no move number 99."
@@ -518,14 +518,34 @@ def test_a_number_alone_on_its_line_is_that_move(n, spaces, end):
     user=st.integers(0, 2**32 - 1),
     game=st.integers(0, 2**32 - 1),
     version=st.integers(0, 2**32 - 1),
+    moves=st.booleans(),
     case=st.sampled_from([str.lower, str.upper, str.title]),
 )
-def test_every_token_reads_back_in_any_case_and_fits_an_address(user, game, version, case):
-    token = addresses.reply_token(user_id=user, game_id=game, version=version)
+def test_every_token_reads_back_in_any_case_and_fits_an_address(user, game, version, moves, case):
+    token = addresses.reply_token(user_id=user, game_id=game, version=version, moves=moves)
     assert len("reply+" + token) <= 64
-    assert addresses.read_reply_token(case(token)) == addresses.ReplyTo(user, game, version)
+    found = addresses.read_reply_token(case(token))
+    assert found == addresses.ReplyTo(user, game, version, moves)
 
 
 @given(garbage=st.text(max_size=60))
 def test_no_text_is_a_token_by_chance_and_none_raises(garbage):
     assert addresses.read_reply_token(garbage) is None  # a forgery needs the secret key
+
+
+def test_a_number_in_reply_to_an_email_that_numbered_nothing_makes_no_move(game, players):
+    """A mention arrives during Ann's turn; her "2" (two what?) must not play the second move of
+    a list she never saw."""
+    chat_post(game_id=game.pk, user=players[1], text="@Ann 2 saboteurs here, I bet")
+    mention = Notice.objects.get(kind=Notice.Kind.MENTION, user=players[0])
+    sent = build_email(mention, players[0].email)
+    assert addresses.read_reply_token(addresses.token_in(reply_to(sent))).moves is False
+    for line in ("2", "pass 2"):
+        replies.receive(reply(reply_to(sent), line))
+    game.refresh_from_db()
+    assert game.version == 0
+    texts = [n.data["lines"][0] for n in answers(players[0])]
+    assert all("lists no moves or cards to choose by number" in text for text in texts), texts
+    replies.receive(reply(reply_to(sent), "map north"))  # says what it means: made
+    game.refresh_from_db()
+    assert game.version == 1
