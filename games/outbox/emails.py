@@ -29,7 +29,7 @@ from games.read import clock as clocks
 from games.read import durations, history, ledger
 from games.read.drawing import card_name, hand_order, role_name
 from games.read.log import describe, knowledge_lines
-from games.read.seats import display_name
+from games.read.seats import display_name, seat_names
 from games.read.table_events import renames
 from saboteur_site.text import one_line
 
@@ -823,8 +823,7 @@ def _answer(notice: Notice) -> dict:
     state = game.engine_state()
     if state.to_move is None or state.seats[state.to_move] != seat.engine_name:
         return context
-    seats = list(game.seats.select_related("user"))
-    names = {s.engine_name: display_name(s) for s in seats if s.state != Seat.State.REPLACED}
+    names = seat_names(game)
     context["lines"].append(decision_text(state))
     moves = game.moves.none()
     context.update(_play_from_email(notice, state, names, moves, _since_words("visit")))

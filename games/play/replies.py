@@ -40,11 +40,11 @@ from mailparser_reply.constants import MAIL_LANGUAGES, QUOTED_MATCH_INCLUDE
 
 from games import engine
 from games.engine.cards import CATALOGUE, GOAL_NAMES
-from games.models import Game, InboundMail, Notice, Seat
+from games.models import Game, InboundMail, Notice
 from games.outbox import one_tap, replies, sending
 from games.read.drawing import hand_order
 from games.read.log import goal_label
-from games.read.seats import display_name
+from games.read.seats import seat_names
 
 from .chat import ChatTooFast, chat_post
 from .errors import ServiceError
@@ -284,7 +284,7 @@ def _act(game: Game, user, address, text: str, key: str) -> tuple[str, list[str]
         return InboundMail.Outcome.REFUSED, [
             _("Your reply to %(game)s made no move: %(why)s") % {"game": game.name, "why": refused}
         ]
-    names = _names(game)
+    names = seat_names(game)
     me = game.seats.filter(user=user).live().get().engine_name
     return InboundMail.Outcome.MOVED, [
         _("Done in %(game)s: %(move)s.")
@@ -310,11 +310,6 @@ def _chat(game: Game, user, text: str) -> tuple[str, list[str]]:
     return InboundMail.Outcome.CHAT, [
         _("Posted to the chat of %(game)s: “%(text)s”") % {"game": game.name, "text": posted.text}
     ]
-
-
-def _names(game: Game) -> dict[str, str]:
-    seats = game.seats.select_related("user")
-    return {s.engine_name: display_name(s) for s in seats if s.state != Seat.State.REPLACED}
 
 
 def _move_for(game: Game, user, address, command: Command) -> engine.Move:

@@ -1,45 +1,23 @@
-"""Deals anyone can check (issue 39, docs/fairness.md): a player's own seed in the lobby, each
-round's deal document (JSON at a stable address) and the page that checks it in the browser.
+"""Deals anyone can check (issue 39, docs/fairness.md): each round's deal document (JSON at a
+stable address) and the page that checks it in the browser (a player's own seed is set on the
+lobby: ``views.seed_set``).
 
-Who may see a game decides as for its page (``access.game_for``); what is public when, in
+Who may see a game decides as for its page (``views.visible_game``); what is public when, in
 ``games.read.deals``: nothing of a round's draws before it ends.
 """
 
 from __future__ import annotations
 
-from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, JsonResponse
-from django.shortcuts import redirect, render
-from django.utils.translation import gettext as _
+from django.shortcuts import render
 from django.views.decorators.cache import never_cache
-from django.views.decorators.http import require_POST, require_safe
+from django.views.decorators.http import require_safe
 
 from games.engine import fairness
-from games.play import errors
-from games.play import lobby as lobbies
-from games.read import access, deals
+from games.read import deals
 
-
-def _game(request, pk):
-    game = access.game_for(pk, request.user)
-    if game is None:
-        raise Http404
-    return game
-
-
-@require_POST
-@login_required
-def seed_set(request, pk):
-    """The player's own seed for the deals, until the start (their browser makes one)."""
-    game = _game(request, pk)
-    try:
-        lobbies.seat_seed(game_id=game.pk, user=request.user, seed=request.POST.get("seed", ""))
-    except errors.ServiceError as refused:
-        messages.error(request, refused.message)
-    else:
-        messages.success(request, _("Your seed is saved."))
-    return redirect("game", pk=game.pk)
+from .views import visible_game
 
 
 @require_safe
@@ -47,7 +25,7 @@ def seed_set(request, pk):
 @never_cache
 def deal_json(request, pk, number):
     """The round's deal document, once the round is over (404 before: nothing leaks)."""
-    document = deals.document(_game(request, pk), number)
+    document = deals.document(visible_game(request, pk), number)
     if document is None:
         raise Http404
     return JsonResponse(document, json_dumps_params={"indent": 1})
@@ -59,7 +37,7 @@ def deal_json(request, pk, number):
 def deal_check(request, pk, number):
     """ "Check this deal": the browser recomputes the round's deal from the revealed seeds
     (static/js/fairness.js, WebCrypto) and says whether it matches."""
-    game = _game(request, pk)
+    game = visible_game(request, pk)
     if not 0 <= number <= game.rounds:
         raise Http404
     document = deals.document(game, number)

@@ -119,7 +119,8 @@ def game_create(request):
     return redirect("game", pk=game.pk)
 
 
-def _visible_game(request, pk):
+def visible_game(request, pk):
+    """The game ``pk`` if this request's user may see it (``access.game_for``), else 404."""
     game = access.game_for(pk, request.user)
     if game is None:
         raise Http404
@@ -170,7 +171,7 @@ def _sent_in_parts(request, response, shown: int | None):
 @login_required
 @never_cache
 def game_detail(request, pk):
-    game = _visible_game(request, pk)
+    game = visible_game(request, pk)
     partial = request.GET.get("part") if request.htmx else None
     if partial is not None and partial not in PARTIALS:
         raise Http404
@@ -191,20 +192,20 @@ def game_poll(request, pk):
     if request.GET.get("here") == "1" and not view.watcher and visits.stale(view.seen_at):
         # The page is in front of its player (live.js says so): they are at the table, and
         # their "your turn" email is not needed (``schedule.notices_for_decision``).
-        visits.seat_seen(game=_visible_game(request, pk), user=request.user)
+        visits.seat_seen(game=visible_game(request, pk), user=request.user)
     if view.revision == ascii_int(request.GET.get("v")):
         return HttpResponse(status=204)
     shown = ascii_int(request.GET.get("v"))
     if view.watcher:
         return _watcher_part(request, pk, view.revision, shown)
-    return _render_game(request, _visible_game(request, pk), partial="play", shown=shown)
+    return _render_game(request, visible_game(request, pk), partial="play", shown=shown)
 
 
 def _watcher_part(request, pk: int, revision: int, shown: int | None):
     """The play area for someone who watches without a seat (games/web/watched.py)."""
 
     def context_of():
-        game = _visible_game(request, pk)  # perhaps newer than the revision asked for
+        game = visible_game(request, pk)  # perhaps newer than the revision asked for
         page = pages.game_page(game, request.user)
         context = {"page": page, "after_move": after_move(request.user, page, moved=False)}
         context["page_token"] = parts.TOKEN_PLACEHOLDER  # each page's own, by parts.sent_in_parts
@@ -219,7 +220,7 @@ def _watcher_part(request, pk: int, revision: int, shown: int | None):
 @never_cache
 def game_replay(request, pk):
     """Step through the moves: the viewer's own view at each step, everything after the game."""
-    game = _visible_game(request, pk)
+    game = visible_game(request, pk)
     step = ascii_int(request.GET.get("step"))  # None: the latest step
     page = pages.replay_page(game, request.user, step)
     if page is None:
@@ -231,7 +232,7 @@ def game_replay(request, pk):
 @login_required
 @never_cache
 def round_recap(request, pk, number):
-    game = _visible_game(request, pk)
+    game = visible_game(request, pk)
     recap = pages.round_recap_page(game, request.user, number)
     if recap is None:
         raise Http404
@@ -241,7 +242,7 @@ def round_recap(request, pk, number):
 @require_POST
 @login_required
 def move_create(request, pk):
-    game = _visible_game(request, pk)
+    game = visible_game(request, pk)
     if seats.live_seat(game, request.user) is None:  # outsiders and replaced players
         return _answer(request, game, error=_("You do not play in this game."), status=403)
     page_hand = pages.my_hand(game, request.user)
@@ -287,7 +288,7 @@ def _answer(request, game, *, notice=None, error=None, status=200):
 @require_POST
 @login_required
 def chat_create(request, pk):
-    game = _visible_game(request, pk)
+    game = visible_game(request, pk)
     try:
         chat.chat_post(game_id=game.pk, user=request.user, text=request.POST.get("text", ""))
     except chat.ChatTooFast as refused:
@@ -311,7 +312,7 @@ def chat_create(request, pk):
 @login_required
 def mark_create(request, pk):
     """A private guess at another seat's role this round (theirs alone until the round ends)."""
-    game = _visible_game(request, pk)
+    game = visible_game(request, pk)
     target, mark = request.POST.get("seat", ""), request.POST.get("mark", "")
     try:
         suspicions.mark_set(game_id=game.pk, user=request.user, target=target, mark=mark)
@@ -325,7 +326,7 @@ def mark_create(request, pk):
 @login_required
 def note_create(request, pk):
     """The player's private note on the game (theirs alone, for ever)."""
-    game = _visible_game(request, pk)
+    game = visible_game(request, pk)
     try:
         suspicions.note_set(game_id=game.pk, user=request.user, text=request.POST.get("text", ""))
     except errors.ServiceError as refused:
@@ -343,21 +344,33 @@ def note_create(request, pk):
 @require_POST
 @login_required
 def seat_join(request, pk):
-    game = _visible_game(request, pk)
+    game = visible_game(request, pk)
     return _lobby_action(request, game, lobbies.seat_join)
 
 
 @require_POST
 @login_required
+def seed_set(request, pk):
+    """The player's own seed for the deals, until the start (their browser makes one)."""
+    game = visible_game(request, pk)
+    try:
+        lobbies.seat_seed(game_id=game.pk, user=request.user, seed=request.POST.get("seed", ""))
+    except errors.ServiceError as refused:
+        return _answer(request, game, error=refused.message)
+    return _answer(request, game, notice=_("Your seed is saved."))
+
+
+@require_POST
+@login_required
 def seat_leave(request, pk):
-    game = _visible_game(request, pk)
+    game = visible_game(request, pk)
     return _lobby_action(request, game, lobbies.seat_leave)
 
 
 @require_POST
 @login_required
 def game_start(request, pk):
-    game = _visible_game(request, pk)
+    game = visible_game(request, pk)
     return _lobby_action(request, game, lobbies.game_start)
 
 
@@ -373,7 +386,7 @@ def _lobby_action(request, game, service):
 @login_required
 def game_rematch(request, pk):
     """ "Play again with this table": to the new game (the same one on a second click)."""
-    game = _visible_game(request, pk)
+    game = visible_game(request, pk)
     try:
         again = lobbies.game_rematch(game_id=game.pk, user=request.user)
     except errors.ServiceError as refused:
@@ -385,7 +398,7 @@ def game_rematch(request, pk):
 @require_POST
 @login_required
 def invitation_create(request, pk):
-    game = _visible_game(request, pk)
+    game = visible_game(request, pk)
     form = InvitationForm(request.POST)
     if not form.is_valid():
         messages.error(request, _("Please enter a valid email address."))
