@@ -10,6 +10,12 @@ Counted time is time while the clock runs: a decision's time limit, its bank and
 extension are all counted time, so a weekend or a vacation in between pushes the deadline on by
 its length. Every instant given out is in UTC (arithmetic on zoned datetimes is wall-clock
 arithmetic, wrong across a change of daylight saving time).
+
+The deciding player's quiet hours (``Quiet``) do not stop the clock, but no decision may time
+out before its player has had ``AWAKE_MINIMUM`` of counted time outside them (issue 47): the
+"your turn" email waits for the end of quiet hours, so a turn that began in them, or just before
+them, must leave time after them. ``decision_deadline`` moves the deadline on when it would not
+(a daily deadline: to the first day's that leaves it).
 """
 
 from __future__ import annotations
@@ -18,14 +24,19 @@ import functools
 import heapq
 import zoneinfo
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, date, datetime, time, timedelta
 
 ZERO = timedelta(0)
 
-# A daily deadline gives at least this much counted time after the decision begins, else the
-# next day's (the site's shortest time per turn).
-DAILY_MINIMUM = timedelta(hours=1)
+# Every decision leaves its player at least this much counted time outside their quiet hours
+# before it can time out (the site's shortest time per turn): the "your turn" email, held until
+# quiet hours end, always comes at least this long before the deadline (issue 47).
+AWAKE_MINIMUM = timedelta(hours=1)
+
+# A daily deadline gives at least this much counted time after the decision begins (outside the
+# player's quiet hours), else the next day's.
+DAILY_MINIMUM = AWAKE_MINIMUM
 
 # How far a daily deadline is looked for (a vacation of the site's longest length, weekends).
 DAILY_SEARCH_DAYS = 400
@@ -61,21 +72,73 @@ class Rules:
 
 
 @dataclass(frozen=True)
+class Quiet:
+    """A player's quiet hours: every day from ``start`` to ``end`` in ``zone`` (to the next day's
+    ``end`` when it is not later than ``start``), each ``[start, end)``. Emails that can wait are
+    held in them; they never stop a game's clock."""
+
+    start: time
+    end: time
+    zone: str = "UTC"
+
+    def windows(self, since: datetime) -> Iterator[tuple[datetime, datetime]]:
+        """The quiet hours from the local day before ``since`` on, in order, endless."""
+        tz = zone(self.zone)
+        day = utc(since).astimezone(tz).date() - timedelta(days=1)
+        overnight = self.end <= self.start
+        while True:
+            begins = utc(datetime.combine(day, self.start, tzinfo=tz))
+            end_day = day + timedelta(days=1) if overnight else day
+            ends = utc(datetime.combine(end_day, self.end, tzinfo=tz))
+            if ends > begins:  # (a change of daylight saving time could empty a short one)
+                yield begins, ends
+            day += timedelta(days=1)
+
+    def window_at(self, at: datetime) -> tuple[datetime, datetime] | None:
+        """The quiet hours ``at`` falls in (start, end), or None."""
+        at = utc(at)
+        for begins, ends in self.windows(at):
+            if begins > at:
+                return None
+            if at < ends:
+                return begins, ends
+        return None  # unreachable: the windows never end
+
+
+def quiet_hours(start: time | None, end: time | None, zone_name: str) -> Quiet | None:
+    """A player's quiet hours from their profile (None when unset, or empty: ``start == end``)."""
+    if start is None or end is None or start == end:
+        return None
+    return Quiet(start=start, end=end, zone=zone_name or "UTC")
+
+
+@dataclass(frozen=True)
 class Breaks:
     """When a decision's clock stands still: Saturdays and Sundays in ``zone`` (``weekends``)
-    and the given spans (the deciding player's vacations), each ``[start, end)``."""
+    and the given spans (the deciding player's vacations), each ``[start, end)``.
+
+    With ``quiet`` (``awake``), the player's quiet hours stop it too: such breaks count the
+    time a player has outside them, for the awake minimum alone, never for a deadline itself."""
 
     weekends: bool = False
     zone: str = "UTC"
     spans: tuple[tuple[datetime, datetime], ...] = ()
+    quiet: Quiet | None = None
+
+    def awake(self, quiet: Quiet | None) -> Breaks:
+        """These stops and the player's ``quiet`` hours: counted time the player is awake."""
+        return replace(self, quiet=quiet)
 
     def stops(self, since: datetime) -> Iterator[tuple[datetime, datetime]]:
-        """The clock's stops that end after ``since``, merged, in order (endless with weekends)."""
+        """The clock's stops that end after ``since``, merged, in order (endless with weekends
+        or quiet hours)."""
         since = utc(since)
         spans = sorted((utc(s), utc(e)) for s, e in self.spans if e > s)
         sources = [iter(spans)]
         if self.weekends:
             sources.append(_weekends(zone(self.zone), since))
+        if self.quiet is not None:
+            sources.append(self.quiet.windows(since))
         current = None
         for start, end in heapq.merge(*sources):
             if current is not None and start <= current[1]:
@@ -152,22 +215,33 @@ def breaks_for(rules: Rules, vacations=()) -> Breaks:
 
 
 def daily_deadline(
-    rules: Rules, start: datetime, breaks: Breaks, minimum: timedelta = DAILY_MINIMUM
+    rules: Rules,
+    start: datetime,
+    breaks: Breaks,
+    minimum: timedelta = DAILY_MINIMUM,
+    quiet: Quiet | None = None,
 ) -> datetime:
     """The first time of day ``rules.daily_at`` (in the game's zone) after ``start`` at which the
-    clock runs and that leaves at least ``minimum`` of counted time, else the next day's."""
+    clock runs and that leaves at least ``minimum`` of counted time outside the player's
+    ``quiet`` hours, else the next day's.
+
+    A daily 07:00 Prague deadline and a turn reaching a Kyiv player (quiet 00:00-09:00) at
+    05:00 UTC: today's leaves no time after his quiet hours, so tomorrow's (his turn email, held
+    until 09:00 Kyiv, came after today's: he timed out with no word before, issue 47)."""
     at = rules.daily_at
     if at is None:
         raise ValueError("These rules have no daily deadline.")
     tz, start = zone(rules.zone), utc(start)
+    awake = breaks.awake(quiet)
     day = start.astimezone(tz).date()
     for offset in range(DAILY_SEARCH_DAYS):
         candidate = utc(datetime.combine(day + timedelta(days=offset), at, tzinfo=tz))
         if candidate <= start or not breaks.running(candidate):
             continue
-        if breaks.counted(start, candidate) >= minimum:
+        if awake.counted(start, candidate) >= minimum:  # (less than counted: enough of it too)
             return candidate
-    return breaks.advance(start, rules.turn_limit)  # unreachable with any real vacation
+    # Unreachable with any real vacation.
+    return max(breaks.advance(start, rules.turn_limit), awake.advance(start, minimum))
 
 
 @dataclass(frozen=True)
@@ -179,12 +253,24 @@ class Deadline:
     final: datetime
 
 
-def decision_deadline(rules: Rules, start: datetime, bank: timedelta, breaks: Breaks) -> Deadline:
-    """The deadline of a decision that begins at ``start`` with ``bank`` left in the seat's bank."""
+def decision_deadline(
+    rules: Rules, start: datetime, bank: timedelta, breaks: Breaks, quiet: Quiet | None = None
+) -> Deadline:
+    """The deadline of a decision that begins at ``start`` with ``bank`` left in the seat's bank,
+    for a player with ``quiet`` hours.
+
+    The turn's own time ends no sooner than when its player has had ``AWAKE_MINIMUM`` of counted
+    time outside their quiet hours (the one policy of issue 47): a four-hour turn that begins at
+    03:00 for a player quiet from midnight to 08:00 ends at 09:00, not at 07:00 while they sleep
+    (their turn email waits until 08:00); one that begins at 23:30 ends at 08:30 (half an hour
+    before midnight, half an hour after 08:00). The bank comes after it, as ever."""
     if rules.daily_at is not None:
-        limit_at = daily_deadline(rules, start, breaks)
+        limit_at = daily_deadline(rules, start, breaks, quiet=quiet)
     else:
-        limit_at = breaks.advance(start, rules.turn_limit)
+        limit_at = max(
+            breaks.advance(start, rules.turn_limit),
+            breaks.awake(quiet).advance(start, AWAKE_MINIMUM),
+        )
     return Deadline(limit_at=limit_at, final=breaks.advance(limit_at, max(bank, ZERO)))
 
 

@@ -691,12 +691,18 @@ def _replaced(notice: Notice) -> dict:
 
 def _clock(notice: Notice) -> dict:
     """The moderators paused, resumed or extended the game: whose decision it is and until when,
-    in the recipient's time zone."""
+    in the recipient's time zone. "Resumed" and "more time" say the game's clock as it is when
+    the email goes: held by the reader's quiet hours or vacation, they give the deadline of
+    then, not the one of the moderators' action (issue 47)."""
     game, data = notice.the_game(), notice.data
-    mover = game.seats.live().select_related("user").filter(position=data.get("mover")).first()
+    position, deadline = data.get("mover"), None
+    if notice.kind != Notice.Kind.PAUSED:
+        position = game.to_move
+        running = game.status == Game.Status.RUNNING
+        deadline = game.deadline if running else None
+    mover = game.seats.live().select_related("user").filter(position=position).first()
     mine = mover is not None and mover.pk == notice.seat_id
     name = display_name(mover) if mover else "?"
-    deadline = datetime.fromisoformat(data["deadline"]) if data.get("deadline") else None
     if notice.kind == Notice.Kind.PAUSED:
         subject = _("%(game)s is paused by the moderators") % {"game": game.name}
         lines = [

@@ -4,7 +4,7 @@ and their vacations (their emails stop: held until they are back, a digest skipp
 from __future__ import annotations
 
 import zoneinfo
-from datetime import datetime, timedelta
+from datetime import datetime
 
 from games import clock
 from games.models import Notice
@@ -20,21 +20,17 @@ zone_named = clock.zone  # the zone of that name (UTC when empty or unknown)
 
 
 def quiet_window(user, at: datetime) -> tuple[datetime, datetime] | None:
-    """The user's quiet hours around ``at`` (start, end), if ``at`` is inside them; else None."""
-    if user.quiet_from is None or user.quiet_until is None or user.quiet_from == user.quiet_until:
-        return None
-    zone = user_zone(user)
-    local = at.astimezone(zone)
-    start, end, clock = user.quiet_from, user.quiet_until, local.time()
-    inside = start <= clock < end if start < end else clock >= start or clock < end
-    if not inside:
-        return None
-    end_day = local.date() if clock < end else local.date() + timedelta(days=1)
-    start_day = local.date() if clock >= start else local.date() - timedelta(days=1)
-    return (
-        datetime.combine(start_day, start, tzinfo=zone),
-        datetime.combine(end_day, end, tzinfo=zone),
-    )
+    """The user's quiet hours around ``at`` (start, end), if ``at`` is inside them; else None.
+
+    The one clock's ``Quiet`` says it, so that the hours an email is held in are exactly those
+    the clock does not count as the player's awake time (``clock.AWAKE_MINIMUM``)."""
+    quiet = player_quiet(user)
+    return quiet.window_at(at) if quiet is not None else None
+
+
+def player_quiet(user) -> clock.Quiet | None:
+    """The user's quiet hours (None when they have none)."""
+    return clock.quiet_hours(user.quiet_from, user.quiet_until, user.time_zone)
 
 
 def in_quiet_hours(user, now: datetime) -> datetime | None:

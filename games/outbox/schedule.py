@@ -20,7 +20,14 @@ from games.read.seats import user_name
 
 from .quiet import in_quiet_hours, quiet_window
 
-ACTIVE_WINDOW = timedelta(minutes=5)  # a player seen this recently needs no "your turn" email
+# A player seen on the game's page this recently may be at the table: their "your turn" email
+# waits this long and goes unless they look at the game again meanwhile (``UNLESS_SEEN``). It
+# was dropped at once, and a player who had closed the page never heard of their turn.
+ACTIVE_WINDOW = timedelta(minutes=5)
+
+# A notice's data key: the instant after which a look at the game makes it needless (its
+# decision's start, the game's end). ``sending`` skips it then.
+UNLESS_SEEN = "unless_seen_since"
 
 
 # A daily digest cannot serve a shorter time limit: such games send their "your turn" emails.
@@ -62,29 +69,30 @@ def person_deciding(game: Game) -> Seat | None:
 def notices_for_decision(*, game: Game, now: datetime) -> list[Notice]:
     """Outbox rows for the decision that has just begun (the caller holds the game row lock).
 
-    A "your turn" notice now, unless the player opted out, takes the daily digest (for games
-    whose time limit a digest can serve) or is on the running game's page right now (seen in
-    the lobby does not count); reminders at half and 90 % of the time limit, placed outside the
-    player's quiet hours whenever the time limit allows (``reminder_plan``). Nothing for a
-    player who is absent or whose account is inactive (``person_deciding``).
+    A "your turn" notice, unless the player opted out or takes the daily digest (for games whose
+    time limit a digest can serve): now, or ``ACTIVE_WINDOW`` from now when they were on the
+    running game's page a moment ago (seen in the lobby does not count), then sent unless they
+    look at the game again after the decision began (``recently_seen``). Sending holds it until
+    their quiet hours end, and the deadline leaves them time after that (``clock.AWAKE_MINIMUM``).
+    Reminders at half and 90 % of the time limit, placed outside the player's quiet hours
+    whenever the time limit allows (``reminder_plan``). Nothing for a player who is absent or
+    whose account is inactive (``person_deciding``).
     """
     seat = person_deciding(game)
     if seat is None or seat.user is None:  # a person's seat, or nobody's (see above)
         return []
     user, since = seat.user, decision_key(game)
     rows = []
-    seen = seat.last_seen_at
-    recently_seen = (
-        seen is not None
-        and game.started_at is not None
-        and seen >= game.started_at
-        and now - seen < ACTIVE_WINDOW
-    )
     digest_serves = user.email_digest and game.turn_limit >= DIGEST_SERVES
     turn_email_at = None
-    if user.email_turns and not digest_serves and not recently_seen:
-        # Held until quiet hours end, if they are on now (send() holds it).
-        turn_email_at = in_quiet_hours(user, now) or now
+    if user.email_turns and not digest_serves:
+        data = {"since": since}
+        due = now
+        if recently_seen(game, seat, now):
+            due = now + ACTIVE_WINDOW
+            data[UNLESS_SEEN] = now.isoformat()  # (the decision began now, or resumed)
+        # Held until quiet hours end, if they are on then (send() holds it).
+        turn_email_at = in_quiet_hours(user, due) or due
         rows.append(
             Notice(
                 key=f"turn:{game.pk}:{seat.pk}:{since}",
@@ -93,8 +101,8 @@ def notices_for_decision(*, game: Game, now: datetime) -> list[Notice]:
                 game=game,
                 seat=seat,
                 version=game.version,
-                due_at=now,
-                data={"since": since},
+                due_at=due,
+                data=data,
             )
         )
     if user.email_reminders:
@@ -102,6 +110,24 @@ def notices_for_decision(*, game: Game, now: datetime) -> list[Notice]:
         rows += [_reminder(game, seat, mark, due) for mark, due in plan.items()]
     Notice.objects.bulk_create(rows, ignore_conflicts=True)
     return rows
+
+
+def recently_seen(game: Game, seat: Seat, now: datetime) -> bool:
+    """Whether the seat's player looked at the running game within ``ACTIVE_WINDOW``."""
+    seen = seat.last_seen_at
+    return (
+        seen is not None
+        and game.started_at is not None
+        and seen >= game.started_at
+        and now - seen < ACTIVE_WINDOW
+    )
+
+
+def seen_since(seat: Seat, moment: datetime) -> bool:
+    """Whether the seat's player has looked at the game at ``moment`` or after it (its page
+    marks them seen when loaded and, while in front of them, once a minute:
+    ``play.visits.seat_seen``)."""
+    return seat.last_seen_at is not None and seat.last_seen_at >= moment
 
 
 def _reminder_key(game: Game, seat: Seat, mark: str) -> str:
@@ -269,10 +295,15 @@ def reminders_placed(*, game: Game, now: datetime) -> None:
         for mark, key in keys.items()
         if key in rows and rows[key].status == Notice.Status.SENT
     }
-    turn = Notice.objects.filter(
-        key=f"turn:{game.pk}:{seat.pk}:{decision_key(game)}", status=Notice.Status.PENDING
-    ).exists()
-    turn_email_at = (in_quiet_hours(user, now) or now) if turn else None
+    turn = (
+        Notice.objects.filter(
+            key=f"turn:{game.pk}:{seat.pk}:{decision_key(game)}", status=Notice.Status.PENDING
+        )
+        .values_list("due_at", flat=True)
+        .first()
+    )
+    turn_due = max(turn, now) if turn is not None else None
+    turn_email_at = (in_quiet_hours(user, turn_due) or turn_due) if turn_due else None
     plan = reminder_plan(
         game=game, user=user, now=now, turn_email_at=turn_email_at, sent=sent, seat=seat
     )
@@ -362,21 +393,23 @@ def notices_for_start(*, game: Game, now: datetime) -> list[Notice]:
 
 
 def notices_for_end(*, game: Game, now: datetime) -> list[Notice]:
-    """Tell every seated player who is not on the game's page right now that it is over."""
+    """Tell every seated player that the game is over: at once, or, to one on its page a moment
+    ago, ``ACTIVE_WINDOW`` later unless they look at it again meanwhile (they had closed the
+    page and never heard of the end)."""
     if game.practice:
         return []  # its player is on its page
-    rows = [
-        seat_notice(
-            key=f"finished:{game.pk}:{seat.pk}",
-            kind=Notice.Kind.FINISHED,
-            game=game,
-            seat=seat,
-            now=now,
+    rows = []
+    for seat in game.seats.live().select_related("user"):
+        if seat.user is None:
+            continue
+        row = seat_notice(
+            key=f"finished:{game.pk}:{seat.pk}", kind=Notice.Kind.FINISHED, game=game,
+            seat=seat, now=now,
         )  # fmt: skip
-        for seat in game.seats.live().select_related("user")
-        if seat.user is not None
-        and not (seat.last_seen_at is not None and now - seat.last_seen_at < ACTIVE_WINDOW)
-    ]
+        if seat.last_seen_at is not None and now - seat.last_seen_at < ACTIVE_WINDOW:
+            row.due_at = now + ACTIVE_WINDOW
+            row.data[UNLESS_SEEN] = now.isoformat()
+        rows.append(row)
     Notice.objects.bulk_create(rows, ignore_conflicts=True)
     return rows
 

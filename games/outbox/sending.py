@@ -25,7 +25,7 @@ from saboteur_site.text import one_line
 from . import push
 from .emails import build_email
 from .quiet import in_quiet_hours, vacation_hold
-from .schedule import decision_key
+from .schedule import UNLESS_SEEN, decision_key, seen_since
 
 log = logging.getLogger(__name__)
 
@@ -73,10 +73,13 @@ def _still_relevant(notice: Notice) -> str | None:
     if notice.kind == Notice.Kind.PAUSED and game.status != Game.Status.PAUSED:
         return "the game is not paused any more"
     if notice.kind in (Notice.Kind.RESUMED, Notice.Kind.EXTENDED):
-        # The deadline it gives (none: extended while paused) must still be the game's.
-        deadline = game.deadline.isoformat() if game.deadline else None
-        if deadline != notice.data.get("deadline") or game.status not in UNDERWAY:
-            return "the deadline has changed since"
+        reason = _clock_news_stale(notice, game)
+        if reason:
+            return reason
+    unless_seen = notice.data.get(UNLESS_SEEN)
+    if unless_seen and notice.seat_id is not None:
+        if seen_since(notice.the_seat(), datetime.fromisoformat(unless_seen)):
+            return "the player has looked at the game since"
     if notice.kind == Notice.Kind.MENTION:
         if not ChatMessage.objects.filter(pk=notice.data.get("message")).exists():
             return "the message was deleted"  # by the moderators, while the notice waited
@@ -92,6 +95,25 @@ def _still_relevant(notice: Notice) -> str | None:
             return "a bot stands in for the player"
         if seat.state == Seat.State.ABSENT:
             return "the player is absent"
+    return None
+
+
+def _clock_news_stale(notice: Notice, game: Game) -> str | None:
+    """Why a "resumed" or "more time" email is not to be sent any more, or None.
+
+    Held by the player's quiet hours or vacation, it still goes when they end, worded with the
+    game's clock of that moment (``emails._clock``): players told of a pause were never told of
+    its end when the deadline had moved meanwhile (issue 47). It is dropped only when nothing it
+    says is true any more: the game is over, or paused again (a "resumed"), or the decision it
+    gave more time to is over (a "more time")."""
+    if game.status not in UNDERWAY:
+        return "the game is over"
+    if notice.kind == Notice.Kind.RESUMED and game.status != Game.Status.RUNNING:
+        return "the game is paused again"
+    if notice.kind == Notice.Kind.EXTENDED and (
+        game.version != notice.version or game.to_move != notice.data.get("mover")
+    ):
+        return "the turn it gave more time to is over"
     return None
 
 

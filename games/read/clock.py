@@ -52,10 +52,21 @@ def breaks_of(
     return clock.breaks_for(rules_of(game), spans)
 
 
+def quiet_of(seat: Seat | None) -> clock.Quiet | None:
+    """The quiet hours of the player deciding for ``seat`` (None for a bot's seat, or a player
+    without them): no decision of theirs times out before they have had an hour outside them."""
+    if seat is None or seat.user_id is None or seat.bot is not None:
+        return None
+    user = seat.user
+    return clock.quiet_hours(user.quiet_from, user.quiet_until, user.time_zone)
+
+
 def decision_deadline(game: Game, seat: Seat | None, start: datetime) -> clock.Deadline:
-    """The deadline of ``seat``'s decision beginning at ``start``, with what is left of its bank."""
+    """The deadline of ``seat``'s decision beginning at ``start``, with what is left of its bank,
+    leaving its player ``clock.AWAKE_MINIMUM`` outside their quiet hours."""
     bank = seat.bank_left if seat is not None else ZERO
-    return clock.decision_deadline(rules_of(game), start, bank, breaks_of(game, seat, start))
+    breaks = breaks_of(game, seat, start)
+    return clock.decision_deadline(rules_of(game), start, bank, breaks, quiet_of(seat))
 
 
 def time_left(game: Game, now: datetime, seat: Seat | None = None) -> timedelta | None:
@@ -211,13 +222,21 @@ def _local_time(at: time) -> str:
 def rules_lines(game: Game) -> list[str]:
     """The game's clock rules in words (its page, invitations and the start email)."""
     lines = []
+    # The quiet-hours policy (issue 47, ``clock.AWAKE_MINIMUM``), said once, for either clock.
     if game.daily_at is not None:
         lines.append(
             _(
-                "Every turn ends at %(time)s (%(zone)s), at least an hour after it begins, "
-                "else the next day."
+                "Every turn ends at %(time)s (%(zone)s): the first such time that leaves its "
+                "player at least an hour outside their quiet hours, else the next day's."
             )
             % {"time": _local_time(game.daily_at), "zone": game.clock_zone}
+        )
+    else:
+        lines.append(
+            _(
+                "A turn never runs out before its player has had at least an hour of it "
+                "outside their quiet hours: its deadline moves later when needed."
+            )
         )
     if game.bank > ZERO:
         lines.append(

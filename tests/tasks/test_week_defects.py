@@ -28,6 +28,7 @@ from games.moderation import tables
 from games.outbox import digests, sending
 from games.play.lobby import game_create, game_start, seat_join
 from games.play.moves import move_submit
+from games.play.vacations import vacation_declare
 from games.read.drawing import card_name
 from games.tasks import send_notice, send_notices, sweep
 from saboteur_site.celery import app
@@ -213,7 +214,9 @@ def test_a_new_time_zone_releases_the_turn_email_quiet_hours_held_past_the_deadl
     players, traveller, django_capture_on_commit_callbacks
 ):
     """At 23:00 UTC a two-hour turn begins for a player whose quiet hours are 22:00-08:00: the
-    email waits until 08:00, long after the deadline. They move to New York (18:10 there)."""
+    email waits until 08:00. They move to New York (18:10 there): it goes at once. The turn
+    keeps the deadline it had (an hour after their quiet hours, issue 47): a new clock never
+    shortens a turn under way."""
     traveller.move_to(datetime(2026, 11, 2, 23, 0, tzinfo=UTC))
     for user in players:
         quiet(user, time(22, 0), time(8, 0))
@@ -226,7 +229,7 @@ def test_a_new_time_zone_releases_the_turn_email_quiet_hours_held_past_the_deadl
     traveller.shift(timedelta(minutes=1))
     sweep()
     [turn] = to(player, "Your turn")
-    assert "Decide by Nov. 2, 2026, 8 p.m. (America/New_York)." in turn.body
+    assert "Decide by Nov. 3, 2026, 4 a.m. (America/New_York)." in turn.body
 
 
 def test_new_quiet_hours_place_the_reminders_again(
@@ -350,7 +353,10 @@ def test_timeout_emails_say_what_the_site_did_and_quiet_hours_release_them_as_on
     players, traveller, django_capture_on_commit_callbacks
 ):
     traveller.move_to(datetime(2026, 11, 2, 21, 0, tzinfo=UTC))
-    game = start(players, turn_limit=timedelta(hours=1), capture=django_capture_on_commit_callbacks)
+    game = start(
+        players, turn_limit=timedelta(hours=1), capture=django_capture_on_commit_callbacks,
+        vacations_pause=False,
+    )  # fmt: skip
     late = mover(game)
     # The first time runs out in the evening: the email names the card the site discarded.
     traveller.shift(timedelta(hours=1, minutes=1))
@@ -359,15 +365,22 @@ def test_timeout_emails_say_what_the_site_did_and_quiet_hours_release_them_as_on
     move = game.moves.get(automatic=True)
     card = card_name(move.payload["discard"][0])
     assert f"passed for you, discarding one card at random.\nYou discarded {card}." in first.body
-    # Then quiet hours from 22:00: two more run out in the night, held until 08:00.
-    quiet(late.user, time(22, 0), time(8, 0))
+    # Then a day's vacation, which this game's clock does not stop: two more run out in the
+    # night, their emails held until the player is back (22:01, in the quiet hours they set
+    # meanwhile), then until 08:00. (Turns that begin in quiet hours no longer run out in them:
+    # each leaves an hour after them, issue 47.)
+    vacation_declare(user=late.user, days=1)
     for _ in range(2):
         while mover(game) != late:
             play(game, django_capture_on_commit_callbacks)
         traveller.shift(timedelta(hours=1, minutes=1))
         sweep()
     assert len(to(late.user, "time ran out")) == 1
-    traveller.move_to(datetime(2026, 11, 3, 8, 0, tzinfo=UTC))
+    quiet(late.user, time(22, 0), time(8, 0))
+    traveller.move_to(datetime(2026, 11, 3, 22, 30, tzinfo=UTC))
+    sweep()
+    assert len(to(late.user, "time ran out")) == 1
+    traveller.move_to(datetime(2026, 11, 4, 8, 0, tzinfo=UTC))
     sweep()
     [_first, night] = to(late.user, "time ran out")
     assert "Your time in Deep mine ran out 2 times, so the site decided for you:" in night.body
