@@ -54,18 +54,30 @@ def profile(request):
     return render(request, "accounts/profile.html", context, status=status)
 
 
+def _json_body(request):
+    """The body read as JSON whatever its content type says (browsers' ``fetch`` may send
+    text/plain), or None when it is not JSON (or not UTF-8, or nested beyond reading). A
+    multipart body is a form, never a subscription: Django streams it into ``request.POST``
+    (RefuseUnstorableTextMiddleware reads it) and ``request.body`` is then gone (issue 47: a
+    500 before)."""
+    if request.content_type == "multipart/form-data":
+        return None
+    try:
+        return json.loads(request.body or b"null")
+    except (ValueError, RecursionError):
+        return None
+
+
 @require_POST
 @login_required
 def push_subscribe(request):
     """This browser turns push notifications on: its subscription (JSON, as the browser's
     ``PushSubscription.toJSON()`` gives it) is kept for the player; a cookie names the device."""
     try:
-        data = json.loads(request.body or b"null")
-    except (ValueError, RecursionError):  # not JSON (or not UTF-8), or nested beyond reading
-        data = None
-    try:
         device = devices.device_subscribe(
-            user=request.user, subscription=data, user_agent=request.headers.get("User-Agent", "")
+            user=request.user,
+            subscription=_json_body(request),
+            user_agent=request.headers.get("User-Agent", ""),
         )
     except services.AccountError as error:
         return JsonResponse({"error": error.message}, status=400)

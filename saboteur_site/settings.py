@@ -466,9 +466,11 @@ INBOUND_EMAIL_PROVIDERS = env_list("INBOUND_EMAIL_PROVIDERS", [])
 INBOUND_SMTP_ADDR = env_str("INBOUND_SMTP_ADDR", "127.0.0.1:8025")
 INBOUND_MAX_BYTES = env_int("INBOUND_MAX_BYTES", 256 * 1024)  # a reply larger is dropped
 ANYMAIL = {
-    # "user:password" in the webhook URL the provider calls (https://user:password@host/...).
+    # "user:password" in the webhook URL the provider calls (https://user:password@host/...):
+    # required for every provider (games/web/inbound.py checks it on every post).
     "WEBHOOK_SECRET": env_str("ANYMAIL_WEBHOOK_SECRET") or None,
-    # Mailgun signs each webhook with this key (HMAC-SHA256 of its timestamp and token).
+    # Mailgun signs each webhook with this key (HMAC-SHA256 of its timestamp and token, not of
+    # the body: games/web/inbound.py also wants a recent timestamp and a token never seen).
     "MAILGUN_WEBHOOK_SIGNING_KEY": env_str("MAILGUN_WEBHOOK_SIGNING_KEY") or None,
 }
 for _provider in INBOUND_EMAIL_PROVIDERS:
@@ -476,8 +478,11 @@ for _provider in INBOUND_EMAIL_PROVIDERS:
         refuse(f"INBOUND_EMAIL_PROVIDERS: {_provider!r} is not one of mailgun, postmark.")
     elif _provider == "mailgun" and not ANYMAIL["MAILGUN_WEBHOOK_SIGNING_KEY"]:
         refuse("INBOUND_EMAIL_PROVIDERS has mailgun: MAILGUN_WEBHOOK_SIGNING_KEY is not set.")
-    elif _provider == "postmark" and not ANYMAIL["WEBHOOK_SECRET"]:
-        refuse("INBOUND_EMAIL_PROVIDERS has postmark: ANYMAIL_WEBHOOK_SECRET is not set.")
+    elif not ANYMAIL["WEBHOOK_SECRET"]:
+        refuse(
+            f"INBOUND_EMAIL_PROVIDERS has {_provider}: ANYMAIL_WEBHOOK_SECRET (user:password, the"
+            " basic auth of the webhook URL) is not set; every provider needs it."
+        )
 if INBOUND_EMAIL_PROVIDERS and not REPLY_DOMAIN:
     refuse("INBOUND_EMAIL_PROVIDERS is set: REPLY_DOMAIN, the domain replies go to, is not.")
 

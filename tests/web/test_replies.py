@@ -15,6 +15,7 @@ import hashlib
 import hmac
 import json
 import re
+import secrets
 import smtplib
 import socket
 import time
@@ -355,7 +356,7 @@ def basic(auth: str) -> dict:
 def mailgun_post(message: EmailMessage, *, key=MAILGUN_KEY, recipient=None, auth="hook:s3cret"):
     """Mailgun's inbound "forward()" route in its raw-MIME form (as Anymail's docs set it up:
     the URL ends in mime): body-mime and the signature fields."""
-    timestamp, token = str(int(time.time())), "a" * 50
+    timestamp, token = str(int(time.time())), secrets.token_hex(25)  # a new token each post
     signature = hmac.new(key.encode(), f"{timestamp}{token}".encode(), hashlib.sha256).hexdigest()
     return Client().post(
         "/inbound/mailgun/",
@@ -427,12 +428,18 @@ def test_postmark_replies_need_the_webhooks_basic_auth(game, players, providers)
     assert ChatMessage.objects.get().text == "Good luck everyone"
 
 
-def test_mailgun_alone_relies_on_its_signature(game, players, settings):
+def test_mailgun_needs_the_webhooks_basic_auth_too(game, players, settings):
+    """Its signature alone is not enough (issue 47): without a WEBHOOK_SECRET set up (which the
+    settings refuse at start) or without the basic auth in the post, nothing is taken."""
     settings.INBOUND_EMAIL_PROVIDERS = ["mailgun"]
     settings.ANYMAIL = {"MAILGUN_WEBHOOK_SIGNING_KEY": MAILGUN_KEY}
     sent = turn_email(game, players[0])
-    assert mailgun_post(reply(reply_to(sent), "1"), key="key-x", auth=None).status_code == 400
-    assert mailgun_post(reply(reply_to(sent), "1"), auth=None).status_code == 200
+    assert mailgun_post(reply(reply_to(sent), "1"), auth=None).status_code == 400
+    settings.ANYMAIL = {"WEBHOOK_SECRET": "hook:s3cret", "MAILGUN_WEBHOOK_SIGNING_KEY": MAILGUN_KEY}
+    assert mailgun_post(reply(reply_to(sent), "1"), auth=None).status_code == 400
+    game.refresh_from_db()
+    assert game.version == 0
+    assert mailgun_post(reply(reply_to(sent), "1")).status_code == 200
     game.refresh_from_db()
     assert game.version == 1
 
