@@ -375,16 +375,17 @@ def _tap_groups(notice: Notice, state: engine.State, names: dict) -> list[tuple[
     game, seat = notice.the_game(), notice.the_seat()
     me = seat.engine_name
     groups: dict[str, list] = {}
-    # Numbered in the order of ``one_tap_moves``: a reply with a number makes that move
-    # (games.play.replies counts them the same way).
-    for number, move in enumerate(one_tap.one_tap_moves(state, me), start=1):
+    # Numbered as ``one_tap.listed_moves`` numbers them, which replies read the same way: a move
+    # by its number, a pass by its card's number in the hand ("pass 2").
+    for listed in one_tap.listed_moves(state, me, names):
         token = one_tap.tap_token(
             user_id=notice.the_user().pk, game_id=game.pk, seat_id=seat.pk, version=game.version,
-            move=move,
+            move=listed.move,
         )  # fmt: skip
         url = site_url(reverse("one_tap", args=[token]))
-        label = one_tap.move_label(move, names, me)
-        groups.setdefault(one_tap.move_group(move), []).append((number, label, url))
+        groups.setdefault(one_tap.move_group(listed.move), []).append(
+            (listed.reply, listed.label, url)
+        )
     paths = one_tap.path_cards(state, me)
     if paths:
         groups[_("Place a path card (opens the game)")] = [

@@ -19,7 +19,7 @@ from games import engine
 from games.engine.cards import ACTION, CATALOGUE
 from games.engine.types import PassMove
 from games.models import MAX_TURN_LIMIT
-from games.read.drawing import card_name, hand_key
+from games.read.drawing import card_name, hand_key, hand_order
 from games.read.learn import SELF_HARM
 from games.read.log import goal_label, tool_label
 
@@ -86,6 +86,49 @@ def one_tap_moves(state: engine.State, me: str) -> list[engine.Move]:
         m for m in engine.discard_moves(state, me) if m["move"] == "pass" and len(m["discard"]) == 1
     ]
     return [*moves, *sorted(passes, key=lambda m: hand_key(m["discard"][0]))]
+
+
+@dataclass(frozen=True)
+class Listed:
+    """A one-tap move as the turn email lists it and a reply names it."""
+
+    move: engine.Move
+    number: int  # the move's number; for a pass, the number of its card in the hand
+    label: str
+
+    @property
+    def is_pass(self) -> bool:
+        return self.move["move"] == "pass"
+
+    @property
+    def reply(self) -> str:
+        """What a reply writes to make it: "3", or "pass 2" (the hand's second card)."""
+        if self.is_pass:
+            return _("pass %(number)d") % {"number": self.number}
+        return str(self.number)
+
+
+def listed_moves(state: engine.State, me: str, names: dict[str, str]) -> list[Listed]:
+    """``one_tap_moves`` numbered one way for the email and the replies (issue 47: "3" and
+    "pass 3" discarded different cards): the moves that are not passes 1, 2, 3...; a pass by the
+    number its card has in the hand the email shows ("pass 2" discards the second card). Two
+    moves that would read alike ("Repair Bob's pickaxe" with either of two cards) name their
+    card."""
+    moves = one_tap_moves(state, me)
+    labels = [move_label(move, names, me) for move in moves]
+    hand = hand_order(state.hands[state.seats.index(me)]) if me in state.seats else []
+    listed: list[Listed] = []
+    number = 0
+    for move, label in zip(moves, labels, strict=True):
+        card = str(move.get("card", ""))
+        if labels.count(label) > 1 and card:
+            label = _("%(move)s, with %(card)s") % {"move": label, "card": card_name(card)}
+        if move["move"] == "pass":
+            listed.append(Listed(move, hand.index(move["discard"][0]) + 1, label))
+        else:
+            number += 1
+            listed.append(Listed(move, number, label))
+    return listed
 
 
 def _hurts_oneself(move: Mapping[str, Any], me: str) -> bool:

@@ -10,11 +10,12 @@ expired with its game; its From is a verified address of the token's player, who
 (and the receiving service did not find it forged: DMARC);
 its Message-ID has not been handled before (a webhook delivered twice does nothing twice).
 
-Then its new text (quotes and signatures stripped by mail-parser-reply, with the quote headers
-of the site's five languages) decides: a first line that is a move's number in the email, or a
+Then its new text (``games.outbox.quotes``: the quoted email and the signature removed, however
+the mail program quoted it) decides: a first line that is a move's number in the email, or a
 short form ("pass 2", "map north", in each language), makes that move, only while the email's
 decision is still the player's (``move_submit`` checks the rest); anything else goes to the
-game's chat as the player (``chat_post``: its rate limit and rules). The player gets a short
+game's chat as the player (``chat_post``: its rate limit and rules), unless it cannot be told
+from the quote (then nothing is posted: the quote holds the player's role). The player gets a short
 answer email (``Notice.Kind.ANSWER``): what was done, or why not with the moves they can make
 now. Attachments are never read.
 """
@@ -25,7 +26,7 @@ import hashlib
 import re
 import unicodedata
 from dataclasses import dataclass
-from email.message import EmailMessage, Message
+from email.message import Message
 from email.utils import getaddresses, parseaddr
 
 from allauth.account.models import EmailAddress
@@ -33,50 +34,21 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.db import IntegrityError, transaction
 from django.utils import timezone, translation
-from django.utils.html import strip_tags
 from django.utils.translation import gettext as _
-from mailparser_reply import EmailReplyParser
-from mailparser_reply.constants import MAIL_LANGUAGES, QUOTED_MATCH_INCLUDE
 
 from games import engine
 from games.engine.cards import CATALOGUE, GOAL_NAMES
 from games.models import Game, InboundMail, Notice
-from games.outbox import one_tap, replies, sending
+from games.outbox import one_tap, quotes, replies, sending
 from games.read.drawing import hand_order
-from games.read.log import goal_label
+from games.read.log import describe, goal_label
 from games.read.seats import seat_names
 
 from .chat import ChatTooFast, chat_post
 from .errors import ServiceError
 from .moves import move_submit
 
-# -- Quote headers of the languages mail-parser-reply lacks (its README: add them this way) ---
-
-
-def _headers(wrote: str, fields: str) -> dict[str, str]:
-    return {
-        "wrote_header": rf"^({QUOTED_MATCH_INCLUDE}{wrote})$",
-        "from_header": r"((?:(?:^|\n|\n"
-        + QUOTED_MATCH_INCLUDE
-        + rf")[* ]*(?:{fields}):[ *]*(?:\s{{,2}}).*){{2,}}(?:\n.*){{,1}})",
-    }
-
-
-MAIL_LANGUAGES.setdefault(
-    "sk", _headers(r"Dňa\s(?:.+?\s?.+?)\s?napísal\(a\):", "Od|Odoslané|Komu|Predmet|Dátum|Kópia")
-)
-MAIL_LANGUAGES.setdefault(
-    "uk", _headers(r"(?:.+?\s?.+?)\s?пише:", "Від|Надіслано|Кому|Тема|Дата|Копія")
-)
-MAIL_LANGUAGES.setdefault(
-    "ro",
-    _headers(r"(?:În|Pe)\s(?:.+?\s?.+?)\s?a scris:", "De la|Trimis|Către|Subiect|Data|Cc"),
-)
-LANGUAGES = ["en", "cs", "sk", "uk", "ro"]
-
 # -- What a reply says ---------------------------------------------------------------------------
-
-MAX_TEXT = 4000  # characters of a reply's new text that are read at all
 
 
 def _plain(word: str) -> str:
@@ -123,26 +95,6 @@ def command_in(line: str) -> Command | None:
         if goal is not None:
             return Command("map", goal)
     return None
-
-
-def new_text(message: Message) -> str:
-    """What the sender wrote, without the quoted email and their signature (text or HTML part;
-    attachments are never read)."""
-    if not isinstance(message, EmailMessage):
-        return ""
-    part = message.get_body(preferencelist=("plain", "html"))
-    if part is None:
-        return ""
-    try:
-        body = part.get_content()
-    except (LookupError, KeyError, ValueError, AssertionError):
-        return ""
-    if not isinstance(body, str):
-        return ""
-    if part.get_content_subtype() == "html":
-        body = strip_tags(re.sub(r"(?i)<br\s*/?>|</p>|</div>", "\n", body))
-    body = body.replace("\r\n", "\n")[:MAX_TEXT]
-    return EmailReplyParser(languages=LANGUAGES).parse_reply(text=body).strip()
 
 
 # -- What is dropped without an answer -----------------------------------------------------------
@@ -244,13 +196,15 @@ def receive(message: Message, *, recipients=(), size: int | None = None) -> Rece
         or not EmailAddress.objects.filter(user=user, email__iexact=sender, verified=True).exists()
     ):
         return _dropped("not from the player's verified address")
-    text = new_text(message)
+    text = quotes.own_text(message, reader=user.display_name)
     key = _message_key(message, raw)
     with translation.override(user.language or settings.LANGUAGE_CODE):
         return _handle(message, key, game, user, address, text)
 
 
-def _handle(message: Message, key: str, game: Game, user, address, text: str) -> Received:
+def _handle(
+    message: Message, key: str, game: Game, user, address, text: quotes.OwnText
+) -> Received:
     with transaction.atomic():
         try:
             with transaction.atomic():
@@ -266,14 +220,14 @@ def _handle(message: Message, key: str, game: Game, user, address, text: str) ->
     return Received(outcome)
 
 
-def _act(game: Game, user, address, text: str, key: str) -> tuple[str, list[str]]:
-    first = next((line for line in text.splitlines() if line.strip()), "")
+def _act(game: Game, user, address, text: quotes.OwnText, key: str) -> tuple[str, list[str]]:
+    first = next((line for line in text.text.splitlines() if line.strip()), "")
     command = command_in(first)
     if command is None:
         return _chat(game, user, text)
     try:
-        move = _move_for(game, user, address, command)
-        move_submit(
+        move, label = _move_for(game, user, address, command)
+        done = move_submit(
             game_id=game.pk,
             user=user,
             move=move,
@@ -284,22 +238,48 @@ def _act(game: Game, user, address, text: str, key: str) -> tuple[str, list[str]
         return InboundMail.Outcome.REFUSED, [
             _("Your reply to %(game)s made no move: %(why)s") % {"game": game.name, "why": refused}
         ]
-    names = seat_names(game)
-    me = game.seats.filter(user=user).live().get().engine_name
     return InboundMail.Outcome.MOVED, [
-        _("Done in %(game)s: %(move)s.")
-        % {"game": game.name, "move": one_tap.move_label(move, names, me)}
+        _("Done in %(game)s: %(move)s.") % {"game": game.name, "move": label},
+        *_learnt(game, user, done.move.events),
     ]
 
 
-def _chat(game: Game, user, text: str) -> tuple[str, list[str]]:
-    if not text:
+def _learnt(game: Game, user, events) -> list[str]:
+    """What the move showed its player alone, as their log says it: the goal card a map showed,
+    the role a look revealed, the cards drawn (the one-tap page shows the same)."""
+    names = seat_names(game)
+    me = game.seats.filter(user=user).live().get().engine_name
+    lines = []
+    for event in events:
+        if event.get("to") == me:
+            line = describe(event, names, me)
+            if line:
+                lines.append(line)
+    return lines
+
+
+def _chat(game: Game, user, text: quotes.OwnText) -> tuple[str, list[str]]:
+    """Post the reply's own text to the chat; nothing when it is empty or may hold part of the
+    quoted email (``quotes.OwnText.unsure``): the table must never read a player's role."""
+    if text.unsure:
         return InboundMail.Outcome.REFUSED, [
-            _("Your reply to %(game)s had no text of its own (only the quoted email).")
+            _(
+                "Nothing was posted to the chat of %(game)s: your message could not be told "
+                "apart from the email it quotes, which holds your role and your hand. Please "
+                "write your message above the quoted email and send it again."
+            )
+            % {"game": game.name}
+        ]
+    if not text.text:
+        return InboundMail.Outcome.REFUSED, [
+            _(
+                "Your reply to %(game)s had no text of its own (only the quoted email). Write "
+                "your message above the quoted email."
+            )
             % {"game": game.name}
         ]
     try:
-        posted = chat_post(game_id=game.pk, user=user, text=text)
+        posted = chat_post(game_id=game.pk, user=user, text=text.text)
     except ChatTooFast as refused:
         return InboundMail.Outcome.REFUSED, [str(refused.message)]
     except ServiceError as refused:
@@ -312,27 +292,34 @@ def _chat(game: Game, user, text: str) -> tuple[str, list[str]]:
     ]
 
 
-def _move_for(game: Game, user, address, command: Command) -> engine.Move:
-    """The move a command names, for the decision the email was sent for; refused otherwise."""
+def _move_for(game: Game, user, address, command: Command) -> tuple[engine.Move, str]:
+    """The move a command names, for the decision the email was sent for, and its label as the
+    email listed it; refused otherwise."""
     state, me = _the_emails_decision(game, user, address, command)
+    listed = one_tap.listed_moves(state, me, seat_names(game))
     if command.kind == "number":
-        listed = one_tap.one_tap_moves(state, me)
-        if not isinstance(command.value, int) or not 1 <= command.value <= len(listed):
+        found = [m for m in listed if not m.is_pass and m.number == command.value]
+        if not found:
             raise ServiceError(
-                _("that email lists no move number %(number)s.") % {"number": command.value}
+                _(
+                    "that email lists no move number %(number)s (to pass, write “pass” and the "
+                    "number of the card in your hand, for example “pass 2”)."
+                )
+                % {"number": command.value}
             )
-        return listed[command.value - 1]
+        return found[0].move, found[0].label
     if command.kind == "pass":
         hand = hand_order(state.hands[state.seats.index(me)])
         if not isinstance(command.value, int) or not 1 <= command.value <= len(hand):
             raise ServiceError(
                 _("your hand has no card number %(number)s.") % {"number": command.value}
             )
-        return {"move": "pass", "discard": [hand[command.value - 1]]}
-    for move in engine.legal_moves(state, me):
-        card = CATALOGUE.get(str(move.get("card", "")))
-        if card is not None and card.effect == "map" and move.get("goal") == command.value:
-            return move
+        move: engine.Move = {"move": "pass", "discard": [hand[command.value - 1]]}
+        return move, one_tap.move_label(move, seat_names(game), me)
+    for each in listed:
+        card = CATALOGUE.get(str(each.move.get("card", "")))
+        if card is not None and card.effect == "map" and each.move.get("goal") == command.value:
+            return each.move, each.label
     goal = command.value if command.value in GOAL_NAMES else "?"
     raise ServiceError(
         _("you cannot play a map on the %(goal)s goal now.") % {"goal": goal_label(goal)}
@@ -341,25 +328,33 @@ def _move_for(game: Game, user, address, command: Command) -> engine.Move:
 
 def _the_emails_decision(game: Game, user, address, command: Command) -> tuple[engine.State, str]:
     """The state and the reader's seat, while the email's decision is still theirs and the
-    command fits the email (a number only where it numbered moves); refused otherwise."""
+    command fits the email (a number only where it numbered moves); refused otherwise, with
+    the real reason (issue 47: "1" to the game's start answered "stale")."""
     seat = game.seats.filter(user=user).live().first()
     if seat is None:
         raise ServiceError(_("you do not play in this game."))
-    state = game.engine_state() if game.snapshot else None
-    me = seat.engine_name
-    if (
-        state is None
-        or game.status != Game.Status.RUNNING
-        or state.to_move is None
-        or state.seats[state.to_move] != me
-    ):
-        raise ServiceError(_("it is not your decision now."))
-    if game.version != address.version:
-        raise ServiceError(_("the game has moved on since that email, so its moves are stale."))
     if command.kind in ("number", "pass") and not address.moves:
         raise ServiceError(
             _("that email lists no moves or cards to choose by number (“map north” works).")
         )
+    if game.status == Game.Status.FINISHED:
+        raise ServiceError(_("the game is over."))
+    if game.status == Game.Status.ABORTED:
+        raise ServiceError(_("the moderators stopped the game."))
+    if game.status == Game.Status.PAUSED:
+        raise ServiceError(_("the moderators have paused the game; moves wait until it resumes."))
+    state = game.engine_state() if game.snapshot else None
+    if state is None or game.status != Game.Status.RUNNING:
+        raise ServiceError(_("the game has not started yet."))
+    me = seat.engine_name
+    if state.to_move is None or state.seats[state.to_move] != me:
+        deciding = state.seats[state.to_move] if state.to_move is not None else ""
+        mover = seat_names(game).get(deciding)
+        if mover:
+            raise ServiceError(_("it is %(name)s's decision now, not yours.") % {"name": mover})
+        raise ServiceError(_("it is not your decision now."))
+    if game.version != address.version:
+        raise ServiceError(_("the game has moved on since that email, so its moves are stale."))
     return state, me
 
 

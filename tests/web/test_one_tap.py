@@ -131,7 +131,7 @@ def email_for(game, user):
 
 def links(message) -> dict[str, str]:
     """The one-tap links of an email's text: label -> path (without the number a reply uses)."""
-    found = re.findall(r"^- (?:\d+\. )?(.+?): (http://\S+/tap/\S+/)$", message.body, re.M)
+    found = re.findall(r"^- (?:(?:pass )?\d+\. )?(.+?): (http://\S+/tap/\S+/)$", message.body, re.M)
     return {label: urlsplit(url).path for label, url in found}
 
 

@@ -202,9 +202,9 @@ def test_a_stale_email_or_someone_elses_decision_makes_no_move_and_lists_the_mov
     game.refresh_from_db()
     assert game.version == 1
     text = build_email(answers(players[0])[1], players[0].email).body
-    assert "made no move: it is not your decision now." in text
+    assert "made no move: it is Bob's decision now, not yours." in text
     # Bob's turn now; a reply of Bob to an email of an older decision is stale.
-    old = addresses.reply_address(user_id=players[1].pk, game_id=game.pk, version=0)
+    old = addresses.reply_address(user_id=players[1].pk, game_id=game.pk, version=0, moves=True)
     stale = replies.receive(reply(old, "1", sender="bob@example.com"))
     assert stale.outcome == "refused"
     text = build_email(answers(players[1])[0], players[1].email).body
@@ -216,7 +216,7 @@ def test_a_stale_email_or_someone_elses_decision_makes_no_move_and_lists_the_mov
     fresh = addresses.reply_address(user_id=players[1].pk, game_id=game.pk, version=1, moves=True)
     replies.receive(reply(fresh, "99", sender="bob@example.com"))
     assert (
-        "that email lists no move number 99."
+        "that email lists no move number 99 (to pass, write “pass” and the number of the card"
         in build_email(answers(players[1])[1], players[1].email).body
     )
 
