@@ -161,9 +161,11 @@ def _greeting(name: str) -> re.Pattern | None:
 
 
 def _site_link(line: str) -> bool:
-    """A link line of the site's email: "Open the game: https://...", "- 2. Look at ...: ..."."""
+    """A link line of the site's email that no player writes: a one-tap link ("- 2. Look at the
+    north goal: https://.../tap/...") or the footer's unsubscribe link. (A player may well paste
+    a link to the game itself.)"""
     host = re.escape(settings.SITE_URL.split("://", 1)[-1].split("/", 1)[0])
-    return re.search(rf":\s+https?://{host}/", line) is not None
+    return re.search(rf":\s+https?://{host}/(?:tap|unsubscribe)/", line) is not None
 
 
 def secret_in(text: str) -> bool:

@@ -196,3 +196,16 @@ def test_a_command_above_any_quote_still_makes_its_move():
             assert quotes.own_text(shape.reply(original, new="1"), reader="Ann").text == "1"
     got = replies.receive(SHAPES[0].reply(original, new="map north"))
     assert got == replies.Received(InboundMail.Outcome.MOVED)
+
+
+def test_a_players_own_lines_that_look_like_the_emails_are_posted():
+    """What a player writes of their own is posted, though it has a colon, a link to the game, a
+    time or a greeting."""
+    lines = [
+        "Hello everyone,",
+        "My plan for 10:30:",
+        "north first: http://127.0.0.1:8000/games/1/",
+        "- one",
+        "Bob wrote: nonsense",
+    ]
+    assert quotes.own_lines(lines, reader="Ann") == quotes.OwnText("\n".join(lines))
