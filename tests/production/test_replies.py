@@ -13,6 +13,7 @@ import hashlib
 import hmac
 import json
 import re
+import secrets
 import time
 import urllib.parse
 import urllib.request
@@ -90,7 +91,8 @@ def reply_to(email: EmailMessage, text: str) -> EmailMessage:
 
 
 def as_mailgun(origin: str, reply: EmailMessage) -> int:
-    timestamp, token = str(int(time.time())), "t" * 50
+    # A new token each post, signed now: the site takes a token once, within 5 minutes.
+    timestamp, token = str(int(time.time())), secrets.token_hex(25)
     signature = hmac.new(
         INBOUND_SIGNING_KEY.encode(), f"{timestamp}{token}".encode(), hashlib.sha256
     ).hexdigest()
