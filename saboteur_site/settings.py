@@ -414,8 +414,10 @@ if CELERY_BROKER_URL.startswith(("redis://", "rediss://")):
     # Beat may run on several machines: RedBeat keeps the schedule in Redis under a lock that one
     # beat holds and renews at each tick; the others wait for it, and when its holder is gone
     # (at most BEAT_LOCK_SECONDS later) one of them takes it and ticks on. So each sweep is sent
-    # once whatever the number of beats (tests/tasks/test_two_beats.py).
-    CELERY_BEAT_SCHEDULER = "redbeat.RedBeatScheduler"
+    # once whatever the number of beats (tests/tasks/test_two_beats.py). The site's subclass
+    # lives through Redis going away and restarting empty (saboteur_site/beat.py).
+    CELERY_BEAT_SCHEDULER = "saboteur_site.beat:RedBeatScheduler"
+    # RedBeat's own settings, all given (its fallback to the broker's is deprecated).
     CELERY_REDBEAT_REDIS_URL = CELERY_BROKER_URL
     CELERY_REDBEAT_REDIS_OPTIONS: dict = {}
     # Two sites (or test runs) sharing one Redis keep their schedules and locks apart.

@@ -45,6 +45,21 @@ SWEEPS = 60  # an hour of minute sweeps
 LOCK = 2  # seconds: BEAT_LOCK_SECONDS, how long a lost beat's lock outlives it
 
 
+def beat_env(url: str, smtp_port: int, queue: str, prefix: str) -> dict:
+    """The environment of the test's workers and beats: the test database, Redis at ``url``, the
+    SMTP server, the test's queue, RedBeat's schedule and lock under ``prefix``, beat's minute
+    ``TICK`` seconds long and its lock ``LOCK``."""
+    env = {
+        **os.environ,
+        **worker_env(url, smtp_port),
+        "CELERY_QUEUE": queue,
+        "CACHE_KEY_PREFIX": prefix,
+        "SWEEP_SECONDS": str(TICK),
+        "BEAT_LOCK_SECONDS": str(LOCK),
+    }
+    return {k: v for k, v in env.items() if v is not None}
+
+
 def start_beat(log_path, env):
     log = log_path.open("w")
     beat = subprocess.Popen(
@@ -93,15 +108,7 @@ def test_two_beats_send_each_sweep_once_and_the_second_takes_over(channel, tmp_p
     ]
     prefix = f"{RUN_PREFIX}-beats-{uuid.uuid4().hex[:6]}"
     with smtp_server() as (inbox, port), celery_app_on(url, queue):
-        env = {
-            **{k: v for k, v in os.environ.items()},
-            **worker_env(url, port),
-            "CELERY_QUEUE": queue,
-            "CACHE_KEY_PREFIX": prefix,  # this test's RedBeat schedule and lock
-            "SWEEP_SECONDS": str(TICK),
-            "BEAT_LOCK_SECONDS": str(LOCK),
-        }
-        env = {k: v for k, v in env.items() if v is not None}
+        env = beat_env(url, port, queue, prefix)
         with running_workers(tmp_path, queue, env) as worker_logs:
             logs = [tmp_path / "beat-a.log", tmp_path / "beat-b.log"]
             beats = [start_beat(log, env) for log in logs]
