@@ -18,13 +18,32 @@ from django.views.decorators.http import require_http_methods, require_POST, req
 
 from games.read import stats
 from saboteur_site import vapid
+from saboteur_site.ratelimits import rate_limited
 
 from . import devices, services
 from .forms import AccountDeleteForm, ProfileForm
 
 
+def _refused_form(form, refusal):
+    """The form as it was sent, saying why it was refused (a rate limit)."""
+    form.is_valid()
+    form.add_error(None, refusal.message)
+    return form
+
+
+def _profile_too_fast(request, refusal):
+    form = _refused_form(ProfileForm(request.POST, user=request.user), refusal)
+    return _profile_page(request, form, status=429)
+
+
+def _device_remove_too_fast(request, refusal, pk):
+    messages.error(request, refusal.message)
+    return _profile_page(request, ProfileForm(user=request.user), status=429)
+
+
 @require_http_methods(["GET", "HEAD", "POST"])
 @login_required
+@rate_limited("profile", answer=_profile_too_fast)
 def profile(request):
     user = request.user
     form = ProfileForm(request.POST or None, user=user)
@@ -43,7 +62,12 @@ def profile(request):
                 request.LANGUAGE_CODE = user.language
             messages.success(request, _("Your profile is saved."))
             return redirect("profile")
-    status = 422 if form.errors else 200
+    return _profile_page(request, form)
+
+
+def _profile_page(request, form, *, status=None):
+    user = request.user
+    status = status or (422 if form.errors else 200)
     context = {
         "form": form,
         "player_url": stats.player_url(user),
@@ -68,8 +92,13 @@ def _json_body(request):
         return None
 
 
+def _push_subscribe_too_fast(request, refusal):
+    return JsonResponse({"error": refusal.message}, status=429)
+
+
 @require_POST
 @login_required
+@rate_limited("push_subscribe", answer=_push_subscribe_too_fast)
 def push_subscribe(request):
     """This browser turns push notifications on: its subscription (JSON, as the browser's
     ``PushSubscription.toJSON()`` gives it) is kept for the player; a cookie names the device."""
@@ -95,6 +124,7 @@ def push_subscribe(request):
 
 @require_POST
 @login_required
+@rate_limited("device_remove", answer=_device_remove_too_fast)
 def device_remove(request, pk: int):
     if not devices.device_remove(user=request.user, device_id=pk):
         raise Http404
@@ -102,8 +132,14 @@ def device_remove(request, pk: int):
     return redirect("profile")
 
 
+def _account_delete_too_fast(request, refusal):
+    form = _refused_form(AccountDeleteForm(request.POST), refusal)
+    return _account_delete_page(request, form, status=429)
+
+
 @require_http_methods(["GET", "HEAD", "POST"])
 @login_required
+@rate_limited("account_delete", answer=_account_delete_too_fast)
 def account_delete(request):
     user = request.user
     form = AccountDeleteForm(request.POST or None)
@@ -117,8 +153,12 @@ def account_delete(request):
             logout(request)
             messages.success(request, _("Your account is deleted. Goodbye, and thank you."))
             return redirect("home")
-    check = services.account_deletion_check(user)
-    status = 422 if form.errors else 200
+    return _account_delete_page(request, form)
+
+
+def _account_delete_page(request, form, *, status=None):
+    check = services.account_deletion_check(request.user)
+    status = status or (422 if form.errors else 200)
     return render(request, "accounts/delete.html", {"form": form, "check": check}, status=status)
 
 
@@ -144,6 +184,7 @@ def player(request, key: str):
 
 @require_POST
 @login_required
+@rate_limited("guide_dismiss")
 def guide_dismiss(request):
     services.guide_dismiss(user=request.user)
     if request.htmx:

@@ -4,6 +4,7 @@ from datetime import timedelta
 from django.conf import settings
 from django.contrib import admin
 from django.urls import include, path
+from django.views.i18n import set_language
 from health_check.base import HealthCheck
 from health_check.checks import Cache, Database
 from health_check.contrib import celery as celery_checks
@@ -11,6 +12,7 @@ from health_check.exceptions import ServiceUnavailable
 from health_check.views import HealthCheckView
 
 from . import pwa, vapid
+from .ratelimits import rate_limited
 
 
 # For the load balancer: PostgreSQL answers, the cache (Redis) stores and reads, a Celery worker
@@ -75,7 +77,8 @@ urlpatterns = [
     path("", include("games.web.urls")),
     path("", include("accounts.urls")),  # profile, account deletion, player pages
     path("accounts/", include("allauth.urls")),
-    path("i18n/", include("django.conf.urls.i18n")),
+    # django.conf.urls.i18n's one route, counted in the site's rate limits.
+    path("i18n/setlang/", rate_limited("set_language")(set_language), name="set_language"),
     path("admin/", admin.site.urls),
     path("health/", health, name="health"),
     # The installable site: its manifest, and the service worker with the whole site as scope.

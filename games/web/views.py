@@ -24,6 +24,7 @@ from games.play import chat, errors, moves, suspicions, taps, vacations, visits
 from games.play import lobby as lobbies
 from games.read import access, learn, lists, pages, ratings, rematch, seats
 from games.read.vacations import vacation_state
+from saboteur_site.ratelimits import rate_limited
 from saboteur_site.text import ascii_int
 
 from . import parts, watched
@@ -90,8 +91,25 @@ def leaderboard(request, ruleset):
     return render(request, "games/leaderboard.html", {"board": ratings.leaderboard(ruleset)})
 
 
+def _refused_form(form_class, request, refusal):
+    """The form as it was sent, saying why it was refused (a rate limit)."""
+    form = form_class(request.POST)
+    form.is_valid()
+    form.add_error(None, refusal.message)
+    return form
+
+
+def _practice_too_fast(request, refusal):
+    return _lobby(request, practice_form=_refused_form(PracticeForm, request, refusal), status=429)
+
+
+def _create_too_fast(request, refusal):
+    return _lobby(request, form=_refused_form(GameCreateForm, request, refusal), status=429)
+
+
 @require_POST
 @login_required
+@rate_limited("practice_create", answer=_practice_too_fast)
 def practice_create(request):
     """A game against bots, started at once."""
     form = PracticeForm(request.POST)
@@ -107,6 +125,7 @@ def practice_create(request):
 
 @require_POST
 @login_required
+@rate_limited("game_create", answer=_create_too_fast)
 def game_create(request):
     form = GameCreateForm(request.POST)
     if not form.is_valid():
@@ -239,8 +258,18 @@ def round_recap(request, pk, number):
     return render(request, "games/recap.html", {"recap": recap})
 
 
+def _too_fast_at_table(request, refusal, pk):
+    """A POST at a table refused by its rate limit (saboteur_site/ratelimits.py): the play area
+    (htmx) or the game page, saying when to try again. Nothing was done; the page's boxes keep
+    what was typed (hx-preserve)."""
+    partial = "play" if request.htmx else None
+    game = visible_game(request, pk)
+    return _render_game(request, game, partial=partial, status=429, error=refusal.message)
+
+
 @require_POST
 @login_required
+@rate_limited("move", answer=_too_fast_at_table)
 def move_create(request, pk):
     game = visible_game(request, pk)
     if seats.live_seat(game, request.user) is None:  # outsiders and replaced players
@@ -285,22 +314,28 @@ def _answer(request, game, *, notice=None, error=None, status=200):
     return redirect("game", pk=game.pk)
 
 
+def _chat_too_fast(request, refusal, pk):
+    """Writing too fast (the chat's own count, or the route's rate limit): said under the
+    message box, which keeps what was typed; the play area (or a plain form's whole page)
+    answers 429 with when to try again."""
+    partial = "play" if request.htmx else None
+    response = _render_game(
+        request, visible_game(request, pk), partial=partial, status=429,
+        chat_error=refusal.message,
+    )  # fmt: skip
+    response["Retry-After"] = str(refusal.retry_after)
+    return response
+
+
 @require_POST
 @login_required
+@rate_limited("chat", answer=_chat_too_fast)
 def chat_create(request, pk):
     game = visible_game(request, pk)
     try:
         chat.chat_post(game_id=game.pk, user=request.user, text=request.POST.get("text", ""))
     except chat.ChatTooFast as refused:
-        # Said under the message box, which keeps what was typed; the page (or a plain form's
-        # whole page) answers 429 with when to try again.
-        partial = "play" if request.htmx else None
-        response = _render_game(
-            request, access.game_for(pk, request.user), partial=partial, status=429,
-            chat_error=refused.message,
-        )  # fmt: skip
-        response["Retry-After"] = str(refused.retry_after)
-        return response
+        return _chat_too_fast(request, refused, pk)
     except errors.ServiceError as refused:
         return _answer(request, game, error=refused.message, status=422)
     if request.htmx:
@@ -310,6 +345,7 @@ def chat_create(request, pk):
 
 @require_POST
 @login_required
+@rate_limited("mark", answer=_too_fast_at_table)
 def mark_create(request, pk):
     """A private guess at another seat's role this round (theirs alone until the round ends)."""
     game = visible_game(request, pk)
@@ -322,8 +358,16 @@ def mark_create(request, pk):
     return _answer(request, game)
 
 
+def _note_too_fast(request, refusal, pk):
+    """Beside the note's button (htmx: the box, untouched, keeps the note), else the page."""
+    if request.htmx:
+        return render(request, NOTE_SAVED, {"error": refusal.message}, status=429)
+    return _too_fast_at_table(request, refusal, pk)
+
+
 @require_POST
 @login_required
+@rate_limited("note", answer=_note_too_fast)
 def note_create(request, pk):
     """The player's private note on the game (theirs alone, for ever)."""
     game = visible_game(request, pk)
@@ -343,6 +387,7 @@ def note_create(request, pk):
 
 @require_POST
 @login_required
+@rate_limited("join", answer=_too_fast_at_table)
 def seat_join(request, pk):
     game = visible_game(request, pk)
     return _lobby_action(request, game, lobbies.seat_join)
@@ -350,6 +395,7 @@ def seat_join(request, pk):
 
 @require_POST
 @login_required
+@rate_limited("seed", answer=_too_fast_at_table)
 def seed_set(request, pk):
     """The player's own seed for the deals, until the start (their browser makes one)."""
     game = visible_game(request, pk)
@@ -362,6 +408,7 @@ def seed_set(request, pk):
 
 @require_POST
 @login_required
+@rate_limited("leave", answer=_too_fast_at_table)
 def seat_leave(request, pk):
     game = visible_game(request, pk)
     return _lobby_action(request, game, lobbies.seat_leave)
@@ -369,6 +416,7 @@ def seat_leave(request, pk):
 
 @require_POST
 @login_required
+@rate_limited("start", answer=_too_fast_at_table)
 def game_start(request, pk):
     game = visible_game(request, pk)
     return _lobby_action(request, game, lobbies.game_start)
@@ -384,6 +432,7 @@ def _lobby_action(request, game, service):
 
 @require_POST
 @login_required
+@rate_limited("rematch", answer=_too_fast_at_table)
 def game_rematch(request, pk):
     """ "Play again with this table": to the new game (the same one on a second click)."""
     game = visible_game(request, pk)
@@ -397,6 +446,7 @@ def game_rematch(request, pk):
 
 @require_POST
 @login_required
+@rate_limited("invitation_create", answer=_too_fast_at_table)
 def invitation_create(request, pk):
     game = visible_game(request, pk)
     form = InvitationForm(request.POST)
@@ -424,8 +474,16 @@ def invite(request, token):
     return render(request, "games/invite.html", {"game": pages.invite_page(game)})
 
 
+def _invite_too_fast(request, refusal, token):
+    """The invitation's page again, with its join button and when to press it."""
+    game = _invited_game(token)
+    messages.error(request, refusal.message)
+    return render(request, "games/invite.html", {"game": pages.invite_page(game)}, status=429)
+
+
 @require_POST
 @login_required
+@rate_limited("invite_accept", answer=_invite_too_fast)
 def invite_accept(request, token):
     return _lobby_action(request, _invited_game(token), lobbies.seat_join)
 
@@ -450,6 +508,7 @@ def _unsubscribe_labels():
 @csrf_exempt  # RFC 8058 one-click: mail clients POST without cookies; the token is signed
 @require_http_methods(["GET", "HEAD", "POST"])
 @never_cache
+@rate_limited("unsubscribe")
 def unsubscribe(request, token):
     """GET shows a confirmation and changes nothing (link scanners); POST unsubscribes."""
     found = links.read_unsubscribe_token(token)
@@ -469,6 +528,7 @@ TAP_STATUS |= {"expired": 410, "foreign": 403, "invalid": 400, "off": 403}
 
 @require_http_methods(["GET", "HEAD", "POST"])
 @never_cache
+@rate_limited("one_tap")
 def tap(request, token):
     """A one-tap link from an email: GET shows the move and a button (link scanners change
     nothing), the POST makes exactly that move. The signed token authorises it, not a login."""
@@ -487,8 +547,24 @@ def tap(request, token):
     return response
 
 
+def _vacation_page(request, form, *, status=None):
+    status = status or (422 if form.errors else 200)
+    context = {"form": form, "vacation": vacation_state(request.user)}
+    return render(request, "games/vacation.html", context, status=status)
+
+
+def _vacation_too_fast(request, refusal):
+    return _vacation_page(request, _refused_form(VacationForm, request, refusal), status=429)
+
+
+def _vacation_end_too_fast(request, refusal):
+    messages.error(request, refusal.message)
+    return _vacation_page(request, VacationForm(), status=429)
+
+
 @require_http_methods(["GET", "HEAD", "POST"])
 @login_required
+@rate_limited("vacation", answer=_vacation_too_fast)
 def vacation(request):
     """The player's vacation: the balance, the one planned or under way, and declaring one."""
     form = VacationForm(request.POST or None)
@@ -500,13 +576,12 @@ def vacation(request):
         else:
             messages.success(request, _("Your vacation is declared; your tables are told."))
             return redirect("vacation")
-    status = 422 if form.errors else 200
-    context = {"form": form, "vacation": vacation_state(request.user)}
-    return render(request, "games/vacation.html", context, status=status)
+    return _vacation_page(request, form)
 
 
 @require_POST
 @login_required
+@rate_limited("vacation_end", answer=_vacation_end_too_fast)
 def vacation_end(request):
     """Back early from the vacation under way, or one still to come called off."""
     try:

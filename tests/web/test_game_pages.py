@@ -294,9 +294,10 @@ def test_every_page_shows_how_many_games_await_me(players):
 
 
 def test_htmx_swaps_refusals_so_the_player_sees_the_reason(client):
-    """409 and 422 answers carry the fresh page part: htmx must be told to swap them."""
+    """409, 422 and 429 (a rate limit) answers carry the fresh page part: htmx must be told to
+    swap them."""
     body = client.get(reverse("home")).content.decode()
-    assert '"code": "(409|422)", "swap": true' in body
+    assert '"code": "(409|422|429)", "swap": true' in body
 
 
 def test_leaving_a_lobby_after_chatting_works(players):
