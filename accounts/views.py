@@ -18,21 +18,14 @@ from django.views.decorators.http import require_http_methods, require_POST, req
 
 from games.read import stats
 from saboteur_site import vapid
-from saboteur_site.ratelimits import rate_limited
+from saboteur_site.ratelimits import rate_limited, with_refusal
 
 from . import devices, services
 from .forms import AccountDeleteForm, ProfileForm
 
 
-def _refused_form(form, refusal):
-    """The form as it was sent, saying why it was refused (a rate limit)."""
-    form.is_valid()
-    form.add_error(None, refusal.message)
-    return form
-
-
 def _profile_too_fast(request, refusal):
-    form = _refused_form(ProfileForm(request.POST, user=request.user), refusal)
+    form = with_refusal(ProfileForm(request.POST, user=request.user), refusal)
     return _profile_page(request, form, status=429)
 
 
@@ -133,7 +126,7 @@ def device_remove(request, pk: int):
 
 
 def _account_delete_too_fast(request, refusal):
-    form = _refused_form(AccountDeleteForm(request.POST), refusal)
+    form = with_refusal(AccountDeleteForm(request.POST), refusal)
     return _account_delete_page(request, form, status=429)
 
 

@@ -176,6 +176,14 @@ def wait_for(route: str, sender: str, *, now: float | None = None) -> int:
     return wait
 
 
+def with_refusal(form, refusal: TooFast):
+    """``form``, bound to what was sent, with the refusal as its error: the page shows the form
+    as it was typed, and why it was not taken."""
+    form.is_valid()
+    form.add_error(None, refusal.message)
+    return form
+
+
 Answer = Callable[..., HttpResponse]
 
 

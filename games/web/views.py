@@ -24,7 +24,7 @@ from games.play import chat, errors, moves, suspicions, taps, vacations, visits
 from games.play import lobby as lobbies
 from games.read import access, learn, lists, pages, ratings, rematch, seats
 from games.read.vacations import vacation_state
-from saboteur_site.ratelimits import rate_limited
+from saboteur_site.ratelimits import TooFast, rate_limited, too_fast_page, with_refusal
 from saboteur_site.text import ascii_int
 
 from . import parts, watched
@@ -91,20 +91,13 @@ def leaderboard(request, ruleset):
     return render(request, "games/leaderboard.html", {"board": ratings.leaderboard(ruleset)})
 
 
-def _refused_form(form_class, request, refusal):
-    """The form as it was sent, saying why it was refused (a rate limit)."""
-    form = form_class(request.POST)
-    form.is_valid()
-    form.add_error(None, refusal.message)
-    return form
-
-
 def _practice_too_fast(request, refusal):
-    return _lobby(request, practice_form=_refused_form(PracticeForm, request, refusal), status=429)
+    form = with_refusal(PracticeForm(request.POST), refusal)
+    return _lobby(request, practice_form=form, status=429)
 
 
 def _create_too_fast(request, refusal):
-    return _lobby(request, form=_refused_form(GameCreateForm, request, refusal), status=429)
+    return _lobby(request, form=with_refusal(GameCreateForm(request.POST), refusal), status=429)
 
 
 @require_POST
@@ -526,9 +519,19 @@ TAP_STATUS = {"ready": 200, "done": 200, "used": 200, "stale": 409, "moved": 409
 TAP_STATUS |= {"expired": 410, "foreign": 403, "invalid": 400, "off": 403}
 
 
+def _tap_too_fast(request, refusal, token):
+    """Said in the language the link's page speaks (the player's, even without logging in)."""
+    language = taps.tap_page(token=token, viewer=request.user).language
+    with translation.override(language or translation.get_language()):
+        response = too_fast_page(request, TooFast(refusal.retry_after))
+    if language:
+        response.headers["Content-Language"] = language
+    return response
+
+
 @require_http_methods(["GET", "HEAD", "POST"])
 @never_cache
-@rate_limited("one_tap")
+@rate_limited("one_tap", answer=_tap_too_fast)
 def tap(request, token):
     """A one-tap link from an email: GET shows the move and a button (link scanners change
     nothing), the POST makes exactly that move. The signed token authorises it, not a login."""
@@ -554,7 +557,8 @@ def _vacation_page(request, form, *, status=None):
 
 
 def _vacation_too_fast(request, refusal):
-    return _vacation_page(request, _refused_form(VacationForm, request, refusal), status=429)
+    form = with_refusal(VacationForm(request.POST), refusal)
+    return _vacation_page(request, form, status=429)
 
 
 def _vacation_end_too_fast(request, refusal):

@@ -551,6 +551,15 @@ def test_the_refusal_speaks_the_players_language(clock):
         assert wait_message(55) in refused.content.decode()
     assert refused["Content-Language"] == "uk"
 
+    # An email's link, opened without logging in: its page speaks the player's language.
+    seat = world.mover()[1]
+    seat.user.language = "ro"
+    seat.user.save(update_fields=["language"])
+    refused = _over_the_limit(case_one_tap(world), "one_tap")
+    with translation.override("ro"):
+        assert wait_message(55) in refused.content.decode()
+    assert refused["Content-Language"] == "ro"
+
 
 # -- The counters ---------------------------------------------------------------------------------
 
