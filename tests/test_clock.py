@@ -229,3 +229,71 @@ def test_reminders_as_the_player_likes_them():
     assert [r.mark for r in clock.reminders(timedelta(days=2), (1, 8, 4))] == ["h8", "h4", "h1"]
     assert clock.parse_hours("8,4,1") == (8, 4, 1)
     assert clock.parse_hours("") is None
+
+
+# -- Quiet hours: every decision leaves its player an hour outside them (issue 47) ------------
+
+quiets = st.builds(
+    clock.Quiet,
+    start=st.integers(0, 47).map(lambda half: time(half // 2, 30 * (half % 2))),
+    end=st.integers(0, 47).map(lambda half: time(half // 2, 30 * (half % 2))),
+    zone=st.sampled_from(ZONES),
+).filter(lambda quiet: quiet.start != quiet.end)
+
+
+@given(rules, instants, st.lists(spans(), max_size=3), quiets)
+def test_every_decision_leaves_its_player_an_hour_outside_their_quiet_hours(
+    game, start, vacations, quiet
+):
+    """Whatever the clock, the vacations and the quiet hours: the turn's own time holds at least
+    ``AWAKE_MINIMUM`` of counted time outside the player's quiet hours, so the "your turn" email,
+    held until they end, comes that long before the turn can run out."""
+    stops = clock.breaks_for(game, vacations)
+    deadline = clock.decision_deadline(game, start, game.bank, stops, quiet)
+    awake = stops.awake(quiet)
+    assert awake.counted(start, deadline.limit_at) >= clock.AWAKE_MINIMUM
+    assert stops.counted(deadline.limit_at, deadline.final) == game.bank
+    without = clock.decision_deadline(game, start, game.bank, stops)
+    assert deadline.limit_at >= without.limit_at  # quiet hours only ever give more time
+    if game.daily_at is None:
+        # The time limit, or the instant the awake hour is reached, whichever is later.
+        assert deadline.limit_at in (
+            without.limit_at,
+            awake.advance(start, clock.AWAKE_MINIMUM),
+        )
+    else:
+        assert stops.running(deadline.limit_at)
+        earlier = deadline.limit_at - timedelta(days=1)
+        if earlier > start and stops.running(earlier):  # the day before's left too little
+            assert awake.counted(start, earlier) < clock.AWAKE_MINIMUM
+
+
+@given(quiets, instants)
+def test_quiet_windows_are_the_players_local_hours(quiet, at):
+    window = quiet.window_at(at)
+    local = at.astimezone(clock.zone(quiet.zone)).time()
+    inside = (
+        quiet.start <= local < quiet.end
+        if quiet.start < quiet.end
+        else local >= quiet.start or local < quiet.end
+    )
+    skipped = (
+        at.astimezone(clock.zone(quiet.zone)).dst()
+        != (at - 2 * HOUR).astimezone(clock.zone(quiet.zone)).dst()
+    )
+    if not skipped:  # (a change of daylight saving time may shift a window by its hour)
+        assert (window is not None) == inside
+    if window is not None:
+        assert window[0] <= at < window[1]
+        assert not Breaks(quiet=quiet).running(at)
+
+
+def test_without_quiet_hours_the_awake_minimum_changes_no_deadline():
+    """The shortest time per turn is the minimum itself: no deadline moves for a player without
+    quiet hours."""
+    start = datetime(2026, 11, 6, 22, 30, tzinfo=UTC)
+    rules = Rules(turn_limit=HOUR, weekends_off=True, zone="Europe/Prague")
+    stops = clock.breaks_for(rules)
+    assert clock.decision_deadline(rules, start, timedelta(0), stops).final == stops.advance(
+        start, HOUR
+    )

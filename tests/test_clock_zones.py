@@ -270,3 +270,56 @@ def test_the_clocks_property_tests_pass_under_a_local_zone(zone):
     )
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     assert " passed" in done.stdout
+
+
+KYIV_NIGHTS = clock.Quiet(start=clock_time(0), end=clock_time(9), zone="Europe/Kyiv")
+
+
+@pytest.mark.parametrize("hour", [4, 5])
+def test_a_daily_deadline_in_the_players_quiet_hours_is_the_next_days(local_zone, hour):
+    """Issue 47: a daily 07:00 Prague deadline, a turn reaching a Kyiv player (quiet 00-09) at
+    04:00 or 05:00 UTC. Today's (06:00 UTC) leaves him no time after 09:00 Kyiv (07:00 UTC), when
+    his turn email goes: tomorrow's, 23 hours after it."""
+    rules = Rules(turn_limit=timedelta(days=1), zone="Europe/Prague", daily_at=clock_time(7))
+    start = datetime(2026, 11, 4, hour, tzinfo=UTC)
+    stops = clock.breaks_for(rules)
+    without = clock.decision_deadline(rules, start, timedelta(0), stops)
+    assert in_utc(without.final) == (timedelta(0), datetime(2026, 11, 4, 6, 0))  # as it was
+    deadline = clock.decision_deadline(rules, start, timedelta(0), stops, KYIV_NIGHTS)
+    assert in_utc(deadline.final) == (timedelta(0), datetime(2026, 11, 5, 6, 0))
+    # One that reached him the evening before (20:00 Kyiv) ends at today's: it left him four
+    # awake hours.
+    evening = datetime(2026, 11, 3, 18, tzinfo=UTC)
+    assert in_utc(
+        clock.decision_deadline(rules, evening, timedelta(0), stops, KYIV_NIGHTS).final
+    ) == (timedelta(0), datetime(2026, 11, 4, 6, 0))
+
+
+def test_a_turn_limit_reaching_into_quiet_hours_leaves_an_awake_hour(local_zone):
+    """A four-hour turn for a player quiet from midnight to 08:00 (Prague): begun at 03:00 it
+    ends at 09:00 (not 07:00); begun at 23:30, at 08:30 (not 03:30); begun at 18:00, at 22:00 as
+    ever; the bank comes after it."""
+    rules = Rules(turn_limit=4 * HOUR)
+    nights = clock.Quiet(start=clock_time(0), end=clock_time(8), zone="Europe/Prague")
+    stops = clock.breaks_for(rules)
+
+    def final(at, bank=timedelta(0)):
+        return in_utc(clock.decision_deadline(rules, at, bank, stops, nights).final)[1]
+
+    assert final(datetime(2026, 11, 4, 3, tzinfo=PRAGUE)) == datetime(2026, 11, 4, 8, 0)
+    assert final(datetime(2026, 11, 3, 23, 30, tzinfo=PRAGUE)) == datetime(2026, 11, 4, 7, 30)
+    assert final(datetime(2026, 11, 4, 18, tzinfo=PRAGUE)) == datetime(2026, 11, 4, 21, 0)
+    assert final(datetime(2026, 11, 4, 3, tzinfo=PRAGUE), 2 * HOUR) == datetime(2026, 11, 4, 10)
+
+
+def test_the_awake_hour_skips_a_vacation_and_a_weekend(local_zone):
+    """Quiet hours, a weekend off and a vacation together: only time outside all three counts.
+    A one-hour turn on Friday 23:30 Prague, quiet 00-08, vacation all Monday: 30 minutes on
+    Friday, then Tuesday 08:00 + 30 minutes."""
+    rules = Rules(turn_limit=HOUR, weekends_off=True, zone="Europe/Prague")
+    nights = clock.Quiet(start=clock_time(0), end=clock_time(8), zone="Europe/Prague")
+    monday = (datetime(2026, 11, 9, 0, tzinfo=PRAGUE), datetime(2026, 11, 10, 0, tzinfo=PRAGUE))
+    stops = clock.breaks_for(rules, [monday])
+    start = datetime(2026, 11, 6, 23, 30, tzinfo=PRAGUE)
+    deadline = clock.decision_deadline(rules, start, timedelta(0), stops, nights)
+    assert in_utc(deadline.final) == (timedelta(0), datetime(2026, 11, 10, 7, 30))

@@ -55,9 +55,9 @@ def breaks_of(
 def quiet_of(seat: Seat | None) -> clock.Quiet | None:
     """The quiet hours of the player deciding for ``seat`` (None for a bot's seat, or a player
     without them): no decision of theirs times out before they have had an hour outside them."""
-    if seat is None or seat.user_id is None or seat.bot is not None:
+    user = seat.user if seat is not None and seat.bot is None else None
+    if user is None:
         return None
-    user = seat.user
     return clock.quiet_hours(user.quiet_from, user.quiet_until, user.time_zone)
 
 
