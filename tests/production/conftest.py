@@ -22,16 +22,27 @@ import sys
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
-from urllib.parse import urlsplit, urlunsplit
 
-import psycopg
 import pytest
 
 from saboteur_site import vapid
 from tests.push_service import PushService
 from tests.redis_space import RUN_PREFIX, forget_queue, own_queue, redis_url
 
-from .stack import LogCheck, Process, Proxy, SmtpSink, free_port, run_command, wait_until
+from .stack import (
+    LogCheck,
+    Process,
+    Proxy,
+    SmtpSink,
+    beat_command,
+    create_database,
+    database_url,
+    drop_database,
+    free_port,
+    run_command,
+    wait_until,
+    worker_command,
+)
 
 # Playwright's sync API keeps an event loop in this thread (the test script sets this too).
 os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
@@ -107,16 +118,6 @@ class Stack:
         return found + self.logs.problems()
 
 
-def _database_url(name: str) -> str:
-    """The test run's PostgreSQL (``DATABASE_URL``: server, user), with a database of our own."""
-    parts = urlsplit(os.environ["DATABASE_URL"])
-    return urlunsplit((parts.scheme, parts.netloc, f"/{name}", parts.query, ""))
-
-
-def _admin_connection():
-    return psycopg.connect(_database_url("postgres"), autocommit=True)
-
-
 @pytest.fixture(scope="session")
 def stack(request):
     """The production stack, from a fresh database to the servers answering behind the proxy."""
@@ -136,9 +137,8 @@ def stack(request):
     processes: dict[str, Process] = {}
     # Undone in reverse order, each step even if another fails.
     with contextlib.ExitStack() as cleanup:
-        with _admin_connection() as connection:
-            connection.execute(f'CREATE DATABASE "{database}"')
-        cleanup.callback(_drop_database, database)
+        create_database(database)
+        cleanup.callback(drop_database, database)
         cleanup.callback(forget_queue, redis_url(), queue)
         proxy.start()
         cleanup.callback(proxy.stop)
@@ -158,7 +158,7 @@ def stack(request):
             "SITE_URL": proxy.origin,
             # collectstatic into the run's own folder: two runs on one checkout never race.
             "DJANGO_STATIC_ROOT": str(log_dir / "staticfiles"),
-            "DATABASE_URL": _database_url(database),
+            "DATABASE_URL": database_url(database),
             "REDIS_URL": redis_url(),
             # This run's share of Redis (tests/redis_space.py): its cache prefix, which RedBeat's
             # schedule and lock carry too (deleted at the end of the run by tests/conftest.py), a
@@ -224,32 +224,8 @@ def stack(request):
                 "5",
             ],
         )
-        celery = [str(BIN / "celery"), "-A", "saboteur_site", "--quiet"]
-        start(
-            "worker",
-            [
-                *celery,
-                "worker",
-                "--loglevel=info",
-                "--hostname",
-                worker_name,
-                "--queues",
-                queue,
-                "--concurrency",
-                "2",
-            ],
-        )
-        start(
-            "beat",
-            [
-                *celery,
-                "beat",
-                "--loglevel=info",
-                # Where a file schedule would go (RedBeat, with Redis, keeps it in Redis).
-                "--schedule",
-                str(log_dir / "celerybeat-schedule"),
-            ],
-        )
+        start("worker", worker_command(BIN, hostname=worker_name, queue=queue))
+        start("beat", beat_command(BIN, schedule=log_dir / "celerybeat-schedule"))
         _wait_until_serving(the_stack, web_port, live_port)
         yield the_stack
     # What the processes wrote while stopping, and anything no test looked at.
@@ -264,11 +240,6 @@ def _stop(processes: dict[str, Process]) -> None:
     for name in ("beat", "worker", "uvicorn", "gunicorn"):
         if name in processes:
             processes[name].stop()
-
-
-def _drop_database(name: str) -> None:
-    with _admin_connection() as connection:
-        connection.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
 def _listening(port: int) -> bool:

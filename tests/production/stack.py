@@ -30,8 +30,9 @@ import time
 from dataclasses import dataclass, field
 from email.message import EmailMessage
 from pathlib import Path
-from urllib.parse import urlsplit
+from urllib.parse import urlsplit, urlunsplit
 
+import psycopg
 from aiosmtpd.controller import Controller
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -103,6 +104,42 @@ def run_command(argv: list[str], env: dict, *, timeout: float = 300) -> subproce
             f"stdout:\n{done.stdout}\nstderr:\n{done.stderr}"
         )
     return done
+
+
+# -- The README's commands and a database of one's own ---------------------------------------
+
+
+def worker_command(bin_dir: Path, *, hostname: str, queue: str) -> list[str]:
+    """A Celery worker as the README runs it, named and on the run's queue."""
+    return [
+        str(bin_dir / "celery"), "-A", "saboteur_site", "--quiet", "worker", "--loglevel=info",
+        "--hostname", hostname, "--queues", queue, "--concurrency", "2",
+    ]  # fmt: skip
+
+
+def beat_command(bin_dir: Path, *, schedule: Path) -> list[str]:
+    """Beat as the README runs it; ``schedule`` is where a file schedule would go (RedBeat, with
+    Redis, keeps it in Redis)."""
+    return [
+        str(bin_dir / "celery"), "-A", "saboteur_site", "--quiet", "beat", "--loglevel=info",
+        "--schedule", str(schedule),
+    ]  # fmt: skip
+
+
+def database_url(name: str) -> str:
+    """The test run's PostgreSQL (``DATABASE_URL``: server, user), with a database of our own."""
+    parts = urlsplit(os.environ["DATABASE_URL"])
+    return urlunsplit((parts.scheme, parts.netloc, f"/{name}", parts.query, ""))
+
+
+def create_database(name: str) -> None:
+    with psycopg.connect(database_url("postgres"), autocommit=True) as connection:
+        connection.execute(f'CREATE DATABASE "{name}"')
+
+
+def drop_database(name: str) -> None:
+    with psycopg.connect(database_url("postgres"), autocommit=True) as connection:
+        connection.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
 # -- Logs -------------------------------------------------------------------------------------
