@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import re
 
+from django.core.exceptions import RequestDataTooBig
 from django.http import JsonResponse
 from django.shortcuts import render
 from django.utils.translation import gettext as _
@@ -77,7 +78,13 @@ class RefuseUnstorableTextMiddleware:
         self.get_response = get_response
 
     def __call__(self, request):
-        if _unstorable(request):
+        try:
+            unstorable = _unstorable(request)
+        except RequestDataTooBig:
+            # Too large to read here: a view that reads it meets Django's own 400; one that
+            # answers without reading it (an inbound webhook dropping a huge email) may.
+            unstorable = False
+        if unstorable:
             reason = _(
                 "Your request contained characters the site cannot accept (such as a "
                 "NUL byte). Nothing was changed."

@@ -198,7 +198,22 @@ def webhook(request, provider: str):
     view = PROVIDERS.get(provider)
     if view is None or provider not in settings.INBOUND_EMAIL_PROVIDERS:
         raise Http404
+    if _too_large(request):
+        # A reply with a photo, say: dropped unread (``INBOUND_MAX_BYTES`` drops far smaller
+        # ones), and acknowledged, so that the service does not post it again for hours.
+        # Reading it would stop at Django's upload limit with an ERROR and a retried 400.
+        log.warning("inbound post to %s dropped unread: over the upload limit", provider)
+        return HttpResponse("dropped: too large")
     return view(request)
+
+
+def _too_large(request) -> bool:
+    try:
+        length = int(request.META.get("CONTENT_LENGTH") or 0)
+    except ValueError:
+        return False
+    limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
+    return limit is not None and length > limit
 
 
 @receiver(reply_received, dispatch_uid="games.inbound")

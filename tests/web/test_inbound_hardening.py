@@ -13,6 +13,7 @@ whose reply address would make a move: a shape that slipped through would change
 
 from __future__ import annotations
 
+import base64
 import json
 import logging
 import secrets
@@ -433,3 +434,28 @@ def test_a_multipart_body_to_devices_answers_400_and_stores_nothing(caplog):
         assert "push subscription cannot be used" in response.json()["error"]
     assert not PushSubscription.objects.exists()
     assert errors(caplog) == []
+
+
+@pytest.mark.parametrize("provider", ["mailgun", "postmark"])
+def test_a_reply_over_the_upload_limit_is_dropped_unread_without_an_error(
+    game, good, provider, settings, caplog
+):
+    """A reply with a large photo: acknowledged (so the service does not retry it for hours),
+    dropped unread, a WARNING, no ERROR from Django's upload limit, nothing changed."""
+    settings.DATA_UPLOAD_MAX_MEMORY_SIZE = 64 * 1024
+    photo = b"\xff" * 100_000
+    before = state(game)
+    if provider == "postmark":
+        payload = postmark_payload(good)
+        encoded = base64.b64encode(photo).decode()
+        payload["Attachments"] = [
+            {"Name": "a.jpg", "Content": encoded, "ContentType": "image/jpeg"}
+        ]
+        response = postmark(json.dumps(payload))
+    else:
+        good.add_attachment(photo, maintype="image", subtype="jpeg", filename="a.jpg")
+        response = mailgun(mailgun_mime(good))
+    assert response.status_code == 200
+    assert errors(caplog) == []
+    assert any("dropped unread" in r.getMessage() for r in caplog.records)
+    assert state(game) == before
