@@ -298,9 +298,17 @@ def moved(now: datetime, deadline: datetime, before: Breaks, after: Breaks) -> d
     return after.advance(now, time_left(now, deadline, before))
 
 
-def resumed(now: datetime, remaining: timedelta, breaks: Breaks) -> datetime:
-    """The deadline of a decision resumed at ``now`` with ``remaining`` counted time."""
-    return breaks.advance(now, max(remaining, ZERO))
+def resumed(
+    now: datetime, remaining: timedelta, breaks: Breaks, quiet: Quiet | None = None
+) -> datetime:
+    """The deadline of a decision resumed at ``now`` with ``remaining`` counted time, for a
+    player with ``quiet`` hours: the time left, up to ``AWAKE_MINIMUM`` of it, comes outside
+    them. Resumed in their night with twenty minutes left, the turn ends twenty minutes after
+    their quiet hours, not while they sleep, before the "resumed" email (or the "your turn" one
+    of a decision begun during the pause) could reach them."""
+    remaining = max(remaining, ZERO)
+    awake = breaks.awake(quiet).advance(now, min(remaining, AWAKE_MINIMUM))
+    return max(breaks.advance(now, remaining), awake)
 
 
 def extended(now: datetime, deadline: datetime | None, extra: timedelta, breaks: Breaks):

@@ -297,3 +297,13 @@ def test_without_quiet_hours_the_awake_minimum_changes_no_deadline():
     assert clock.decision_deadline(rules, start, timedelta(0), stops).final == stops.advance(
         start, HOUR
     )
+
+
+@given(breaks, instants, banks, quiets)
+def test_a_resumed_turns_last_hour_falls_outside_the_players_quiet_hours(
+    stops, now, remaining, quiet
+):
+    deadline = clock.resumed(now, remaining, stops, quiet)
+    assert deadline >= clock.resumed(now, remaining, stops)  # only ever more time
+    assert stops.counted(now, deadline) >= remaining
+    assert stops.awake(quiet).counted(now, deadline) >= min(remaining, clock.AWAKE_MINIMUM)

@@ -92,7 +92,7 @@ def game_resume(*, game_id: int, now=None) -> Game:
         remaining = game.paused_remaining if game.paused_remaining is not None else game.turn_limit
         if game.to_move is not None:
             seat = clocks.deciding_seat(game)
-            game.deadline = clock.resumed(now, remaining, clocks.breaks_of(game, seat, now))
+            game.deadline = clocks.resumed_deadline(game, seat, now, remaining)
         game.status = Game.Status.RUNNING
         game.paused_remaining = game.paused_at = None
         _event(game, TableEvent.Kind.RESUMED)

@@ -69,6 +69,14 @@ def decision_deadline(game: Game, seat: Seat | None, start: datetime) -> clock.D
     return clock.decision_deadline(rules_of(game), start, bank, breaks, quiet_of(seat))
 
 
+def resumed_deadline(
+    game: Game, seat: Seat | None, now: datetime, remaining: timedelta
+) -> datetime:
+    """The deadline of ``seat``'s decision resumed at ``now`` with ``remaining`` counted time,
+    its last part (up to an hour) outside the player's quiet hours (``clock.resumed``)."""
+    return clock.resumed(now, remaining, breaks_of(game, seat, now), quiet_of(seat))
+
+
 def time_left(game: Game, now: datetime, seat: Seat | None = None) -> timedelta | None:
     """Counted time left of the running decision (None without one)."""
     if game.deadline is None:

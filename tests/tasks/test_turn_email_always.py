@@ -453,3 +453,25 @@ def test_resumed_and_more_time_held_by_a_vacation_and_quiet_hours_go_with_the_de
     for email in [resumed, *extended]:
         assert f"It is {name}'s turn, until {deadline} (UTC)." in email.body
     assert len(to(bob, "paused")) == (1 if paused_before else 0)
+
+
+def test_a_turn_resumed_in_the_players_night_ends_after_it_and_tells_them_first(three, traveller):
+    """Paused with twenty minutes left, resumed at 03:00 while its player sleeps (quiet
+    00:00-08:00): the turn ran out at 03:20 and the "resumed" email came after it. It ends at
+    08:20, and the email at 08:00 says so."""
+    traveller.move_to(datetime(2026, 11, 3, 12, 0, tzinfo=UTC))
+    game = table(three, "Deep mine", turn_limit=HOUR)
+    player = deciding(game).user
+    player.quiet_from, player.quiet_until = time(0), time(8)
+    player.save()
+    traveller.shift(40 * MINUTE)
+    tables.game_pause(game_id=game.pk)
+    traveller.move_to(datetime(2026, 11, 4, 3, 0, tzinfo=UTC))
+    game = tables.game_resume(game_id=game.pk)
+    assert game.deadline == datetime(2026, 11, 4, 8, 20, tzinfo=UTC)
+    sweep()
+    assert to(player, "resumed") == []
+    traveller.move_to(datetime(2026, 11, 4, 8, 0, tzinfo=UTC))
+    sweep()
+    [resumed] = to(player, "resumed")
+    assert "It is your turn: decide by Nov. 4, 2026, 8:20 a.m." in resumed.body
