@@ -52,23 +52,37 @@ def setup_django() -> None:
     from django.core.management import call_command
 
     call_command("migrate", verbosity=0, interactive=False)
+    call_command("createcachetable", verbosity=0)  # the cache's table when there is no Redis
     call_command("flush", verbosity=0, interactive=False)
     cache.clear()
 
 
 def _create_database() -> None:
+    with postgres() as conn:
+        name = database_name(DATABASE_URL)
+        query = "SELECT 1 FROM pg_database WHERE datname = %s"
+        if not conn.execute(query, [name]).fetchone():
+            conn.execute(f'CREATE DATABASE "{name}"')
+
+
+def database_name(url: str) -> str:
+    import dj_database_url
+
+    return dj_database_url.parse(url)["NAME"]
+
+
+def postgres(dbname: str = "postgres"):
+    """A psycopg connection (autocommit) to ``dbname`` on the bench database's server, for what
+    Django cannot do on its own database (create or copy it) or does not need to set up for."""
     import dj_database_url
     import psycopg
 
     db = dj_database_url.parse(DATABASE_URL)
-    params = {"host": db["HOST"] or "127.0.0.1", "port": db["PORT"] or 5432, "dbname": "postgres"}
+    params = {"host": db["HOST"] or "127.0.0.1", "port": db["PORT"] or 5432, "dbname": dbname}
     params["user"] = db["USER"] or "postgres"
     if db["PASSWORD"]:
         params["password"] = db["PASSWORD"]
-    with psycopg.connect(**params, autocommit=True) as conn:
-        query = "SELECT 1 FROM pg_database WHERE datname = %s"
-        if not conn.execute(query, [db["NAME"]]).fetchone():
-            conn.execute(f'CREATE DATABASE "{db["NAME"]}"')
+    return psycopg.connect(**params, autocommit=True)
 
 
 def make_user(name: str):
@@ -100,13 +114,23 @@ def free_port() -> int:
 
 
 @contextmanager
-def gunicorn(*, worker_class: str = "gthread", workers: int = 2, threads: int = 4):
-    """Run gunicorn on a free loopback port; always stopped on the way out, even on error."""
+def gunicorn(
+    *, worker_class: str = "gthread", workers: int = 2, threads: int = 4,
+    site: Path = ROOT, database_url: str | None = None, app_name: str | None = None,
+    extra_env: dict | None = None,
+):  # fmt: skip
+    """Run gunicorn on a free loopback port; always stopped on the way out, even on error.
+
+    ``site``: the checkout whose code it serves (``bench/web.py --compare`` serves a git
+    worktree of each commit, with this checkout's .venv); ``app_name``: how its PostgreSQL
+    backends are found (``Server.cpu``), one per server when several run at once."""
     port = free_port()
+    app_name = app_name or SERVER_APP_NAME
+    database_url = database_url or DATABASE_URL
     command = [
         str(ROOT / ".venv" / "bin" / "gunicorn"),
         "saboteur_site.wsgi:application",
-        "--chdir", str(ROOT),
+        "--chdir", str(site),
         "--bind", f"127.0.0.1:{port}",
         "--workers", str(workers),
         "--worker-class", worker_class,
@@ -116,17 +140,18 @@ def gunicorn(*, worker_class: str = "gthread", workers: int = 2, threads: int = 
     ]  # fmt: skip
     if worker_class == "gthread":
         command += ["--threads", str(threads), "--keep-alive", "30"]
-    # The application name lets ServerMeter find the workers' PostgreSQL backends.
-    separator = "&" if "?" in DATABASE_URL else "?"
+    # The application name lets Server.cpu find the workers' PostgreSQL backends.
+    separator = "&" if "?" in database_url else "?"
     env = {
         **os.environ,
         **ENV,
-        "DATABASE_URL": f"{DATABASE_URL}{separator}application_name={SERVER_APP_NAME}",
+        **(extra_env or {}),
+        "DATABASE_URL": f"{database_url}{separator}application_name={app_name}",
     }
-    process = subprocess.Popen(command, cwd=ROOT, env=env, start_new_session=True)  # noqa: S603
+    process = subprocess.Popen(command, cwd=site, env=env, start_new_session=True)  # noqa: S603
     try:
         _wait_until_up(port, process)
-        yield Server(port, process.pid)
+        yield Server(port, process.pid, app_name=app_name)
     finally:
         _stop(process)
 
@@ -166,8 +191,10 @@ def uvicorn(*, workers: int = 1, extra_env: dict | None = None):
 
 
 class Server:
-    def __init__(self, port: int, pid: int, *, include_self: bool = False):
-        self.port, self.pid = port, pid
+    def __init__(
+        self, port: int, pid: int, *, include_self: bool = False, app_name: str = SERVER_APP_NAME
+    ):
+        self.port, self.pid, self.app_name = port, pid, app_name
         self.include_self = include_self  # a single-process server (uvicorn --workers 1)
 
     def processes(self) -> list[int]:
@@ -183,13 +210,9 @@ class Server:
         return {pid: _cpu_seconds(pid) for pid in pids}
 
     def database_backends(self) -> list[int]:
-        from django.db import connection
-
-        with connection.cursor() as cursor:
-            cursor.execute(
-                "SELECT pid FROM pg_stat_activity WHERE application_name = %s", [SERVER_APP_NAME]
-            )
-            return [row[0] for row in cursor.fetchall()]
+        with postgres() as conn:  # not Django's: bench/web.py --compare does not set it up
+            query = "SELECT pid FROM pg_stat_activity WHERE application_name = %s"
+            return [row[0] for row in conn.execute(query, [self.app_name]).fetchall()]
 
     def status(self, field: str) -> int:
         """A number from /proc/<pid>/status summed over the server processes (VmRSS in kB,
