@@ -7,7 +7,6 @@ Celery runs eagerly here (the on-commit hook really sends), as in test_notices_o
 from __future__ import annotations
 
 import html
-import io
 import logging
 import re
 from datetime import UTC, datetime, time, timedelta
@@ -15,7 +14,6 @@ from datetime import UTC, datetime, time, timedelta
 import pytest
 import time_machine
 from django.core import mail
-from django.core.management import call_command
 from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
@@ -474,15 +472,6 @@ def test_the_sweep_counts_only_the_emails_this_process_sent(players, traveller):
 # -- 7. The demo seed ---------------------------------------------------------------------------
 
 
-def test_the_demo_games_first_player_gets_their_turn_email_like_everyone_else(traveller):
-    call_command("seed_demo", stdout=io.StringIO())
-    call_command("seed_demo_game", stdout=io.StringIO())
-    sweep()  # as beat does once `make run` serves
-    game = Game.objects.get(name="Demo: the deep mine")
-    first = game.seats.select_related("user").get(position=game.moves.get(sequence=1).seat.position)
-    [email] = to(first.user, "Demo: the deep mine")
-    assert email.subject == "Your turn in Demo: the deep mine"
-    assert "The game Demo: the deep mine has started." in email.body
-    for seat in game.seats.select_related("user").exclude(pk=first.pk):  # as everyone else
-        assert any("Demo: the deep mine" in m.subject for m in to(seat.user))
-    assert Notice.objects.get(kind="turn", seat=first, version=0).status == "sent"
+# Was: the first player gets their "your turn" email like everyone else. That email was out of
+# date before anyone could answer it (the seed plays six moves after it): issue 47 made the demo's
+# setup email nobody, and its player to move get the one current email (test_demo_seed.py).
