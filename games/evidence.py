@@ -10,6 +10,11 @@ and goal faces are not looked at), so the ledger is a pure function of what ever
 
 - ``ledger(moves, seats, after=0)`` -> ``Ledger``; ``Ledger.rounds[n][seat]`` -> ``SeatRecord``,
   ``Ledger.total(seat)`` sums a seat's rounds.
+- ``read(moves, seats, kept=None)`` -> ``Kept``: the ledger as it stands after the last of
+  ``moves``, with what reading on needs (the public maze); given the ``Kept`` of an earlier move,
+  only the moves after it are read. The site keeps one per game and reads each move once
+  (``games/read/ledger.py``); ``Kept.ledger`` is the same ``Ledger`` a reading from the start
+  gives.
 
 How a path card counts (docs/ledger.md): the public maze is rebuilt move by move (start, face-down
 goals, placed cards, rockfalls, revealed goals). Its *frontier* is the Manhattan distance from the
@@ -172,6 +177,33 @@ def _kind(was: int, now: int, after: Board, at: Pos, revealed: bool) -> str:
 # -- Reading the log -----------------------------------------------------------------------------
 
 
+@dataclass(frozen=True)
+class Kept:
+    """The ledger after move ``sequence``, with what reading the next moves needs: the round
+    under way, its public maze (and who laid each card), the last action's player. Never changed
+    once made (``read`` copies what it goes on from), so one can be shared by every reader."""
+
+    seats: tuple[str, ...]
+    sequence: int
+    round: int
+    records: Mapping[int, Mapping[str, SeatRecord]]
+    board: Mapping[Pos, Placed]
+    owners: Mapping[Pos, str]
+    actor: str | None
+    frontier: int | None
+    ended: bool = False  # the round is over (its gold being shared), the next not dealt yet
+
+    @property
+    def ledger(self) -> Ledger:
+        return Ledger(self.seats, self.records)
+
+    @property
+    def this_round(self) -> Mapping[str, SeatRecord]:
+        """The records of the round under way; none between a round's end and the next deal
+        (what the bots weigh: ``games/bots/brain.py``)."""
+        return {} if self.ended else self.records[self.round]
+
+
 class _Reader:
     """Walks the public events once, keeping the public maze and the records."""
 
@@ -187,12 +219,37 @@ class _Reader:
         self.pending: tuple[str, Pos, int] | None = None
         self.revealed = False
 
+    @classmethod
+    def going_on(cls, kept: Kept) -> _Reader:
+        """A reader that goes on from ``kept`` (its own copies: ``kept`` stays as it is)."""
+        reader = cls(kept.seats, 0)
+        reader.sequence, reader.round, reader.actor = kept.sequence, kept.round, kept.actor
+        reader.records = {number: dict(seats) for number, seats in kept.records.items()}
+        reader.board, reader.owners = dict(kept.board), dict(kept.owners)
+        reader.known_frontier, reader.ended = kept.frontier, kept.ended
+        return reader
+
+    def kept(self) -> Kept:
+        """What this reader knows, to go on from later (copies: this reader may go on too)."""
+        return Kept(
+            seats=self.seats,
+            sequence=self.sequence,
+            round=self.round,
+            records={number: dict(seats) for number, seats in self.records.items()},
+            board=dict(self.board),
+            owners=dict(self.owners),
+            actor=self.actor,
+            frontier=self.known_frontier,
+            ended=self.ended,
+        )
+
     def new_round(self, number: int) -> None:
         self.round = number
         self.records.setdefault(number, {seat: SeatRecord(seat) for seat in self.seats})
         self.board = start_board()
         self.known_frontier: int | None = None  # the board's frontier, while it is unchanged
         self.owners: dict[Pos, str] = {}
+        self.ended = False
 
     def add(self, seat: str | None, name: str, value: Any = 1) -> None:
         """Add ``value`` to an int field of the seat's record, or append it to a tuple field."""
@@ -301,6 +358,10 @@ def _round_started(reader: _Reader, event: Mapping[str, Any]) -> None:
     reader.new_round(event["round"])
 
 
+def _round_ended(reader: _Reader, event: Mapping[str, Any]) -> None:
+    reader.ended = True  # its roles and goals are not read: the ledger is the public moves'
+
+
 READERS = {
     "placed": _placed,
     "goal-revealed": _goal_revealed,
@@ -310,6 +371,7 @@ READERS = {
     "cleared": lambda reader, event: reader.add(event["seat"], "cleared", event["removed"]),
     "stole": _stole,
     "round-started": _round_started,
+    "round-ended": _round_ended,
 }
 
 
@@ -321,3 +383,17 @@ def ledger(moves: Iterable[Sequence[Any]], seats: Sequence[str], after: int = 0)
     for sequence, events, *_rest in moves:
         reader.move(sequence, events)
     return Ledger(reader.seats, reader.records)
+
+
+def read(moves: Iterable[Sequence[Any]], seats: Sequence[str], kept: Kept | None = None) -> Kept:
+    """The ledger after ``moves`` (as ``ledger`` takes them, oldest first); given ``kept`` (the
+    same seats' ledger after an earlier move), only the moves after its ``sequence`` are read.
+    Moves after a gap are never skipped: a caller passes the moves that follow ``kept``."""
+    if kept is not None and tuple(seats) != kept.seats:
+        kept = None  # another table (a seat came or went): read from the start
+    reader = _Reader(seats, 0) if kept is None else _Reader.going_on(kept)
+    for sequence, events, *_rest in moves:
+        if sequence <= reader.sequence:
+            continue  # read already
+        reader.move(sequence, events)
+    return reader.kept()

@@ -73,18 +73,23 @@ def public_events(events: Iterable[StoredEvent]) -> list[StoredEvent]:
 
 
 def choose_move(
-    view: dict, moves: list[Move], rng: random.Random, history: Iterable[StoredEvent] = ()
+    view: dict,
+    moves: list[Move],
+    rng: random.Random,
+    history: Iterable[StoredEvent] = (),
+    seen: Mapping[str, evidence.SeatRecord] | None = None,
 ) -> Move:
     """One of ``moves`` (the seat's legal moves) for the seat whose ``view`` this is.
 
     ``rng`` breaks ties between equally good moves; the same view, moves, history and seed always
-    give the same move.
+    give the same move. ``seen``: this round's public ledger (``games.evidence``), when the caller
+    keeps the game's (the site does: ``games/read/ledger.py``); else it is read from ``history``.
     """
     if not moves:
         raise ValueError("a bot needs at least one legal move")
     if len(moves) == 1:
         return moves[0]
-    table = Table(view, history)
+    table = Table(view, history, seen)
     best, best_score = moves[0], None
     for move in moves:
         score = table.score(move) + rng.random() * 0.01
@@ -96,7 +101,12 @@ def choose_move(
 class Table:
     """What the bot's seat knows now, and how it scores a move."""
 
-    def __init__(self, view: dict, history: Iterable[StoredEvent]):
+    def __init__(
+        self,
+        view: dict,
+        history: Iterable[StoredEvent],
+        seen: Mapping[str, evidence.SeatRecord] | None = None,
+    ):
         me = view["me"]
         self.view = view
         self.me = me["seat"]
@@ -119,7 +129,7 @@ class Table:
         self.second = ordered[1] if len(ordered) > 1 else 99
         self.min_distance = min((self._distance(c) for c in self.front), default=99)
         self.quiet = False
-        self.suspicion = self._suspicion(_this_round(history))
+        self.suspicion = self._suspicion(_this_round(history), seen)
         if self.stance < 0:
             mine = [e for e in self.round_events if e.get("seat") == self.me and _hostile(e)]
             self.quiet = self.min_distance >= QUIET_DISTANCE and not mine
@@ -165,14 +175,19 @@ class Table:
         distances = [self._distance(cell) for cell in front]
         return -min(distances) + 0.3 * sum(0.5**d for d in distances)
 
-    def _suspicion(self, events: list[StoredEvent]) -> dict[str, float]:
+    def _suspicion(
+        self, events: list[StoredEvent], seen: Mapping[str, evidence.SeatRecord] | None = None
+    ) -> dict[str, float]:
         """Per other seat: above 1 looks like a saboteur, below 0 like a digger. Path cards are
         judged as the public ledger counts them (games/evidence.py, the one the pages show):
-        towards a goal, a cut, a dead end or sideways."""
+        towards a goal, a cut, a dead end or sideways; ``seen``: that ledger's records of this
+        round, when the caller keeps it (else read from ``events``, this round's)."""
         self.round_events = events
         suspicion = {seat: 0.0 for seat in self.players}
-        counted = evidence.ledger([(1, events)], list(self.players)).rounds
-        for seat, record in (counted[max(counted)] if counted else {}).items():
+        if seen is None:
+            counted = evidence.ledger([(1, events)], list(self.players)).rounds
+            seen = counted[max(counted)] if counted else {}
+        for seat, record in seen.items():
             suspicion[seat] += sum(
                 PATH_SUSPICION[kind] * getattr(record, kind) for kind in PATH_SUSPICION
             )

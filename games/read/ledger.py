@@ -1,6 +1,9 @@
 """The public ledger in words (issue 38): the counting is ``games/evidence.py`` (pure, shared
 with the bots); here the phrases the pages and emails say it with.
 
+- ``public(game_id, moves, seats)`` -> the game's public ledger after ``moves`` (its move log up
+  to a version), kept per game and process and read on move by move (``games.evidence.read``):
+  a page pays for the moves made since the process last read the game, not for the whole log.
 - ``changes_since(moves, seats, names, after)`` -> one short line per player who did something
   after move ``after`` (for the "your turn" email).
 - ``record_phrases(record, names)``, ``other_phrases``, ``did_lines``.
@@ -11,14 +14,17 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from django.core.cache import caches
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
+from games import evidence
 from games.evidence import (
     CUT,
     DEAD_END,
     SIDEWAYS,
     TOWARDS,
+    Kept,
     Ledger,
     Rockfall,
     SeatRecord,
@@ -37,6 +43,7 @@ __all__ = [
     "DEAD_END",
     "SIDEWAYS",
     "TOWARDS",
+    "Kept",
     "Ledger",
     "Rockfall",
     "SeatRecord",
@@ -47,9 +54,40 @@ __all__ = [
     "ledger",
     "other_phrases",
     "path_kind",
+    "public",
     "record_phrases",
     "start_board",
 ]
+
+
+# -- Kept per game -----------------------------------------------------------------------------
+
+KEPT_SECONDS = 3600
+
+
+def public(game_id: int, moves: Sequence[Sequence[Any]], seats: Sequence[str]) -> Ledger:
+    """The public ledger of game ``game_id`` after ``moves`` (``history.move_log``: its moves up
+    to a version, oldest first) for its engine seats ``seats``."""
+    return kept(game_id, moves, seats).ledger
+
+
+def kept(game_id: int, moves: Sequence[Sequence[Any]], seats: Sequence[str]) -> Kept:
+    """The ledger after ``moves`` as ``games.evidence.read`` keeps it, kept per process under
+    the game and its version (``caches["local"]``), and the game's newest one besides: a new
+    version reads on from the newest kept, so each move is read once per process. A move log
+    never changes below its version, so what is kept for a version stays true."""
+    cache = caches["local"]
+    version = moves[-1][0] if moves else 0
+    found = cache.get(f"ledger:{game_id}:{version}")
+    if isinstance(found, Kept) and found.seats == tuple(seats):
+        return found
+    newest = cache.get(f"ledger:{game_id}:newest")
+    going_on = newest if isinstance(newest, Kept) and newest.sequence <= version else None
+    found = evidence.read(moves, seats, going_on)
+    cache.set(f"ledger:{game_id}:{version}", found, KEPT_SECONDS)
+    if not isinstance(newest, Kept) or newest.sequence <= version:
+        cache.set(f"ledger:{game_id}:newest", found, KEPT_SECONDS)
+    return found
 
 
 # -- In words -----------------------------------------------------------------------------------

@@ -143,7 +143,7 @@ def game_page(
         names=names,
     )
     bar = game_parts.bar(view, deciding, hand, players, moves, me=me, title=my_turn and playing)
-    seen = ledger.ledger(moves, [p["seat"] for p in view["players"]])
+    seen = ledger.public(game.pk, moves, [p["seat"] for p in view["players"]])
     result_shown = me_seat is not None and not _moved_since_round_end(moves, me_seat)
     return GamePage(
         **header,
@@ -391,7 +391,7 @@ def round_recap_page(game: Game, user, number: int) -> dict | None:
         names = seat_names(game)
         moves = history.move_log(game)
         round_names = history.round_names(moves, names, table_events.renames(game))
-        seen = ledger.ledger(moves, [p["seat"] for p in view["players"]])
+        seen = ledger.public(game.pk, moves, [p["seat"] for p in view["players"]])
         named = _named(round_names, number, names)
         recap = history.round_recap(
             view["rounds_done"][number - 1],
