@@ -13,9 +13,7 @@ from games.models import Game, Notice, Seat
 from games.read.seats import LIVE_SEAT
 
 from .quiet import zone_named
-from .schedule import DIGEST_SERVES
-
-DIGEST_HOUR = 8  # local time of the daily digest
+from .schedule import DIGEST_HOUR, DIGEST_SERVES
 
 # The digest rows one sweep writes at most (about 0.2 s here): more digest users take a few
 # more minutes after DIGEST_HOUR, and no sweep takes longer.

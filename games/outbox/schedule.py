@@ -9,7 +9,7 @@ are cancelled (``turn_ended``), when its deadline moves they move with it (``tur
 from __future__ import annotations
 
 import re
-from datetime import datetime, timedelta
+from datetime import datetime, time, timedelta
 
 from django.utils import timezone
 
@@ -32,6 +32,8 @@ UNLESS_SEEN = "unless_seen_since"
 
 # A daily digest cannot serve a shorter time limit: such games send their "your turn" emails.
 DIGEST_SERVES = timedelta(days=1)
+
+DIGEST_HOUR = 8  # local time of the daily digest (``digests.digests_due``)
 
 TURN_ENDED = "the turn has moved on"
 
@@ -83,9 +85,8 @@ def notices_for_decision(*, game: Game, now: datetime) -> list[Notice]:
         return []
     user, since = seat.user, decision_key(game)
     rows = []
-    digest_serves = user.email_digest and game.turn_limit >= DIGEST_SERVES
     turn_email_at = None
-    if user.email_turns and not digest_serves:
+    if user.email_turns and not digest_serves(game, user, now):
         data = {"since": since}
         due = now
         if recently_seen(game, seat, now):
@@ -110,6 +111,24 @@ def notices_for_decision(*, game: Game, now: datetime) -> list[Notice]:
         rows += [_reminder(game, seat, mark, due) for mark, due in plan.items()]
     Notice.objects.bulk_create(rows, ignore_conflicts=True)
     return rows
+
+
+def digest_serves(game: Game, user, now: datetime) -> bool:
+    """Whether the player's daily digest tells them of the decision begun ``now`` in time: they
+    take it, the game's time limit is a day or more, and the next digest (``DIGEST_HOUR`` local,
+    held to the end of their quiet hours) comes at least ``clock.AWAKE_MINIMUM`` before the
+    deadline. Otherwise the "your turn" email goes: a daily deadline at 07:00 left a digest
+    player's turn begun at 09:00 to time out before the next day's 08:00 digest."""
+    if not user.email_digest or game.turn_limit < DIGEST_SERVES:
+        return False
+    if game.deadline is None:
+        return True
+    zone = clock.zone(user.time_zone)
+    local = now.astimezone(zone)
+    day = local.date() if local.hour < DIGEST_HOUR else local.date() + timedelta(days=1)
+    digest = datetime.combine(day, time(DIGEST_HOUR), tzinfo=zone)
+    digest = in_quiet_hours(user, digest) or digest
+    return digest + clock.AWAKE_MINIMUM <= game.deadline
 
 
 def recently_seen(game: Game, seat: Seat, now: datetime) -> bool:

@@ -151,8 +151,10 @@ class Fortnight:
 
     def plan(self, now: datetime) -> None:
         """Each decision that began since: its player acts at a random waking moment, or (one in
-        four, but never a third time in a row, so that nobody becomes absent) not at all."""
-        for game in Game.objects.filter(pk__in=self.games, status=Game.Status.RUNNING):
+        four) not at all; after two timeouts in a row, at their first waking moment, so that
+        nobody becomes absent."""
+        running = Game.objects.filter(pk__in=self.games, status=Game.Status.RUNNING)
+        for game in running.order_by("pk"):  # one order, so one sequence of random draws
             key = (game.version, game.to_move, game.decision_since)
             if self.seen.get(game.pk) == key:
                 continue
@@ -160,7 +162,13 @@ class Fortnight:
             seat = game.seats.select_related("user").get(position=game.to_move)
             self.decisions += 1
             self.in_quiet_hours += quiet_window(seat.user, now) is not None
-            if seat.timeouts_in_a_row < 2 and self.rng.random() < 0.25:
+            if seat.timeouts_in_a_row >= 2:
+                # Their last chance: they act at their first waking moment (the awake hour
+                # every turn leaves them is after it).
+                at = next_awake(seat.user, now + 2 * MINUTE)
+                self.actions.append((at, game.pk, game.version, seat.user))
+                continue
+            if self.rng.random() < 0.25:
                 continue
             delay = timedelta(minutes=self.rng.randrange(2, 8 * 60))
             at = next_awake(seat.user, now + delay)
@@ -475,3 +483,27 @@ def test_a_turn_resumed_in_the_players_night_ends_after_it_and_tells_them_first(
     sweep()
     [resumed] = to(player, "resumed")
     assert "It is your turn: decide by Nov. 4, 2026, 8:20 a.m." in resumed.body
+
+
+def test_a_digest_player_gets_the_turn_email_when_the_digest_would_come_too_late(three, traveller):
+    """A daily 07:00 UTC deadline and a player who takes the daily digest (08:00 local, UTC):
+    a turn begun at 09:00 runs out at 07:00 next day, before the next digest, so the "your turn"
+    email goes; a turn begun at 05:00 runs out at 07:00 the next day too (not the same day's:
+    less than an awake hour), and the 08:00 digest tells them 23 hours before it, so no email."""
+    bob = three[1]
+    bob.email_digest = True
+    bob.save(update_fields=["email_digest"])
+    traveller.move_to(datetime(2026, 11, 3, 9, 0, tzinfo=UTC))
+    game = table(three, "Morning shift", daily_at=time(7))
+    while deciding(game).user != bob:
+        pass_turn(game)
+    game.refresh_from_db()
+    assert game.deadline == datetime(2026, 11, 4, 7, 0, tzinfo=UTC)
+    assert Notice.objects.filter(user=bob, kind=Notice.Kind.TURN, game=game).count() == 1
+    assert not schedule.digest_serves(game, bob, timezone.now())
+    # The same turn begun before the morning's digest: the digest serves it.
+    traveller.move_to(datetime(2026, 11, 5, 6, 30, tzinfo=UTC))
+    early = table(three, "Dawn shift", daily_at=time(7))
+    early.refresh_from_db()
+    early.deadline = datetime(2026, 11, 6, 7, 0, tzinfo=UTC)
+    assert schedule.digest_serves(early, bob, timezone.now())
