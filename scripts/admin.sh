@@ -11,7 +11,7 @@ email="${1:-}" name="${2:-}"
 [ -n "$email" ] || die 'give the address: make admin EMAIL=you@example.com NAME="Your name"'
 
 if [ "${DJANGO_ENV:-development}" != "production" ]; then
-    run_mode_env
+    run_mode_env beside # links to where `make run` serves (lib.sh)
     ensure_venv site
     python manage.py migrate --noinput --verbosity 0
 else

@@ -19,10 +19,34 @@ site_url_for() {
     printf 'http://%s:%s' "$host" "$port"
 }
 
-# The environment of `make run` (and of `make admin` beside it): development mode, SQLite,
-# a SQLite file as Celery's broker, email written to .run/mail/. Values already set win, except
-# Redis and the broker: run mode has no servers to depend on. Sets HOST_PORT, the address
-# runserver serves.
+# `make run` notes here, while it serves, its process id and the address it links to: `make admin`
+# run in another terminal, without make run's RUN_ADDR, must still print where it serves.
+SERVING="$ROOT/.run/serving"
+
+record_serving() { printf '%s %s\n' "$$" "$SITE_URL" >"$SERVING"; }
+
+forget_serving() {
+    local pid url
+    if [ -f "$SERVING" ] && read -r pid url <"$SERVING" && [ "$pid" = "$$" ]; then
+        rm -f "$SERVING"
+    fi
+}
+
+# The address the `make run` serving now from this folder links to, or nothing when none does
+# (a record left by a run that was killed names a process that is gone, or another program).
+serving_site_url() {
+    local pid url
+    [ -f "$SERVING" ] && read -r pid url <"$SERVING" || return 0
+    case "$(ps -o args= -p "$pid" 2>/dev/null)" in
+        *run.sh*) printf '%s' "$url" ;;
+    esac
+}
+
+# The environment of `make run` (and, with `beside`, of `make admin` beside it): development
+# mode, SQLite, a SQLite file as Celery's broker, email written to .run/mail/. Values already set
+# win, except Redis and the broker: run mode has no servers to depend on. Sets HOST_PORT, the
+# address runserver serves. `beside`: given neither RUN_ADDR nor SITE_URL, the links lead where
+# the `make run` serving now serves (it may have been started with its own RUN_ADDR).
 run_mode_env() {
     export DJANGO_ENV="${DJANGO_ENV:-development}"
     export DJANGO_DEBUG="${DJANGO_DEBUG:-1}"
@@ -35,6 +59,9 @@ run_mode_env() {
     export EMAIL_BACKEND="${EMAIL_BACKEND:-django.core.mail.backends.filebased.EmailBackend}"
     export EMAIL_FILE_PATH="${EMAIL_FILE_PATH:-$ROOT/.run/mail}"
     HOST_PORT="${RUN_ADDR:-127.0.0.1:8000}"
+    if [ "${1:-}" = beside ] && [ -z "${RUN_ADDR:-}${SITE_URL:-}" ]; then
+        SITE_URL="$(serving_site_url)"
+    fi
     # Emails and the links printed at start lead to the address the site is served on.
     export SITE_URL="${SITE_URL:-$(site_url_for "$HOST_PORT")}"
 }

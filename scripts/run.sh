@@ -28,42 +28,67 @@ say "Demo players (log in with these):"
 python manage.py seed_demo
 python manage.py seed_demo_game
 
-# Each child runs in its own process group (setsid). Stopping: first TERM to the group leader
-# only (Celery's main process then shuts its pool and beat down in order; signalling them all
-# at once can hang it), then TERM/KILL to whatever is left in the group (runserver's
-# autoreloader child survives its parent otherwise).
+# Each child runs in its own process group (setsid), so that the terminal's Ctrl-C reaches this
+# script alone and the stopping is done in order, here: Celery's main process gets TERM alone (it
+# then shuts its pool and beat down in order; signalling them all at once can hang it), runserver
+# and the SMTP server get it as whole groups (runserver's autoreloader child survives its parent
+# otherwise). Whatever is still running STOP_GRACE seconds later is killed, group and all: all is
+# over within about STOP_GRACE + 0.5 seconds (issue 47: within 5 s).
+STOP_GRACE=3
 worker_pid=""
 server_pid=""
 smtp_pid=""
 sleeper="" # the pause before a restart, when the worker restarts too often (below)
+
+# The time as microseconds since the epoch (bash >= 5, like `wait -n -p` below).
+now_us() { local t="${EPOCHREALTIME/[.,]/}"; printf '%s' "$((10#$t))"; }
+
+# Waits until none of these processes runs (bash reaps its children as they end) or the clock
+# reaches the deadline (microseconds).
+wait_for_end() {
+    local deadline="$1" pid
+    shift
+    for pid in "$@"; do
+        while kill -0 "$pid" 2>/dev/null && [ "$(now_us)" -lt "$deadline" ]; do
+            sleep 0.1
+        done
+    done
+}
+
 cleanup() {
     local status="${1:-0}"
-    # Ignore further signals while stopping: `make` passes its own TERM on to this script, and
-    # a second TERM must not cut the cleanup short and leave the worker and the server running.
-    trap '' INT TERM
+    # A second Ctrl-C, or the TERM `make` passes on, must not cut the stopping short: caught by a
+    # handler that does nothing, not ignored (trap ''), because an ignored signal stays ignored
+    # in every process started afterwards (the 20-second watchdog that once killed what was left
+    # could not be cancelled, and Ctrl-C took 20 s: issue 47). No watchdog now: the deadline is
+    # kept here, between short sleeps.
+    trap ':' INT TERM
     trap - EXIT
     say "Stopping"
     [ -z "$sleeper" ] || kill "$sleeper" 2>/dev/null || true
-    local pid killer pids=()
+    local pid groups=()
     for pid in $worker_pid $server_pid $smtp_pid; do
-        pids+=("$pid")
+        groups+=("$pid")
     done
-    for pid in "${pids[@]}"; do
-        kill -TERM "$pid" 2>/dev/null || true
-    done
-    # Whatever has not stopped within 20 seconds is killed.
-    setsid bash -c "sleep 20; kill -KILL -- ${pids[*]/#/-} 2>/dev/null" &
-    killer=$!
-    for pid in "${pids[@]}"; do
-        wait "$pid" 2>/dev/null || true
+    [ -z "$worker_pid" ] || kill -TERM "$worker_pid" 2>/dev/null || true
+    for pid in $server_pid $smtp_pid; do
         kill -TERM -- "-$pid" 2>/dev/null || true
     done
-    sleep 1
-    for pid in "${pids[@]}"; do
+    local deadline=$(($(now_us) + STOP_GRACE * 1000000))
+    wait_for_end "$deadline" "${groups[@]}"
+    # What is left in their groups (a leader still stopping, a pool process, a reloader child)
+    # gets TERM and half a second, then whatever is still there is killed.
+    for pid in "${groups[@]}"; do
+        kill -TERM -- "-$pid" 2>/dev/null || true
+    done
+    deadline=$(($(now_us) + 500000))
+    for pid in "${groups[@]}"; do
+        while kill -0 -- "-$pid" 2>/dev/null && [ "$(now_us)" -lt "$deadline" ]; do
+            sleep 0.1
+        done
         kill -KILL -- "-$pid" 2>/dev/null || true
     done
-    kill -- "-$killer" 2>/dev/null || true
-    wait "$killer" 2>/dev/null || true
+    forget_serving
     exit "$status"
 }
 trap 'cleanup 0' INT TERM
@@ -92,6 +117,7 @@ smtp_pid=$!
 say "Serving $SITE_URL/ (mail goes to .run/mail/; Ctrl-C stops everything)"
 setsid python manage.py runserver "$HOST_PORT" &
 server_pid=$!
+record_serving # for `make admin` beside it (lib.sh)
 
 # Like a supervisor: a worker that dies is started again and runserver keeps serving (the open
 # pages keep working; tasks sent meanwhile wait in the broker, and beat's minute sweep replays

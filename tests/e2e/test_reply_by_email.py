@@ -1,8 +1,9 @@
 """Answering the emails, end to end under `make run`'s own stack (issue 40, point 5): scripts/run.sh
 runs as a player would start it (runserver, the Celery worker and beat, the local SMTP server for
-replies, SQLite, mail written to .run/mail/). The demo game's "your turn" email goes out; a reply
-to it through the local SMTP server makes the move; the next player gets their turn email; their
-reply with a message posts it to the chat, and the table, open in a browser, sees it live."""
+replies, SQLite, mail written to .run/mail/). The demo game's one email, its player to move's
+"your turn" (issue 47), is in the file run.sh names; a reply to it through the local SMTP server
+makes the move; the next player gets their turn email; their reply with a message posts it to the
+chat, and the table, open in a browser, sees it live."""
 
 from __future__ import annotations
 
@@ -28,10 +29,15 @@ def sent_mail(folder: Path) -> list[EmailMessage]:
     """Every email the file backend wrote, oldest first."""
     messages = []
     for path in sorted(folder.glob("*.log"), key=lambda p: p.stat().st_mtime):
-        for chunk in path.read_bytes().split(SEPARATOR):
-            if chunk.strip():
-                messages.append(BytesParser(policy=policy.default).parsebytes(chunk.lstrip()))
+        messages += sent_mail_in(path)
     return messages
+
+
+def sent_mail_in(path: Path) -> list[EmailMessage]:
+    """The emails of one file the file backend wrote."""
+    chunks = path.read_bytes().split(SEPARATOR)
+    parse = BytesParser(policy=policy.default).parsebytes
+    return [parse(chunk.lstrip()) for chunk in chunks if chunk.strip()]
 
 
 def turn_emails(folder: Path) -> list[EmailMessage]:
@@ -79,14 +85,17 @@ def test_a_reply_makes_the_move_and_another_talks_to_the_table_live(tmp_path, br
             lambda: inbound.exists() and "Taking replies" in inbound.read_text(),
             "the local SMTP server listens", 60, inbound,
         )  # fmt: skip
-        # The demo game's player to move (run.sh says who) gets their "your turn" email from
-        # the worker (the first player had one at the start, before the demo's moves).
-        who = re.search(r"it is (\w+)'s turn", output.read_text())[1]
+        # The demo game's player to move (run.sh says who) has the demo's one email, their
+        # "your turn" of now, in the file run.sh names: the one a newcomer answers (issue 47).
+        printed = output.read_text()
+        who = re.search(r"it is (\w+)'s turn", printed)[1]
         mover = f"{who}@example.com"
-        first = wait_until(
-            lambda: [m for m in turn_emails(mail) if str(m["To"]) == mover],
-            "the turn email of the player to move", 120, output,
-        )[-1]  # fmt: skip
+        named = re.search(r"\"Your turn\" email, to answer by reply .*: (\S+)$", printed, re.M)
+        assert named is not None, printed
+        [first] = sent_mail(mail)
+        [in_file] = sent_mail_in(tree / named[1])
+        assert first["Message-ID"] == in_file["Message-ID"]
+        assert str(first["To"]) == mover and str(first["Subject"]).startswith("Your turn in")
         assert re.fullmatch(r"reply\+[a-z2-7]{37}@localhost", str(first["Reply-To"]))
         assert "Reply to this email with the number of a move" in body_of(first)
         assert re.search(r"^- 1\. ", body_of(first), re.M)
