@@ -13,13 +13,29 @@ from games import engine
 from games.models import Game
 from games.play.chat import chat_post
 from games.play.moves import move_submit
-from games.web import parts
+from games.web import live, parts
 
 from .test_game_pages import logged_in, play_random, start_game, to_move
 
 pytestmark = pytest.mark.django_db
 
 PATH_MOVE_BUDGET = 10_000  # bytes on the wire for a path move in a 60-move game (issue 37)
+# Bytes a live update sends each open page but the mover's in a 60-move game, by the kind of
+# change (issue 49: counted in the suite; tests/web/test_page_costs.py pins the queries). The
+# largest seen over ten games of 2026-12-06: place 8.7 KB, action 9.5, rockfall 16.1, map 5.4,
+# pass 5.6, chat 1.3 (the deals differ from run to run, hence the margins). Lower a budget when
+# a change makes the updates smaller; a failure prints the largest answer's biggest swaps.
+UPDATE_BUDGETS = {
+    "place": PATH_MOVE_BUDGET,  # the cell, its neighbours' names, chips, turn line, log line
+    # A tool broken or repaired: the chips; the target's page their hand too (what they can play).
+    "action": 11_000,
+    # A path card destroyed: a maze that shrank is sent whole (games/web/parts.py).
+    "rockfall": 20_000,
+    "map": 7_000,  # a goal peeked at: the log line (the peek itself only on the mover's page)
+    "pass": 7_000,  # the chips (one card fewer in a hand), the turn line, the log line
+    "chat": 2_000,  # the chat alone
+}
+STREAM_EVENT_BUDGET = 64  # "game N is at revision V" on the stream, and nothing else
 TOKEN = re.compile(r"[?;]p=([\w-]+)")
 
 
@@ -200,3 +216,48 @@ def test_log_lines_dropped_from_the_end_are_deleted_and_new_ones_put_on_top():
     # Lines in another order than new ones on top: the log whole.
     shuffled = play(["l2-0", "l3-0"])
     assert 'id="log"' in "".join(parts.changes(before.sent(1), shuffled, 1) or [])
+
+
+def test_every_kind_of_update_stays_within_its_budget(table):
+    """After each kind of change, what each open page (the players', a watcher's) is sent."""
+    game, players, eve = table
+    pages = {user.username: OpenPage(user, game) for user in [*players, eve]}
+    rng = random.Random(4)
+    largest: dict[str, tuple[int, str, list]] = {}
+    for _attempt in range(40):
+        mover, before = to_move(game)
+        if before.finished:
+            break
+        legal = engine.legal_moves(before, mover.engine_name)
+        kinds = {_kind(m) for m in legal} & UPDATE_BUDGETS.keys()
+        # A kind not seen yet when the hand has one, to see every kind within a few moves.
+        kind = rng.choice(sorted(kinds - largest.keys() or kinds))
+        move = rng.choice([m for m in legal if _kind(m) == kind])
+        move_submit(game_id=game.pk, user=mover.user, move=move, expected_version=game.version)
+        _seat, after = to_move(game)
+        answers = {name: page.poll() for name, page in pages.items()}
+        if after.round != before.round:
+            continue  # the round's end: the whole play area (a new maze)
+        for name, html in answers.items():
+            if name != mover.user.username:
+                size = len(html.encode())
+                if size > largest.get(kind, (0,))[0]:
+                    largest[kind] = (size, name, sizes(html))
+    chat_post(game_id=game.pk, user=players[0], text="Dig east!")
+    for name, page in pages.items():
+        html = page.poll()
+        if len(html.encode()) > largest.get("chat", (0,))[0]:
+            largest["chat"] = (len(html.encode()), name, sizes(html))
+    assert {"place", "pass", "chat"} <= largest.keys(), largest.keys()
+    over = {k: v for k, v in largest.items() if v[0] > UPDATE_BUDGETS[k]}
+    assert not over, over
+    event = live.revision_event(game.pk, Game.objects.get(pk=game.pk).revision)
+    assert len(event) <= STREAM_EVENT_BUDGET, event
+
+
+def _kind(move: dict) -> str:
+    if move["move"] != "action":
+        return move["move"]
+    if move.get("goal") is not None:
+        return "map"
+    return "rockfall" if move.get("at") is not None else "action"
