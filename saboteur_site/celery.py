@@ -46,6 +46,36 @@ class Consumer(CeleryConsumer):
                 "closing the lost broker connection failed; reconnecting anyway", exc_info=True
             )
 
+    def call_soon_ack(self, p, *args, **kwargs):
+        """Acknowledge (or reject) a finished task, unless the connection it came on is lost.
+
+        A task at work in the pool while Redis went away finishes afterwards, and Celery then
+        acknowledges it on its message's channel, closed with the lost connection: the same
+        ``AttributeError`` as above, raised in the worker's event loop, where it was an
+        "Unrecoverable error" and the worker exited (bench/faults.py, Redis killed and started
+        again). Such an acknowledgement cannot reach any Redis: it is dropped with a warning,
+        as if the worker had been killed after the task (``acks_late``: with Redis's data kept
+        the task comes back after the visibility timeout, and every task is safe to run again).
+        """
+        return super().call_soon_ack(_unless_channel_lost(p), *args, **kwargs)
+
+
+def _unless_channel_lost(settle):
+    """``settle`` (a message's ``ack_log_error`` or ``reject_log_error``), done only while the
+    message's channel is open."""
+    message = getattr(settle, "__self__", None)
+
+    def settle_unless_lost(*args, **kwargs):
+        if getattr(getattr(message, "channel", None), "closed", False):
+            log.warning(
+                "task message %s came on a lost broker connection: not acknowledged",
+                getattr(message, "delivery_tag", "?"),
+            )
+            return None
+        return settle(*args, **kwargs)
+
+    return settle_unless_lost
+
 
 app = Celery("saboteur_site")
 app.config_from_object("django.conf:settings", namespace="CELERY")
