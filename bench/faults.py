@@ -8,7 +8,8 @@ What runs (every process is started here and stopped on the way out; nothing els
 
 - a PostgreSQL cluster of its own (``initdb`` into a temporary folder, a free port, run as the
   ``postgres`` system user when started as root) and a ``redis-server`` of its own (a free port,
-  no persistence: a restart loses the queue, the tasks being worked on and the cache);
+  no persistence: a restart loses the queue, the tasks being worked on, the cache and beat's
+  schedule and lock; ``tests/redis_server.py``, which the tests use too);
 - an SMTP sink on loopback (``Sink``) that can accept, refuse (421) or hold one email before
   answering its end of data, as a slow server does, and that logs every email it accepted;
 - gunicorn (2 gthread workers of 2 threads), two Celery workers (prefork, concurrency 2) and
@@ -24,7 +25,8 @@ as a person pressing the button again would, so that every move the site accepte
 
 The faults, in order: a Celery worker's process killed with SIGKILL while it sends an email
 (the sink holds the email; first the pool process, then the whole worker, which is started
-again as a supervisor would); Redis killed and started again; PostgreSQL stopped for a while
+again as a supervisor would); Redis killed and started again, then again while a second beat
+waits for the first's lock (as on a second machine); PostgreSQL stopped for a while
 (the site must answer 503 with its clear page, never 500) and started again; SMTP refusing for
 10 minutes of simulated time; beat stopped for an hour of simulated time and started again; a
 gunicorn worker killed while a move request is inside it.
@@ -38,7 +40,9 @@ After each fault: the players pause, the outbox drains, and the checks of ``benc
 (moves numbered 1..N, version N, replay equal to the snapshot, the moves acknowledged to the
 players exactly those in the log) run together with the outbox's: no due notice pending, none
 failed, every notice marked sent delivered exactly once by the sink (matched by Message-ID),
-nothing delivered that is not marked sent; no running game with an overdue decision. Any
+nothing delivered that is not marked sent; no running game with an overdue decision; no
+process that exited by itself (beat included: each Redis restart must also see beat's sweep
+sent again within two minutes, and with two beats no more sweeps than one beat sends). Any
 violation makes the exit status non-zero.
 """
 
@@ -71,15 +75,12 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from bench import harness  # noqa: E402
+from tests.redis_server import RedisServer, free_port  # noqa: E402 - also the tests' own
 
 CLEAR_PAGE = "The site is briefly unavailable"  # templates/503.html
+SWEEP_SENT = "Sending due task sweep"  # beat's log line as it sends the sweep
+LOCK_TAKEN = "beat: Acquired lock"  # saboteur_site/beat.py
 MESSAGE_ID = re.compile(r"<notice\.(\d+)\.\d+@")
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 def say(text: str) -> None:
@@ -157,55 +158,6 @@ class Postgres:
 
     def url(self, name: str) -> str:
         return f"postgres://postgres@127.0.0.1:{self.port}/{name}"
-
-
-class Redis:
-    """A redis-server of our own, without persistence (a restart starts empty)."""
-
-    def __init__(self, folder: Path, port: int):
-        self.folder, self.port = folder, port
-        self.process: subprocess.Popen | None = None
-
-    def start(self) -> None:
-        self.folder.mkdir(parents=True, exist_ok=True)
-        log = open(self.folder / "redis.log", "a")  # noqa: SIM115 - kept by the process
-        self.process = subprocess.Popen(  # noqa: S603 - our own redis-server
-            [
-                shutil.which("redis-server") or "/usr/bin/redis-server",
-                "--port",
-                str(self.port),
-                "--bind",
-                "127.0.0.1",
-                "--save",
-                "",
-                "--appendonly",
-                "no",
-                "--dir",
-                str(self.folder),
-            ],
-            stdout=log,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )
-        deadline = time.monotonic() + 20
-        while time.monotonic() < deadline:
-            try:
-                with socket.create_connection(("127.0.0.1", self.port), timeout=1) as sock:
-                    sock.sendall(b"PING\r\n")
-                    if sock.recv(16).startswith(b"+PONG"):
-                        return
-            except OSError:
-                time.sleep(0.1)
-        raise RuntimeError("redis-server did not start")
-
-    def kill(self) -> None:
-        """A crash: SIGKILL, so whatever it held in memory is gone."""
-        if self.process and self.process.poll() is None:
-            self.process.kill()
-            self.process.wait(timeout=10)
-
-    def url(self, db: int = 0) -> str:
-        return f"redis://127.0.0.1:{self.port}/{db}"
 
 
 # -- The SMTP sink --------------------------------------------------------------------------
@@ -392,8 +344,10 @@ class Site:
         self.out, self.env = out, env
         self.port = free_port()
         self.processes: dict[str, subprocess.Popen] = {}
+        self.stopped: set[str] = set()  # stopped or killed by the run, not by themselves
 
     def spawn(self, name: str, command: list[str]) -> None:
+        self.stopped.discard(name)
         log = open(self.out / f"{name}.log", "a")  # noqa: SIM115 - kept by the process
         self.processes[name] = subprocess.Popen(  # noqa: S603 - our own commands
             command,
@@ -443,9 +397,9 @@ class Site:
             ],
         )
 
-    def start_beat(self) -> None:
+    def start_beat(self, name: str = "beat") -> None:
         self.spawn(
-            "beat",
+            name,
             [
                 str(ROOT / ".venv/bin/celery"),
                 "-A",
@@ -453,11 +407,28 @@ class Site:
                 "beat",
                 "--loglevel=info",
                 "--schedule",
-                str(self.out / "beat-schedule"),
+                str(self.out / f"{name}-schedule"),
             ],
         )
 
+    def died(self) -> list[str]:
+        """The processes that exited by themselves since the last call (none should: a
+        supervisor would start them again, but the run wants to see it); each is told once."""
+        gone = [
+            name
+            for name, process in self.processes.items()
+            if process.poll() is not None and name not in self.stopped
+        ]
+        self.stopped.update(gone)
+        return [f"{name} exited with {self.processes[name].returncode}" for name in gone]
+
+    def log_count(self, name: str, text: str) -> int:
+        """How many lines of ``name``'s log hold ``text``."""
+        path = self.out / f"{name}.log"
+        return sum(text in line for line in path.read_text(errors="replace").splitlines())
+
     def stop(self, name: str, sig: int = signal.SIGTERM, wait: float = 20) -> None:
+        self.stopped.add(name)
         process = self.processes.get(name)
         if process is None or process.poll() is not None:
             return
@@ -470,6 +441,7 @@ class Site:
 
     def kill_group(self, name: str) -> None:
         """SIGKILL the process and all its children (its session), as a lost machine."""
+        self.stopped.add(name)
         process = self.processes[name]
         os.killpg(process.pid, signal.SIGKILL)
         process.wait(timeout=10)
@@ -886,6 +858,8 @@ class Run:
         summary = database_checks(self.stats)
         outbox = outbox_checks(self.stats, self.sink)
         overdue_checks(self.stats)
+        for text in self.site.died():
+            self.stats.violation(text)
         row = {
             "fault": label,
             "moves": Move.objects.count(),
@@ -931,6 +905,7 @@ class Run:
             for fault in (
                 self.worker_killed_while_sending,
                 self.redis_restarted,
+                self.redis_restarted_under_two_beats,
                 self.postgres_restarted,
                 self.smtp_refusing,
                 self.beat_stopped,
@@ -958,7 +933,7 @@ class Run:
         self.postgres.init()
         self.postgres.start()
         stack.callback(lambda: self.postgres.running() and self.postgres.stop("immediate"))
-        self.redis = Redis(servers / "redis", free_port())
+        self.redis = RedisServer(servers / "redis")
         self.redis.start()
         stack.callback(self.redis.kill)
         self.sink = Sink(out / "sink.jsonl").start()
@@ -1084,11 +1059,30 @@ class Run:
         return any(e["message_id"] == message_id for e in self.sink.deliveries())
 
     def mention(self) -> bool:
-        """A player names another in the chat (through HTTP): an email that stays due."""
-        for table in self.tables:
-            if table.practice or table.game_id is None:
+        """A player names another in the chat (through HTTP): an email at once. Mention emails
+        go at most one an hour per game and player (the rest wait to go together), so the one
+        named is one with no mention email sent or waiting in that game in the last hour."""
+        from datetime import timedelta
+
+        from django.utils import timezone
+
+        from games.models import Notice
+
+        recent = Notice.objects.filter(kind=Notice.Kind.MENTION).filter(
+            Q(status=Notice.Status.PENDING)
+            | Q(status=Notice.Status.SENT, sent_at__gt=timezone.now() - timedelta(hours=1))
+        )
+        pairs = [
+            (table, author, named)
+            for table in self.tables
+            if not table.practice and table.game_id is not None
+            for author in table.members
+            for named in table.members
+            if named is not author
+        ]
+        for table, author, named in pairs:
+            if recent.filter(game_id=table.game_id, user=named.user).exists():
                 continue
-            author, named = table.members[0], table.members[1]
             http = harness.Http(self.site.port, author.session)
             text = f"@{named.user.display_name} the held email"
             status, _, _ = author.request(
@@ -1151,31 +1145,71 @@ class Run:
             self.control.resume()
             self.check(label, recovered_s=round(took or -1, 1))
 
-    def redis_restarted(self) -> None:
+    def redis_restarted(self, beats: tuple[str, ...] = ("beat",)) -> None:
+        """Redis killed and started again, empty, after ``--outage`` seconds, while ``beats``
+        run: the site is whole again, and beat's sweep runs again (within two minutes), sent by
+        one beat only."""
         label = "Redis killed and restarted (empty)"
+        if len(beats) > 1:
+            label = "Redis restarted while two beats run"
         self.window(label + " (before)")
         say(f"==> {label}")
+        for name in beats:
+            if name not in self.site.processes or name in self.site.stopped:
+                self.site.start_beat(name)
+        began = time.monotonic()
+        at_start = {name: self.site.log_count(name, SWEEP_SENT) for name in beats}
         self.play()
         self.window(label, unavailable=True)
         self.redis.kill()
         time.sleep(self.args.outage)
+        sent = {name: self.site.log_count(name, SWEEP_SENT) for name in beats}
         self.redis.start()
         back = time.monotonic()
+        swept = self.wait(
+            "beat's sweep after Redis",
+            lambda: any(self.site.log_count(n, SWEEP_SENT) > sent[n] for n in beats),
+            120,
+        )
         healthy = self.wait("health after Redis", lambda: self.site.health() == 200, 120)
         self.drain()
         recovered = time.monotonic() - back
         say(
-            f"   healthy {healthy or 0:.1f} s after Redis was back; outbox and decisions whole "
-            f"{recovered:.1f} s after"
+            f"   beat's sweep {swept or -1:.1f} s after Redis was back, healthy after "
+            f"{healthy or 0:.1f} s; outbox and decisions whole {recovered:.1f} s after"
         )
         self.window(label + " (after)")
         self.play()
+        figures = {}
+        if len(beats) > 1:
+            figures = self.one_beat_at_a_time(beats, at_start, time.monotonic() - began)
         self.check(
             label,
             down_s=self.args.outage,
+            sweep_s=round(swept or -1, 1),
             recovered_s=round(recovered, 1),
             healthy_s=round(healthy or -1, 1),
+            **figures,
         )
+        for name in beats[1:]:
+            self.site.stop(name)
+
+    def one_beat_at_a_time(self, beats: tuple[str, ...], at_start: dict, seconds: float) -> dict:
+        """The beats' sweeps over the phase number one beat's worth: at most one per
+        ``SWEEP_SECONDS`` (60), plus the one sent at once when the lock is taken (a beat's
+        start, Redis's return). (That neither beat exited, ``check`` sees.)"""
+        sends = {name: self.site.log_count(name, SWEEP_SENT) - at_start[name] for name in beats}
+        took = {name: self.site.log_count(name, LOCK_TAKEN) for name in beats}
+        allowed = seconds / 60 + len(beats) + 1
+        if sum(sends.values()) > allowed:
+            self.stats.violation(f"more sweeps sent than one beat's worth: {sends}")
+        say(f"   sweeps sent by each beat: {sends}; locks taken: {took}")
+        return {"sweeps_sent": sends, "locks_taken": took}
+
+    def redis_restarted_under_two_beats(self) -> None:
+        """A second beat waits for the first's lock (as on a second machine); Redis restarts
+        empty under both; one of them takes the lock again and the sweep goes on, once."""
+        self.redis_restarted(beats=("beat", "beat2"))
 
     def postgres_restarted(self) -> None:
         from django.db import connections
@@ -1416,6 +1450,12 @@ def F(name):  # noqa: N802 - Django's F, imported late (Django is set up in Run.
     from django.db.models import F as field
 
     return field(name)
+
+
+def Q(**conditions):  # noqa: N802 - Django's Q, imported late like F
+    from django.db.models import Q as query
+
+    return query(**conditions)
 
 
 def main() -> int:
