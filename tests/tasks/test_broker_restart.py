@@ -82,6 +82,7 @@ class HoldingInbox:
         self._release.set()
 
 
+@pytest.mark.slow
 @pytest.mark.django_db(transaction=True)
 def test_a_task_that_finishes_while_redis_is_away_does_not_stop_the_worker(tmp_path):
     """The task ends after the worker lost its connection (and Redis is back, empty); its
