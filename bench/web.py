@@ -6,9 +6,9 @@
 Starts gunicorn (2 gthread workers of 2 threads) on a free loopback port against a PostgreSQL
 database of its own (``saboteur_bench``, ``BENCH_DATABASE_URL`` names another; emptied and
 seeded by this script), with development settings without Redis (the cache and the sessions in
-PostgreSQL), persistent database connections and ``bench/bench_settings.py``, whose only
-addition is ``/bare/``: a signed-in view that answers "ok" (``bench/bench_site.py``), the cost of
-Django, the middleware, the session and the user alone. Then ``wrk`` (Debian package ``wrk``)
+PostgreSQL), persistent database connections and ``bench/bench_settings.py``, which routes
+``/bare/``: a signed-in view that answers "ok" (``bench/bench_site.py``), the cost of Django, the
+middleware, the session and the user alone. Then ``wrk`` (Debian package ``wrk``)
 asks for each page with 8 connections, 4 rounds of 4 s per page, and prints per page its
 requests per second as a ratio to bare's (a page's cost relative to the cheapest signed-in
 request, on the same machine at the same moment) and the CPU milliseconds per request of the
@@ -405,8 +405,9 @@ def figures(side: Side) -> dict:
             "errors": total["errors"],
         }
     for page in PAGES:
-        row = rows[page.label]
-        row["ratio"] = row["rps"] / rows[page.baseline]["rps"] if page.baseline else None
+        row, base = rows[page.label], rows.get(page.baseline)
+        row["ratio"] = row["rps"] / base["rps"] if base else None
+        row["cpu_ratio"] = base["cpu_ms"] / row["cpu_ms"] if base else None
     return rows
 
 
@@ -416,19 +417,23 @@ def _verdict(page: Page, ratio: float | None) -> str:
     return f">= {page.goal}: " + ("met" if ratio >= page.goal else "MISSED")
 
 
+def _cell(value: float | None, width: int, digits: int = 3) -> str:
+    return f"{'':>{width}}" if value is None else f"{value:>{width}.{digits}f}"
+
+
 def report(sides: list[Side]) -> int:
     rows = [figures(side) for side in sides]
     failed = False
     if len(sides) == 1:
         print(
-            f"{'page':<26}{'req/s':>7}{'ratio':>7}{'CPU ms/req':>12}{'p50 ms':>8}{'KB':>6}"
-            "  goal (ratio of req/s)"
+            f"{'page':<26}{'req/s':>7}{'ratio':>7}{'CPU ratio':>10}{'CPU ms/req':>11}"
+            f"{'p50 ms':>8}{'KB':>6}  goal (ratio of req/s)"
         )
         for page in PAGES:
             row = rows[0][page.label]
-            ratio = "" if row["ratio"] is None else f"{row['ratio']:.3f}"
             print(
-                f"{page.label:<26}{row['rps']:>7.0f}{ratio:>7}{row['cpu_ms']:>12.2f}"
+                f"{page.label:<26}{row['rps']:>7.0f}{_cell(row['ratio'], 7)}"
+                f"{_cell(row['cpu_ratio'], 10)}{row['cpu_ms']:>11.2f}"
                 f"{row['p50_ms']:>8.1f}{sides[0].sizes[page.label] / 1000:>6.1f}"
                 f"  {_verdict(page, row['ratio'])}"
             )
@@ -436,16 +441,16 @@ def report(sides: list[Side]) -> int:
         a, b = rows
         print(
             f"{'page':<26}{'A req/s':>8}{'B req/s':>8}{'A ratio':>8}{'B ratio':>8}"
-            f"{'A CPU ms':>9}{'B CPU ms':>9}{'B/A CPU':>8}{'A KB':>6}{'B KB':>6}  goal: B"
+            f"{'A CPU r':>8}{'B CPU r':>8}{'A CPU ms':>9}{'B CPU ms':>9}{'B/A CPU':>8}"
+            f"{'A KB':>6}{'B KB':>6}  goal: B"
         )
         for page in PAGES:
             ra, rb = a[page.label], b[page.label]
-            ratios = "".join(
-                f"{'':>8}" if r["ratio"] is None else f"{r['ratio']:>8.3f}" for r in (ra, rb)
-            )
             print(
-                f"{page.label:<26}{ra['rps']:>8.0f}{rb['rps']:>8.0f}{ratios}"
-                f"{ra['cpu_ms']:>9.2f}{rb['cpu_ms']:>9.2f}{rb['cpu_ms'] / ra['cpu_ms']:>8.2f}"
+                f"{page.label:<26}{ra['rps']:>8.0f}{rb['rps']:>8.0f}"
+                + "".join(_cell(r["ratio"], 8) for r in (ra, rb))
+                + "".join(_cell(r["cpu_ratio"], 8) for r in (ra, rb))
+                + f"{ra['cpu_ms']:>9.2f}{rb['cpu_ms']:>9.2f}{rb['cpu_ms'] / ra['cpu_ms']:>8.2f}"
                 + "".join(f"{side.sizes[page.label] / 1000:>6.1f}" for side in sides)
                 + f"  {_verdict(page, rb['ratio'])}"
             )
@@ -457,6 +462,8 @@ def report(sides: list[Side]) -> int:
     print(
         "ratio: requests per second over the baseline's (bare; the anonymous home over the"
         " anonymous bare page). CPU ms/req: gunicorn workers plus their PostgreSQL backends."
+        " CPU ratio (CPU r): the baseline's CPU ms/req over the page's, the same ratio as the"
+        " CPU sees it (steadier on a shared machine)."
     )
     if len(sides) == 2:
         print("B/A CPU: B's CPU ms per request over A's (under 1: B is cheaper).")
@@ -604,8 +611,13 @@ def main() -> int:
     args = parser.parse_args()
 
     if args.seed_only:  # the seeding process of one side (seed_side): that side's code
-        sys.path.insert(0, os.environ.get("BENCH_SITE", str(ROOT)))
+        site = Path(os.environ.get("BENCH_SITE", str(ROOT)))
+        sys.path.insert(0, str(site))
         harness.setup_django()
+        import games
+
+        if not Path(games.__file__).is_relative_to(site):  # not the editable install's
+            raise SystemExit(f"the seed would run {games.__file__}, not {site}'s code")
         Path(args.seed_only).write_text(json.dumps(seed(move_games=args.move_games)))
         return 0
     if shutil.which("wrk") is None:
