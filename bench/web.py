@@ -625,6 +625,8 @@ def main() -> int:
         return 2
     if args.compare and args.moves:
         parser.error("--moves measures this checkout only; leave out --compare")
+    if args.only and not any(args.only in page.label for page in PAGES):
+        parser.error(f"--only: no page's name holds {args.only!r}: {[p.label for p in PAGES]}")
     signal.signal(signal.SIGTERM, _raise_on_sigterm)
     with contextlib.ExitStack() as stack:
         folder = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="saboteur-bench-")))
