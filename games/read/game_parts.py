@@ -22,7 +22,7 @@ from games.engine.cards import CATALOGUE, GOAL_POSITIONS, PATH
 from games.models import Seat
 from saboteur_site.text import ascii_int
 
-from . import history, learn, ledger, suspicions
+from . import history, kept, learn, ledger, suspicions
 from .drawing import (
     card_name,
     card_picture,
@@ -763,14 +763,8 @@ def recap(
         return guessed.of_round(number, named(number)) if guessed is not None else []
 
     def of(number: int, *, maze: bool = False) -> dict:
-        return history.round_recap(
-            done[number - 1],
-            number,
-            named(number),
-            ruleset=ruleset,
-            maze=maze,
-            did=did.get(number),
-            guesses=guesses(number),
+        return round_recap(
+            done[number - 1], number, named(number), ruleset, maze, did.get(number), guesses(number)
         )
 
     round_end = round_result = None
@@ -796,6 +790,31 @@ def recap(
         standings=standings(players) if view["finished"] else (),
         guesses=guessed.tally(names) if guessed is not None else "",
     )
+
+
+def round_recap(
+    done: dict,
+    number: int,
+    names: dict[str, str],
+    ruleset: str,
+    maze: bool,
+    did: Mapping[str, ledger.SeatRecord] | None,
+    guesses: list[str],
+) -> dict:
+    """A finished round's recap (``history.round_recap``), its final maze drawn (the largest part
+    of it), kept under the digest of what it is made from (``games.read.kept``): every page that
+    shows it (each player's, the watchers') makes it once, not at every view."""
+
+    def build() -> dict:
+        recap = history.round_recap(
+            done, number, names, ruleset=ruleset, maze=maze, did=did, guesses=guesses
+        )
+        if recap["rows"]:
+            recap["maze"] = history.maze_html(recap.pop("rows"), "recap-maze")
+            recap["rows"] = []
+        return recap
+
+    return kept.built("round-recap", (done, number, names, ruleset, maze, did, guesses), build)
 
 
 def standings(players: Players) -> tuple[dict, ...]:
@@ -835,18 +854,22 @@ class Ledger:
 
 
 def ledger_part(seen: ledger.Ledger, view: dict, players: Players) -> Ledger:
-    """``seen``: the public ledger of the game's moves (pure, from the public log)."""
+    """``seen``: the public ledger of the game's moves (pure, from the public log). Kept under
+    the digest of what it is made from (``games.read.kept``): the same for every viewer."""
     number = view["round"]
     names = {p["seat"]: p["name"] for p in players.rows}
+    return kept.built("ledger", (seen, number, names), lambda: _ledger_part(seen, number, names))
+
+
+def _ledger_part(seen: ledger.Ledger, number: int, names: dict[str, str]) -> Ledger:
     this_round = seen.rounds.get(number, {})
     rows = []
-    for p in players.rows:
-        seat = p["seat"]
+    for seat, name in names.items():
         record = this_round.get(seat, ledger.SeatRecord(seat))
         rows.append(
             LedgerRow(
                 seat=seat,
-                name=p["name"],
+                name=name,
                 record=record,
                 this_round=", ".join(ledger.record_phrases(record, names)),
                 this_game=", ".join(ledger.record_phrases(seen.total(seat), names)),

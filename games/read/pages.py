@@ -8,7 +8,9 @@ never see a ``Game`` row, its snapshot or the engine state.
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass
+import threading
+from collections import OrderedDict
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from functools import cached_property
 from typing import Any
@@ -23,7 +25,7 @@ from games.engine.cards import PLAYERS
 from games.models import ChatMessage, Game, Seat
 from saboteur_site.cache import get_or_build
 
-from . import deals, game_parts, history, ledger, suspicions, table_events
+from . import deals, game_parts, history, kept, ledger, suspicions, table_events
 from .clock import Clock, clock_of, rules_lines
 from .log import Entry, entries_for
 from .seats import display_name, live_seat, seat_label, seat_names
@@ -79,6 +81,10 @@ class GamePage:
     briefing: dict | None = None
     # Deals anyone can check: the commitments, the players' seeds, the viewer's own.
     fairness: deals.Panel | None = None
+    # The digest of everything the page was made from (``made_of``, ``games.read.kept``): the
+    # same for two pages only when they are the same page. Set by ``game_page`` alone: a copy
+    # made with ``dataclasses.replace`` (other data) has none, and its markup is never kept.
+    digest: str = field(default="", init=False, compare=False)
 
     # Reversed once here, not in each of the template's loops (the hand, the choices).
     @cached_property
@@ -96,8 +102,67 @@ class GamePage:
         finished = (self.view or {}).get("finished")
         return bool(self.clock) and not finished and self.stopped_reason is None
 
+    @property
+    def clock_line(self) -> str | None:
+        """The clock in words as of now ("Time left: ..."), when it is shown (beside whoever
+        decides): part of the data of the parts that show it, so they are kept per minute said.
+        Said anew at every ask: a page is kept across requests (``game_page``)."""
+        return self.clock.text() if self.clock and self.clock_shown else None
 
-def game_page(
+
+# Pages kept per process, by the digest of what they are made of (``made_of``): a viewer who asks
+# again for a page of which nothing changed (a reload, another tab) gets it without its being
+# built again. Kept as they are (frozen, read only), not pickled: a page is a few hundred objects.
+_PAGES: OrderedDict[str, GamePage] = OrderedDict()
+_PAGES_LOCK = threading.Lock()
+KEPT_PAGES = 64
+
+GAME_FIELDS = tuple(f.attname for f in Game._meta.concrete_fields)
+SEAT_FIELDS = tuple(f.attname for f in Seat._meta.concrete_fields)
+# What a seat's player shows of themselves (their name, their settings the page reads), never
+# their password's hash.
+USER_FIELDS = tuple(
+    f.attname
+    for f in Seat._meta.get_field("user").related_model._meta.concrete_fields
+    if f.name != "password"
+)
+
+
+def made_of(game: Game, user) -> tuple:
+    """Everything a game page is made of besides the viewer's choice of move: the game's row
+    (its state among it), its seats' rows and their players', and who looks. What a page also
+    reads from elsewhere (the chat, the table events, the move log, the vacations behind the
+    clock) changes the game's revision or version when it changes, and both are in the row."""
+    seats = tuple(
+        (
+            tuple(getattr(seat, name) for name in SEAT_FIELDS),
+            tuple(getattr(seat.user, name) for name in USER_FIELDS) if seat.user_id else None,
+        )
+        for seat in game.seats.all()
+    )
+    viewer = user.pk if user.is_authenticated else None
+    return tuple(getattr(game, name) for name in GAME_FIELDS), seats, viewer
+
+
+def game_page(game: Game, user, **selection: Any) -> GamePage:
+    """The game as ``user`` may see it (``built_page``), kept per process under the digest of
+    what it is made of (``made_of``) and the move being chosen (``selection``)."""
+    key = kept.digest(made_of(game, user), sorted(selection.items()))
+    with _PAGES_LOCK:
+        page = _PAGES.get(key)
+        if page is not None:
+            _PAGES.move_to_end(key)
+            return page
+    page = built_page(game, user, **selection)
+    object.__setattr__(page, "digest", key)  # frozen: set once, before anyone else sees it
+    with _PAGES_LOCK:
+        _PAGES[key] = page
+        while len(_PAGES) > KEPT_PAGES:
+            _PAGES.popitem(last=False)
+    return page
+
+
+def built_page(
     game: Game,
     user,
     *,

@@ -26,6 +26,7 @@ from __future__ import annotations
 import hashlib
 import re
 import secrets
+import threading
 import zlib
 from collections import OrderedDict
 from dataclasses import dataclass, field
@@ -206,57 +207,140 @@ def analysed(markup: str) -> tuple[Play, Sent] | None:
 # area itself (compressed) once under that digest: a page's render only stores it, the digests are
 # worked out when the page asks for what changed (and kept per process: watchers share them).
 _SEEN: OrderedDict[str, None] = OrderedDict()
+# What a page that got one play area (by its key) is sent to show another: the same for every
+# page that got the same (the watchers of a game, a player's tabs), so worked out once per
+# process (issue 49: a watcher's answer is computed once per revision, not once per page).
+_UPDATES: OrderedDict[tuple[str | None, str, int], str] = OrderedDict()
+_UPDATES_LOCK = threading.Lock()
+KEPT_UPDATES = 256
 
 
-def remember(owner: int, token: str, markup: str) -> None:
+def play_key(plain: str) -> str:
+    """The key of a play area without its forms' tokens (``plain``)."""
+    return hashlib.blake2b(plain.encode(), digest_size=12).hexdigest()
+
+
+def remember(owner: int, token: str, markup: str, key: str | None = None) -> None:
     """Keep what the page ``token`` of user ``owner`` got (``markup``: the play area as
-    ``PLAY`` finds it); another user's page is never compared with it (its digests would tell
-    whether their hand is the same as yours)."""
-    kept = VOLATILE.sub(r"\1\2", markup).encode()  # without the forms' tokens
-    key = hashlib.blake2b(kept, digest_size=12).hexdigest()
+    ``PLAY`` finds it, or without its tokens already when ``key`` is given); another user's page
+    is never compared with it (its digests would tell whether their hand is the same as yours)."""
+    plain = markup if key is not None else VOLATILE.sub(r"\1\2", markup)
+    key = key or play_key(plain)
     cache = caches[settings.LIVE_PARTS_CACHE]
     cache.set(f"parts:{owner}:{token}", key, SENT_SECONDS)
     if key not in _SEEN:
-        cache.add(f"parts:play:{key}", zlib.compress(kept, 1), SENT_SECONDS)
+        cache.add(f"parts:play:{key}", zlib.compress(plain.encode(), 1), SENT_SECONDS)
         _SEEN[key] = None
         while len(_SEEN) > 256:
             _SEEN.popitem(last=False)
 
 
-def recall(owner: int, token: str | None) -> Sent | None:
-    """What the page ``token`` of user ``owner`` got, or None when nothing is known of it."""
+def recalled_key(owner: int, token: str | None) -> str | None:
+    """The key of the play area the page ``token`` of user ``owner`` got, or None."""
     cache = caches[settings.LIVE_PARTS_CACHE]
     key = cache.get(f"parts:{owner}:{token}") if token is not None else None
-    if not isinstance(key, str):
+    return key if isinstance(key, str) else None
+
+
+def sent_of(key: str | None) -> Sent | None:
+    """The digests of the play area kept under ``key`` (None when it is gone)."""
+    if key is None:
         return None
-    stored = cache.get(f"parts:play:{key}")
+    stored = caches[settings.LIVE_PARTS_CACHE].get(f"parts:play:{key}")
     if not isinstance(stored, bytes):
         return None
     found = analysed(zlib.decompress(stored).decode())
     return found[1] if found else None
 
 
+def recall(owner: int, token: str | None) -> Sent | None:
+    """What the page ``token`` of user ``owner`` got, or None when nothing is known of it."""
+    return sent_of(recalled_key(owner, token))
+
+
+def update_for(before: str | None, plain: str, key: str, shown: int) -> str | None:
+    """What a page that got the play area ``before`` (its key) and shows revision ``shown`` is
+    sent to show ``plain`` (a play area without its forms' tokens, whose key is ``key``): the
+    parts that changed, or the play area whole, as out-of-band swaps. Kept per process under
+    the three: every page that got the same asks for the same. None: ``plain`` holds no play
+    area."""
+    memo = (before, key, shown)
+    with _UPDATES_LOCK:
+        update = _UPDATES.get(memo)
+        if update is not None:
+            _UPDATES.move_to_end(memo)
+            return update
+    analysed_play = analysed(plain)
+    if analysed_play is None:
+        return None
+    play, now = analysed_play
+    # The poll element is among the changes: the revision in its URL is new.
+    swaps = changes(sent_of(before), play, shown, now)
+    update = oob(play.html) if swaps is None else "".join(swaps)
+    with _UPDATES_LOCK:
+        _UPDATES[memo] = update
+        while len(_UPDATES) > KEPT_UPDATES:
+            _UPDATES.popitem(last=False)
+    return update
+
+
+def _tokens(markup: str) -> dict[str, str] | None:
+    """The forms' token and move key in ``markup`` (one of each: one render's), by field
+    name; None when a field holds two values (then the markup is compared as it is)."""
+    found: dict[str, str] = {}
+    for match in VOLATILE_VALUE.finditer(markup):
+        if found.setdefault(match["name"], match["value"]) != match["value"]:
+            return None
+    return found
+
+
+VOLATILE_VALUE = re.compile(r'name="(?P<name>csrfmiddlewaretoken|key)" value="(?P<value>[^"]*)"')
+EMPTIED = re.compile(r'name="(?P<name>csrfmiddlewaretoken|key)" value=""')
+
+
+def _with_tokens(update: str, tokens: dict[str, str]) -> str:
+    """``update`` (made from a play area without its forms' tokens) with this render's put back."""
+    if not tokens:
+        return update
+    return EMPTIED.sub(lambda m: f'name="{m["name"]}" value="{tokens[m["name"]]}"', update)
+
+
+@lru_cache(maxsize=64)
+def _prepared(found: str) -> tuple[str, str, str, dict[str, str] | None]:
+    """The play area as found in a rendered page: without indentation (the page and its updates
+    alike), without its forms' tokens too, that one's key, and the tokens. Kept per process for
+    the play areas rendered alike (a watcher's, the same for every watcher at a revision)."""
+    markup = compact(found)
+    plain = VOLATILE.sub(r"\1\2", markup)
+    return markup, plain, play_key(plain), _tokens(markup)
+
+
 def sent_in_parts(html: str, *, owner: int, asked: str | None, shown: int | None) -> str:
     """A rendered page or part (``html``) as it is sent: its play area remembered under a token
     of that page (the one it ``asked`` with when it polls, else a new one); a polling page, which
     shows revision ``shown``, gets only the parts that changed since (the play area whole when
-    they cannot say it), all as out-of-band swaps: its poll element swaps nothing itself."""
+    they cannot say it), all as out-of-band swaps: its poll element swaps nothing itself.
+
+    The play area is compared without its forms' token and move key (new at every render, the
+    same for what the page does), and this render's are put back into what is sent."""
     found = PLAY.search(html)
     if found is None:
         return html
-    markup = compact(found[0])  # the page and its updates alike: without indentation
+    markup, plain, key, tokens = _prepared(found[0])
     update = markup
     token = valid_token(asked) if shown is not None else None
-    analysed_play = analysed(markup) if shown is not None else None
-    if analysed_play is not None:
-        play, now = analysed_play
-        # The poll element is among the changes: the revision in its URL is new.
-        swaps = changes(recall(owner, token), play, shown, now)
-        update = oob(play.html) if swaps is None else "".join(swaps)
+    if shown is not None:
+        if tokens is not None:
+            changed = update_for(recalled_key(owner, token), plain, key, shown)
+            update = _with_tokens(changed, tokens) if changed is not None else markup
+        elif (analysed_play := analysed(markup)) is not None:
+            play, now = analysed_play
+            swaps = changes(recall(owner, token), play, shown, now)
+            update = oob(play.html) if swaps is None else "".join(swaps)
     html = html.replace(found[0], update, 1)
     token = token or new_token()
     if REVISION.search(markup):  # a game the page follows
-        remember(owner, token, markup)
+        remember(owner, token, plain, key)
     return html.replace(TOKEN_PLACEHOLDER, token)
 
 
