@@ -634,7 +634,9 @@ def main() -> int:
             sides = []
             for name, commit in zip("AB", map(_commit, args.compare), strict=True):
                 site = stack.enter_context(worktree(folder / name, commit))
-                database = f"{harness.database_name(harness.DATABASE_URL)}_{name.lower()}"
+                # Of this run alone (two runs at once must not drop each other's).
+                base = harness.database_name(harness.DATABASE_URL)
+                database = f"{base}_{os.getpid()}_{name.lower()}"
                 side = Side(name, site, _url_for(database), commit=commit)
                 stack.enter_context(side_database(side))
                 sides.append(side)
