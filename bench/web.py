@@ -675,7 +675,8 @@ def main() -> int:
                     site=side.site,
                     database_url=side.database_url,
                     extra_env=SERVER_ENV,
-                    app_name=f"saboteur-bench-{side.name.split()[0].lower()}",
+                    # How Server.cpu finds its backends: of this run and side alone.
+                    app_name=f"saboteur-bench-{os.getpid()}-{side.name.split()[0].lower()}",
                 )  # fmt: skip
             )
         pages = [t for t in targets(seeded) if _measured(t.page, args.only)]
