@@ -1,6 +1,6 @@
 """Dealing each round (RULES.md 4.1, 5 and 7.5); ``games.engine.create`` starts a game with it.
 
-Every random choice of a deal is ``sab-shuffle-v1`` (``games/engine/fairness.py``,
+Every random choice of a deal is ``sab-shuffle-v1`` (``games/engine/fairness/``,
 docs/fairness.md): a labelled stream of the round's seed (``roles``, ``goals``, ``deck``, ``first``,
 ``greedy``; the game's gold supply ``gold`` from its gold seed), so replaying from the seeds deals
 the same cards, and anyone with the seeds can check a deal.

@@ -1,6 +1,6 @@
 /* Deals anyone can check (issue 39, docs/fairness.md): sab-shuffle-v1 in the browser.
  *
- * The same algorithm as games/engine/fairness.py, with WebCrypto's HMAC-SHA256 and SHA-256 and
+ * The same algorithm as games/engine/fairness/, with WebCrypto's HMAC-SHA256 and SHA-256 and
  * no help from the server: `SabShuffle.verify(document)` answers the same list of differences
  * as the Python checker (empty: the deal matches). On the "Check this deal" page it fetches the
  * round's deal document and says whether it matches.

@@ -1,12 +1,16 @@
-"""``sab-shuffle-v1`` (games/engine/fairness.py) against the vectors of docs/fairness.md, and the
+"""``sab-shuffle-v1`` (games/engine/fairness/) against the vectors of docs/fairness.md, and the
 offline checker: a deal that matches, and every kind of tampering reported."""
 
 import json
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
 from games.engine import fairness
 
+ROOT = Path(__file__).resolve().parents[2]  # where `python -m` finds the games package
 SERVER = bytes(range(32))
 ROUND = "aaca749efb845050b8467421662d95715c0b6c9dd271f00cae206ae75c80f1aa"
 
@@ -132,6 +136,22 @@ def test_the_command_line(tmp_path, capsys, monkeypatch):
     assert fairness.main([]) == 2
     said = capsys.readouterr()
     assert said.err == "usage: python -m games.engine.fairness DEAL.json\n" and said.out == ""
+
+
+def test_the_documented_command_prints_the_verdict_alone(tmp_path):
+    """``python -m games.engine.fairness`` as docs/fairness.md says, in a fresh interpreter:
+    the verdict and nothing on stderr (issue 50: run as a module the engine had already
+    imported, it printed runpy's RuntimeWarning first)."""
+    path = tmp_path / "deal.json"
+    path.write_text(json.dumps(document()), encoding="utf-8")
+    ran = subprocess.run(
+        [sys.executable, "-m", "games.engine.fairness", str(path)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert (ran.returncode, ran.stdout, ran.stderr) == (0, "matches\n", "")
 
 
 # -- Deals from the engine: the documents a verifier reads ------------------------------------

@@ -25,7 +25,7 @@ def _imports(path):
 def test_engine_imports_nothing_impure(package):
     found = [
         f"{path.name}:{line} imports {module}"
-        for path in sorted(package.glob("*.py"))
+        for path in sorted(package.rglob("*.py"))
         for module, line in _imports(path)
         if module in FORBIDDEN_MODULES
     ]
@@ -36,7 +36,7 @@ def test_engine_imports_nothing_impure(package):
 def test_engine_uses_no_global_random(package):
     """Only seeded ``random.Random`` instances: ``random.shuffle`` and friends are refused."""
     found = []
-    for path in sorted(package.glob("*.py")):
+    for path in sorted(package.rglob("*.py")):
         tree = ast.parse(path.read_text(encoding="utf-8"))
         for node in ast.walk(tree):
             if (

@@ -14,7 +14,9 @@ Pure Python (``hashlib``, ``hmac``), like the rest of the engine:
   ``i`` from ``len - 1`` down to 1, swapping items ``i`` and ``j``.
 
 ``python -m games.engine.fairness deal.json`` checks a deal document offline: the commitment, the
-round seed and every shuffle's output from its canonical input (see ``verify``).
+round seed and every shuffle's output from its canonical input (see ``verify``). The command is
+``__main__.py`` beside this file: the engine imports this module when it starts (its deals), so
+run as the script itself it would be a second copy of it, and Python warns of that first.
 """
 
 from __future__ import annotations
@@ -190,7 +192,3 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(problem)
     print("matches" if not problems else "does not match")
     return 0 if not problems else 1
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())
