@@ -11,7 +11,7 @@ from datetime import timedelta
 
 from django.contrib.auth import get_user_model
 from django.db import transaction
-from django.utils import timezone
+from django.utils import timezone, translation
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy, ngettext
 
@@ -95,9 +95,12 @@ def game_create(
     clock_zone = clock_zone or creator.time_zone or "UTC"
     bank = bank if bank is not None else timedelta(0)
     _check_clock(clock_zone=clock_zone, bank=bank, daily_at=daily_at)
+    if not name.strip():
+        with in_language_of(creator):
+            name = _("Saboteur game")
     with transaction.atomic():
         game = Game.objects.create(
-            name=name.strip() or _("Saboteur game"),
+            name=name.strip(),
             ruleset=ruleset,
             variants=variants,
             max_seats=max_seats,
@@ -175,6 +178,13 @@ def _check_clock(*, clock_zone: str, bank, daily_at) -> None:
         raise ServiceError(_("A daily deadline is a time of day."))
 
 
+def in_language_of(user):
+    """A name the site makes for a player's game is stored, so it is said in that player's
+    language (their profile's; else the request's), whatever language is active where the game
+    is made (a script, a task, another player's request) (issue 50)."""
+    return translation.override(user.language or translation.get_language())
+
+
 PRACTICE_BOTS = (2, 11)
 
 
@@ -197,9 +207,11 @@ def practice_create(
         # Each practice game its own name ("Practice 3 against bots"), to tell them apart in
         # the lists and emails.
         number = Game.objects.filter(creator=creator, practice=True).count() + 1
+        with in_language_of(creator):
+            name = _("Practice %(number)d against bots") % {"number": number}
         game = game_create(
             creator=creator,
-            name=_("Practice %(number)d against bots") % {"number": number},
+            name=name,
             ruleset=ruleset,
             max_seats=bots + 1,
             variants=variants,

@@ -10,6 +10,7 @@ import random
 import pytest
 from django.core import mail
 from django.urls import reverse
+from django.utils import translation
 
 from games.models import Game, Invitation
 from games.play.errors import ServiceError
@@ -111,3 +112,18 @@ def test_a_practice_game_is_played_again_against_as_many_bots_at_once(people):
     assert again.practice and again.status == Game.Status.RUNNING
     assert again.seats.filter(bot__isnull=False).count() == 3
     assert not Invitation.objects.filter(game=again).exists()
+
+
+@pytest.mark.parametrize(
+    ("language", "name"),
+    [("cs", "Cvičná hra 1 s boty"), ("uk", "Тренування 1 проти ботів")],
+)
+def test_a_practice_game_is_named_in_its_players_language(make_user, language, name):
+    """The name is stored (lists, emails): said in the player's language wherever the game is
+    made, not in the language active there (issue 50, 6)."""
+    ann = make_user("ann")
+    ann.language = language
+    ann.save(update_fields=["language"])
+    with translation.override("en"):
+        game = practice_create(creator=ann, ruleset="base", bots=2, rounds=1)
+    assert Game.objects.get(pk=game.pk).name == name
