@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import ClassVar
 
-from django.core.cache import cache, caches
+from django.core.cache import caches
 from django.db.models import Case, CharField, Value, When
 from django.template.loader import render_to_string
 from django.utils.safestring import mark_safe
@@ -24,7 +24,7 @@ from games import engine
 from games.models import Game, Seat
 from saboteur_site.cache import get_or_build
 
-from . import ledger
+from . import kept, ledger
 from .drawing import card_name, card_use, goal_back_use, hand_order, role_name
 from .log import Entry, entries_for, goal_label, knowledge_lines, names_at, position_label
 
@@ -423,7 +423,7 @@ def _step_data(game: Game, me: str | None, revealed: bool, step: int, names, ren
     """The plain data of one replay step (cached): the viewer's view at that step, the revealed
     hands, roles and goals after the game, the log until then and what the step changed."""
     key = step_cache_key(game, me, revealed, step, names)
-    data = cache.get(key)
+    data = kept.recalled(key)
     if data is not None:
         return data
     all_moves = _moves(game)
@@ -445,17 +445,23 @@ def _step_data(game: Game, me: str | None, revealed: bool, step: int, names, ren
     data["step_lines"] = [e.text for e in changes.entries] if step else []
     log = entries_for(moves, names, me, renames)[-LOG_LENGTH:][::-1]
     data["log"] = [[e.sequence, e.text, e.private] for e in log]
-    cache.set(key, data, CACHE_SECONDS)
+    kept.keep(key, data, CACHE_SECONDS)
     return data
 
 
 def _seen_doing(game: Game, view: dict, step: int, names: dict[str, str]) -> dict[str, str]:
-    """What each player was seen doing this round until ``step`` (the public ledger), in words."""
-    seen = ledger.ledger(
-        [m for m in move_log(game) if m[0] <= step], [p["seat"] for p in view["players"]]
-    )
-    lines = ledger.did_lines(seen.rounds.get(view["round"], {}), names)
-    return {line["seat"]: line["did"] for line in lines}
+    """What each player was seen doing this round until ``step`` (the public ledger), in words.
+    The ledger until a step is the game's at that version: kept per game and version and read
+    on from the nearest one kept (``ledger.kept``), so stepping through a replay reads each move
+    once; its words are kept under what they are made of (``kept.built``)."""
+    seats = [p["seat"] for p in view["players"]]
+    seen = ledger.kept(game.pk, [m for m in move_log(game) if m[0] <= step], seats)
+
+    def said() -> dict[str, str]:
+        lines = ledger.did_lines(seen.ledger.rounds.get(view["round"], {}), names)
+        return {line["seat"]: line["did"] for line in lines}
+
+    return kept.built("replay-did", (seen.ledger, view["round"], names), said)
 
 
 def replay_page(
@@ -488,7 +494,7 @@ def replay_page(
             removed={tuple(p) for p in data["removed"]},
         )
         data["maze"] = maze_html(rows, "board")
-        cache.set(step_cache_key(game, viewer, revealed, step, names), data, CACHE_SECONDS)
+        kept.keep(step_cache_key(game, viewer, revealed, step, names), data, CACHE_SECONDS)
     did = _seen_doing(game, view, step, names)
     players = []
     for p in view["players"]:

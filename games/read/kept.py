@@ -11,6 +11,10 @@ viewer's entry: two keys are equal only when what they were made from is.
 
 - ``digest(*data)`` -> the key of ``data`` (pickled: dataclasses, dicts, tuples, strings, numbers).
 - ``built(name, data, build)`` -> ``build()``, kept under ``name`` and the digest of ``data``.
+- ``recalled(key)`` / ``keep(key, value, seconds)``: what is kept in the shared cache (Redis in
+  production) under a key that names everything it is made of, with a copy in the process's
+  own: a page asked for again is not a round trip to the shared cache (or, without Redis, a
+  query of the database's cache table).
 """
 
 from __future__ import annotations
@@ -20,7 +24,7 @@ import pickle
 from collections.abc import Callable
 from typing import Any
 
-from django.core.cache import caches
+from django.core.cache import cache, caches
 from django.utils import timezone
 from django.utils.translation import get_language
 
@@ -40,3 +44,21 @@ def built[T](name: str, data: tuple, build: Callable[[], T]) -> T:
     """``build()``, which must be made from ``data`` alone (and the language), kept under its
     digest: made once per process for every page whose ``data`` is the same."""
     return get_or_build(caches["local"], f"kept:{name}:{digest(*data)}", build, SECONDS)
+
+
+def recalled(key: str) -> Any:
+    """What is kept under ``key``: the process's copy, else the shared cache's (then copied)."""
+    local = caches["local"]
+    value = local.get(key)
+    if value is None:
+        value = cache.get(key)
+        if value is not None:
+            local.set(key, value, SECONDS)
+    return value
+
+
+def keep(key: str, value: Any, seconds: int) -> None:
+    """Keep ``value`` under ``key`` (which must name everything it is made of) for every process
+    and in this one's own cache."""
+    cache.set(key, value, seconds)
+    caches["local"].set(key, value, min(seconds, SECONDS))

@@ -15,7 +15,7 @@ from datetime import datetime, timedelta
 from functools import cached_property
 from typing import Any
 
-from django.core.cache import cache, caches
+from django.core.cache import caches
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.translation import get_language
@@ -448,7 +448,7 @@ def round_recap_page(game: Game, user, number: int) -> dict | None:
     me = me_seat.engine_name if me_seat else None
     # The revision, not the version: a seat taken over changes the names, not the version.
     key = f"recap:{game.pk}:{game.revision}:{me}:{number}:{get_language()}"
-    recap = cache.get(key)
+    recap = kept.recalled(key)
     if recap is None:
         view = engine.view_for(game.engine_state(), me)
         if not 1 <= number <= len(view["rounds_done"]):
@@ -470,7 +470,7 @@ def round_recap_page(game: Game, user, number: int) -> dict | None:
         recap["rounds"] = len(view["rounds_done"])
         recap["maze"] = history.maze_html(recap.pop("rows"), "recap-maze")  # drawn once, cached
         recap["rows"] = []
-        cache.set(key, recap, history.CACHE_SECONDS)
+        kept.keep(key, recap, history.CACHE_SECONDS)
     return {**recap, "id": game.pk, "name": game.name}
 
 

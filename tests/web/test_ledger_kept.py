@@ -111,3 +111,27 @@ def test_a_page_reads_each_new_move_once(make_user, monkeypatch):
     assert read == [13, 14]  # only the new moves
     seats = [s.engine_name for s in game.seats.order_by("position")]
     assert ledger.public(game.pk, move_log(game), seats) == evidence.ledger(move_log(game), seats)
+
+
+@pytest.mark.django_db
+def test_stepping_through_a_replay_reads_each_move_once(make_user, monkeypatch):
+    """What each player was seen doing until a replay's step is the game's ledger at that
+    version: kept, and read on from the step before."""
+    players = [make_user(name) for name in ("ann", "bob", "cid", "dan")]
+    game = start_game(players)
+    play_random(game, 10, random.Random(8))
+    read: list[int] = []
+    original = evidence._Reader.move
+
+    def counted(self, sequence, events):
+        read.append(sequence)
+        return original(self, sequence, events)
+
+    monkeypatch.setattr(evidence._Reader, "move", counted)
+    client = logged_in(players[0])
+    for step in range(1, 11):
+        assert client.get(f"/games/{game.pk}/replay/?step={step}").status_code == 200
+    assert read == list(range(1, 11))
+    seats = [s.engine_name for s in game.seats.order_by("position")]
+    at_five = [m for m in move_log(game) if m[0] <= 5]
+    assert ledger.kept(game.pk, at_five, seats).ledger == evidence.ledger(at_five, seats)
