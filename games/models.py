@@ -73,7 +73,8 @@ class Game(models.Model):
     status = models.CharField(
         _("status"), max_length=10, choices=Status, default=Status.LOBBY, db_index=True
     )
-    # "Play again with this table": the finished game this one was made from (lobby.game_rematch).
+    # "Play again with this table": the finished game this one was made from (lobby.game_rematch);
+    # one per finished game (Meta.constraints).
     rematch_of = models.ForeignKey(
         "self",
         on_delete=models.SET_NULL,
@@ -132,6 +133,11 @@ class Game(models.Model):
         verbose_name = _("game")
         verbose_name_plural = _("games")
         ordering = ["-created_at"]
+        constraints = [
+            # One new game per finished table (issue 50): whoever presses "Play again" after the
+            # first joins it (lobby.game_rematch), however many press at once.
+            models.UniqueConstraint(fields=["rematch_of"], name="games_game_one_rematch_per_game"),
+        ]
 
     # Set on each instance by games.read.invalidation's signals: what it was when loaded.
     _was_lobby: bool

@@ -227,66 +227,107 @@ def practice_create(
 
 
 def game_rematch(*, game_id: int, user) -> Game:
-    """ "Play again with this table": a finished game's player makes a new game like it, by
-    invitation, with themselves seated and every other person of the table invited (an email
-    with a link to join in one click, and an offer on the finished game's page); a practice game
-    is played again against as many bots, at once. Once per player and game: a second click
-    gives the same new game."""
+    """ "Play again with this table": one new game per finished game (issue 50). The first of
+    its players to ask makes a game like it, by invitation, with themselves seated and every
+    other person of the table invited (an email with a link to join in one click); every open
+    page of the finished game is then offered it at once (its revision grows: the live update).
+    Whoever asks after joins that game, or gets it again when already in it (a double click), or
+    is told why not: it has started without them, or is full. A practice game is played again
+    against as many bots, at once.
+
+    Lock contract: the finished game's row first, then (joining) the new game's, in that order
+    only; the row lock makes presses at once wait for each other, and the unique ``rematch_of``
+    (``Game.Meta.constraints``) holds it in the database whatever a writer forgets."""
     with transaction.atomic():
         game = lock_game(game_id)
         player_seat(game, user)
         if game.status != Game.Status.FINISHED:
             raise ServiceError(_("This game is not over yet."))
-        again = game.rematches.filter(creator=user).first()
-        if again is not None:
+        again = game.rematches.first()
+        if again is None:
+            again = _rematch_create(game, user)
+            touch(game)  # the finished game's open pages are offered it (games/read/rematch.py)
             return again
-        if game.practice:
-            bots = game.seats.filter(bot__isnull=False).count()
-            again = practice_create(
-                creator=user,
-                ruleset=game.ruleset,
-                bots=bots,
-                variants=game.variants,
-                rounds=game.rounds,
+        if again.seats.filter(user=user).live().exists():
+            return again
+        if again.status != Game.Status.LOBBY:
+            raise ServiceError(
+                _("The new game with this table has started without you."), code="rematch-closed"
             )
-        else:
-            again = game_create(
-                creator=user,
-                name=game.name,
-                ruleset=game.ruleset,
-                max_seats=game.seats.live().count(),
-                variants=game.variants,
-                visibility=Game.Visibility.INVITE,
-                turn_limit=game.turn_limit,
-                rounds=game.rounds,
-                bot_stand_ins=game.bot_stand_ins,
-                clock_zone=game.clock_zone,
-                weekends_off=game.weekends_off,
-                daily_at=game.daily_at,
-                bank=game.bank,
-                vacations_pause=game.vacations_pause,
-            )
-        again.rematch_of = game
-        again.save(update_fields=["rematch_of"])
-        others = (
-            get_user_model()
-            .objects.filter(
-                seats__game=game, seats__state__in=[Seat.State.ACTIVE, Seat.State.ABSENT]
-            )
-            .exclude(pk=user.pk)
-        )
-        for other in others.distinct():
-            if not other.email:
-                continue
-            try:
-                with transaction.atomic():
-                    invitation_send(game_id=again.pk, user=user, email=other.email)
-            except ServiceError as refused:
-                if refused.code != "rate-limited":
-                    raise
-                # Too many invitations by this player this hour: the offer on the finished
-                # game's page still reaches them.
+        if again.seats.count() >= again.max_seats:
+            raise ServiceError(_("The new game with this table is full."), code="rematch-closed")
+        seat_join(game_id=again.pk, user=user)
+        again.refresh_from_db()
         return again
+
+
+def _rematch_create(game: Game, user) -> Game:
+    """The new game like ``game`` (the caller holds its row lock), its players invited."""
+    if game.practice:
+        bots = game.seats.filter(bot__isnull=False).count()
+        again = practice_create(
+            creator=user,
+            ruleset=game.ruleset,
+            bots=bots,
+            variants=game.variants,
+            rounds=game.rounds,
+        )
+    else:
+        again = game_create(
+            creator=user,
+            name=game.name,
+            ruleset=game.ruleset,
+            max_seats=game.seats.live().count(),
+            variants=game.variants,
+            visibility=Game.Visibility.INVITE,
+            turn_limit=game.turn_limit,
+            rounds=game.rounds,
+            bot_stand_ins=game.bot_stand_ins,
+            clock_zone=game.clock_zone,
+            weekends_off=game.weekends_off,
+            daily_at=game.daily_at,
+            bank=game.bank,
+            vacations_pause=game.vacations_pause,
+        )
+    again.rematch_of = game
+    again.save(update_fields=["rematch_of"])
+    for other in _table(game).exclude(pk=user.pk):
+        if not other.email:
+            continue
+        try:
+            with transaction.atomic():
+                invitation_send(game_id=again.pk, user=user, email=other.email)
+        except ServiceError as refused:
+            if refused.code != "rate-limited":
+                raise
+            # Too many invitations by this player this hour: the offer on the finished
+            # game's page still reaches them.
+    return again
+
+
+def _table(game: Game):
+    """The people who played ``game`` to its end (not the seats they handed over)."""
+    return (
+        get_user_model()
+        .objects.filter(seats__game=game, seats__state__in=[Seat.State.ACTIVE, Seat.State.ABSENT])
+        .distinct()
+    )
+
+
+def _start_when_the_table_is_back(game: Game) -> None:
+    """A new game made with "Play again" starts by itself once every person of the finished
+    table has joined it (the caller holds its row lock, in the lobby); its creator may still
+    start it before, as any game."""
+    if game.rematch_of_id is None:
+        return
+    table = set(
+        Seat.objects.filter(game_id=game.rematch_of_id, user__isnull=False)
+        .live()
+        .values_list("user_id", flat=True)
+    )
+    seats = list(game.seats.all())
+    if table <= {seat.user_id for seat in seats} and len(seats) >= PLAYERS[game.ruleset][0]:
+        _deal(game, seats)
 
 
 def seat_join(*, game_id: int, user) -> Seat:
@@ -312,7 +353,9 @@ def seat_join(*, game_id: int, user) -> Seat:
                     code="unreliable",
                 )
         touch(game)
-        return Seat.objects.create(game=game, user=user)
+        seat = Seat.objects.create(game=game, user=user)
+        _start_when_the_table_is_back(game)
+        return seat
 
 
 def seat_leave(*, game_id: int, user) -> None:
@@ -364,35 +407,41 @@ def game_start(*, game_id: int, user) -> Game:
                 )
                 % {"low": low}
             )
-        seats.sort(key=lambda seat: (seat.joined_at, seat.pk))  # the order they joined
-        for seat in seats:
-            seat.seed = seat.seed or secrets.token_hex(16)  # no browser gave one: the site's
-        if len(game.server_seeds) < game.rounds + 1:  # a game created before deals were checkable
-            game.server_seeds = server_seeds(game.rounds)
-        seating, seeds = fairness.game_seeds(
-            [bytes.fromhex(seed) for seed in game.server_seeds],
-            game.pk,
-            [seat.seed for seat in seats],
-        )
-        game.joined_seeds = [[seat.pk, seat.seed] for seat in seats]
-        seats = [seats[index] for index in seating]
-        for position, seat in enumerate(seats):
-            seat.position = position
-            seat.bank_left = game.bank  # each seat's time bank, spent past the turn's limit
-            seat.save(update_fields=["position", "bank_left", "seed"])
-        state = engine.new_game(
-            ruleset=game.ruleset,
-            seats=[seat.engine_name for seat in seats],
-            variants=game.variants,
-            rounds=game.rounds,
-            round_seeds=[seed.hex() for seed in seeds[1 : game.rounds + 1]],
-            gold_seed=seeds[fairness.GAME_ROUND].hex(),
-        )
-        game.status = Game.Status.RUNNING
-        game.started_at = timezone.now()
-        store(game, state, game.started_at)
-        sending.enqueue_after_commit(schedule.notices_for_start(game=game, now=game.started_at))
+        _deal(game, seats)
     return game
+
+
+def _deal(game: Game, seats: list[Seat]) -> None:
+    """Start ``game`` with these ``seats``, all of it (the caller holds its row lock; in the
+    lobby, enough players)."""
+    seats.sort(key=lambda seat: (seat.joined_at, seat.pk))  # the order they joined
+    for seat in seats:
+        seat.seed = seat.seed or secrets.token_hex(16)  # no browser gave one: the site's
+    if len(game.server_seeds) < game.rounds + 1:  # a game created before deals were checkable
+        game.server_seeds = server_seeds(game.rounds)
+    seating, seeds = fairness.game_seeds(
+        [bytes.fromhex(seed) for seed in game.server_seeds],
+        game.pk,
+        [seat.seed for seat in seats],
+    )
+    game.joined_seeds = [[seat.pk, seat.seed] for seat in seats]
+    seats = [seats[index] for index in seating]
+    for position, seat in enumerate(seats):
+        seat.position = position
+        seat.bank_left = game.bank  # each seat's time bank, spent past the turn's limit
+        seat.save(update_fields=["position", "bank_left", "seed"])
+    state = engine.new_game(
+        ruleset=game.ruleset,
+        seats=[seat.engine_name for seat in seats],
+        variants=game.variants,
+        rounds=game.rounds,
+        round_seeds=[seed.hex() for seed in seeds[1 : game.rounds + 1]],
+        gold_seed=seeds[fairness.GAME_ROUND].hex(),
+    )
+    game.status = Game.Status.RUNNING
+    game.started_at = timezone.now()
+    store(game, state, game.started_at)
+    sending.enqueue_after_commit(schedule.notices_for_start(game=game, now=game.started_at))
 
 
 MAX_INVITATIONS = 30  # per game: enough for friends, too few for spam

@@ -12,10 +12,10 @@ from django.core import mail
 from django.urls import reverse
 from django.utils import translation
 
-from games.models import Game, Invitation
+from games.models import Game, Invitation, Notice
 from games.play.errors import ServiceError
-from games.play.lobby import game_rematch, practice_create
-from games.read.rematch import play_again
+from games.play.lobby import game_rematch, game_start, practice_create, seat_join
+from games.read.rematch import FULL, IN, JOIN, STARTED, PlayAgain, play_again
 from tests.web.ratings_play import play_until, table
 
 pytestmark = pytest.mark.django_db
@@ -57,19 +57,106 @@ def test_the_others_are_offered_the_new_game_and_join_it_in_one_click(
     ann, bob, cid, dan = people
     with django_capture_on_commit_callbacks(execute=True):
         again = game_rematch(game_id=finished.pk, user=bob)
-    assert play_again(finished, bob).offer is None  # their own
-    assert play_again(finished, ann).offer == again
+    assert play_again(finished, bob) == PlayAgain(IN, "Bob", again.pk)  # their own: a link
+    assert play_again(finished, ann) == PlayAgain(JOIN, "Bob")
     assert play_again(finished, dan) is None  # not of this table
     client.force_login(ann)
     page = client.get(reverse("game", args=[finished.pk])).content.decode()
     assert "Bob wants to play again with this table." in page
-    accept = reverse("invite_accept", args=[again.invite_token])
-    assert f'action="{accept}"' in page
-    assert client.post(accept).status_code == 302
+    join = reverse("rematch", args=[finished.pk])  # pressed by a second player: joins
+    assert f'action="{join}"' in page
+    assert client.post(join).url == reverse("game", args=[again.pk])
     assert again.seats.filter(user=ann).exists()
-    assert play_again(finished, ann).offer is None  # joined: the offer goes
+    assert Game.objects.filter(rematch_of=finished).count() == 1
+    assert play_again(finished, ann) == PlayAgain(IN, "Bob", again.pk)  # joined: the offer goes
     page = client.get(reverse("game", args=[finished.pk])).content.decode()
-    assert "wants to play again" not in page and 'data-testid="rematch"' in page
+    assert "wants to play again" not in page and 'data-testid="rematch"' not in page
+    assert f'href="{reverse("game", args=[again.pk])}" data-testid="rematch-link"' in page
+
+
+def test_the_new_game_starts_by_itself_once_the_whole_table_has_joined(
+    people, finished, client, django_capture_on_commit_callbacks
+):
+    ann, bob, cid, _ = people
+    again = game_rematch(game_id=finished.pk, user=bob)
+    assert game_rematch(game_id=finished.pk, user=ann) == again
+    assert Game.objects.get(pk=again.pk).status == Game.Status.LOBBY  # Cid is not in yet
+    client.force_login(cid)  # the last one, through the invitation's link
+    with django_capture_on_commit_callbacks(execute=True):
+        client.post(reverse("invite_accept", args=[again.invite_token]))
+    again.refresh_from_db()
+    assert again.status == Game.Status.RUNNING and again.snapshot is not None
+    positions = again.seats.values_list("position", flat=True)
+    assert sorted(positions) == [0, 1, 2]
+    assert play_again(finished, cid) == PlayAgain(IN, "Bob", again.pk)
+    # Everyone is told it started, as when its creator starts a game (schedule.notices_for_start).
+    told = Notice.objects.filter(game=again, kind__in=[Notice.Kind.STARTED, Notice.Kind.TURN])
+    assert set(told.values_list("seat__user", flat=True)) == {ann.pk, bob.pk, cid.pk}
+
+
+@pytest.fixture
+def four_finished(people):
+    game = table(people, rounds=1, name="Four")
+    game = play_until(game, random.Random(5))
+    assert game.status == Game.Status.FINISHED
+    return game
+
+
+def test_the_creator_may_start_before_everyone_joined_and_the_late_are_told(
+    people, four_finished, client
+):
+    ann, bob, cid, dan = people
+    again = game_rematch(game_id=four_finished.pk, user=bob)
+    game_rematch(game_id=four_finished.pk, user=ann)
+    game_rematch(game_id=four_finished.pk, user=cid)
+    assert Game.objects.get(pk=again.pk).status == Game.Status.LOBBY  # Dan is not in
+    game_start(game_id=again.pk, user=bob)
+    before = Game.objects.count()
+    with pytest.raises(ServiceError, match="started without you") as refused:
+        game_rematch(game_id=four_finished.pk, user=dan)
+    assert refused.value.code == "rematch-closed" and Game.objects.count() == before
+    assert not again.seats.filter(user=dan).exists()
+    assert play_again(four_finished, dan) == PlayAgain(STARTED, "Bob")
+    client.force_login(dan)
+    response = client.post(reverse("rematch", args=[four_finished.pk]), follow=True)
+    page = response.content.decode()
+    assert response.redirect_chain[-1][0] == reverse("game", args=[four_finished.pk])
+    assert page.count("The new game with this table has started without you.") == 2  # and why
+
+
+def test_a_full_new_game_is_said_so_to_whoever_comes_late(people, four_finished, make_user):
+    ann, bob, cid, dan = people
+    again = game_rematch(game_id=four_finished.pk, user=bob)
+    seat_join(game_id=again.pk, user=make_user("eve"))  # invited by Bob from the new lobby
+    game_rematch(game_id=four_finished.pk, user=ann)
+    game_rematch(game_id=four_finished.pk, user=cid)
+    with pytest.raises(ServiceError, match="is full"):
+        game_rematch(game_id=four_finished.pk, user=dan)
+    assert play_again(four_finished, dan) == PlayAgain(FULL, "Bob")
+    assert Game.objects.get(pk=again.pk).status == Game.Status.LOBBY  # Dan never came
+
+
+def test_an_open_page_of_the_finished_game_is_offered_the_new_game_by_its_poll(
+    people, finished, client
+):
+    """The page of a finished game follows it while something may be offered (its poll, which
+    the live stream triggers): making the new game grows the finished game's revision, and the
+    page's poll is answered with the offer (issue 50, 4)."""
+    ann, bob, _, _ = people
+    client.force_login(ann)
+    page = client.get(reverse("game", args=[finished.pk])).content.decode()
+    poll = reverse("game_poll", args=[finished.pk])
+    shown = Game.objects.get(pk=finished.pk).revision
+    assert f'hx-get="{poll}?v={shown}' in page  # the page listens
+    assert client.get(poll, {"v": shown}, headers={"HX-Request": "true"}).status_code == 204
+    again = game_rematch(game_id=finished.pk, user=bob)
+    assert Game.objects.get(pk=finished.pk).revision == shown + 1
+    answer = client.get(poll, {"v": shown}, headers={"HX-Request": "true"}).content.decode()
+    assert "Bob wants to play again with this table." in answer
+    game_rematch(game_id=finished.pk, user=ann)  # joined: nothing more to follow
+    page = client.get(reverse("game", args=[finished.pk])).content.decode()
+    assert f'hx-get="{poll}' not in page
+    assert f'href="{reverse("game", args=[again.pk])}"' in page
 
 
 def test_only_a_player_of_a_finished_game_plays_it_again(people, finished, client):
