@@ -31,11 +31,12 @@ class PlayAgain:
     state: str = NONE
     maker: str = ""  # who made the new game
     again_id: int | None = None  # the new game, for a viewer in it
+    others: bool = True  # other people played (not a practice game): they may make it
 
     @property
     def listens(self) -> bool:
         """The page follows the finished game live: something may still be offered."""
-        return self.state in (NONE, JOIN)
+        return self.others and self.state in (NONE, JOIN)
 
 
 def play_again(game: Game, user) -> PlayAgain | None:
@@ -56,7 +57,7 @@ def play_again(game: Game, user) -> PlayAgain | None:
         .first()
     )
     if again is None:
-        return PlayAgain()
+        return PlayAgain(others=not game.practice)
     maker = user_name(again.creator)
     if again.mine:
         return PlayAgain(state=IN, maker=maker, again_id=again.pk)

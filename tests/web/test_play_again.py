@@ -195,10 +195,14 @@ def test_a_practice_game_is_played_again_against_as_many_bots_at_once(people):
             move_submit(game_id=practice.pk, user=ann, move=move, expected_version=practice.version)
     assert practice.status == Game.Status.FINISHED
     mail.outbox.clear()
+    offered = play_again(practice, ann)
+    assert offered == PlayAgain(others=False) and not offered.listens  # nobody else to make it
     again = game_rematch(game_id=practice.pk, user=ann)
     assert again.practice and again.status == Game.Status.RUNNING
     assert again.seats.filter(bot__isnull=False).count() == 3
     assert not Invitation.objects.filter(game=again).exists()
+    assert game_rematch(game_id=practice.pk, user=ann) == again
+    assert play_again(practice, ann) == PlayAgain(IN, "Ann", again.pk)
 
 
 @pytest.mark.parametrize(
