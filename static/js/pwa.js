@@ -90,6 +90,14 @@
     if (button) {
       button.hidden = true;
     }
+    if (box.hasAttribute("data-push-prompt")) {
+      // Answered, the game page's offer goes for good; the game page's live region says so.
+      var region = document.getElementById("announcer");
+      if (region) {
+        region.textContent = box.dataset.msgOn;
+      }
+      box.hidden = true;
+    }
     if (box.hasAttribute("data-push-reload")) {
       window.location.reload();  // the profile lists the new device
     }

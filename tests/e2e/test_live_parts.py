@@ -31,6 +31,7 @@ SERVER_DRAWN = """(html) => {
     element.removeAttribute("inert");  // a waiting hand, made inert by js/learn.js
     element.removeAttribute("data-placed");  // a player's card placed under their chip
     if (element.matches("[data-maze-tools], [data-round-toast]")) element.removeAttribute("hidden");
+    if (element.matches("[data-offers-slot]")) element.replaceChildren();  // js/next_game.js
     if (element.classList) {
       for (const name of [...element.classList]) {
         if (/^htmx-|--fresh$|^tip-off$/.test(name)) element.classList.remove(name);

@@ -104,14 +104,16 @@ def test_the_offers_after_a_move_take_no_room_from_the_maze(
     expect(page.get_by_test_id("push-prompt")).to_be_visible(timeout=WAIT)
     expect(page.get_by_test_id("next-game-link")).to_be_visible()
     same_room(page, before)
-    # The offers are usable where they are, and hide no decision of the page.
+    # The offers are usable where they are (in the flow: below the maze on a phone, which
+    # scrolls to them), and hide no decision of the page (tests/e2e/test_offers_in_place.py).
     for testid in ("push-prompt", "next-game-link"):
+        page.get_by_test_id(testid).scroll_into_view_if_needed()
         assert page.get_by_test_id(testid).evaluate(CONTROL_PROBLEM) == ""
     page.get_by_test_id("push-prompt").get_by_role("button", name="Not now").click()
     expect(page.get_by_test_id("push-prompt")).to_be_hidden()
-    # The next game's offer covers the header's links at the top corner: it closes too.
     page.get_by_test_id("next-game-close").click()
     expect(page.get_by_test_id("next-game-link")).to_have_count(0)
+    page.evaluate("window.scrollTo(0, 0)")
     same_room(page, before)
     assert browser_problems.problems == []
 
