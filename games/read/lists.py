@@ -4,6 +4,9 @@ header's count of games awaiting the player's decision (cached; ``invalidation``
 from __future__ import annotations
 
 import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -39,15 +42,38 @@ def awaiting_count(user) -> int:
     return len(_awaiting_games(user))
 
 
+# Inside ``awaiting_read_once()``: the lists read so far, by user (a page's render asks twice).
+_READ_ONCE: ContextVar[dict[int, list[tuple[int, str]]] | None] = ContextVar(
+    "awaiting_read_once", default=None
+)
+
+
+@contextmanager
+def awaiting_read_once() -> Iterator[None]:
+    """While a page is rendered (nothing written meanwhile), the awaiting list is read from the
+    cache once: the header's count and the page's next game both ask for it."""
+    token = _READ_ONCE.set({})
+    try:
+        yield
+    finally:
+        _READ_ONCE.reset(token)
+
+
 def _awaiting_games(user) -> list[tuple[int, str]]:
     """(pk, name) of the games waiting for the user's decision, the longest waiting first: one
     cached list for the count and the next game, so the next game costs no query of its own."""
+    read = _READ_ONCE.get()
+    if read is not None and user.pk in read:
+        return read[user.pk]
 
     def query():
         ordered = _awaiting(user).order_by("decision_since", "pk")
         return [tuple(row) for row in ordered.values_list("pk", "name")]
 
-    return get_or_build(cache, _awaiting_key(user.pk), query, AWAITING_SECONDS)
+    found = get_or_build(cache, _awaiting_key(user.pk), query, AWAITING_SECONDS)
+    if read is not None:
+        read[user.pk] = found
+    return found
 
 
 def awaiting_changed(user_ids) -> None:

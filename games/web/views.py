@@ -5,12 +5,15 @@ The acting seat always comes from ``request.user``, never from a request paramet
 
 from __future__ import annotations
 
+import hashlib
 import secrets
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
+from django.core.cache import caches
 from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
+from django.template.loader import render_to_string
 from django.utils import translation
 from django.utils.functional import SimpleLazyObject
 from django.utils.translation import gettext as _
@@ -161,12 +164,14 @@ def _render_game(
     key = secrets.token_urlsafe(12)
     context = {"page": page, "notice": notice, "error": error, "move_key": key}
     context["chat_error"] = chat_error
-    context["after_move"] = after_move(request.user, page, moved=notice is not None)
-    context["play_again"] = rematch.play_again(game, request.user)
-    context["page_token"] = parts.TOKEN_PLACEHOLDER
-    context["page_pop"] = request.GET.get("pop") if request.GET.get("pop") in POPS else None
-    template = template or (PARTIALS[partial] if partial else "games/game.html")
-    return _sent_in_parts(request, render(request, template, context, status=status), shown)
+    with lists.awaiting_read_once():  # the next game and the header's count: one read
+        context["after_move"] = after_move(request.user, page, moved=notice is not None)
+        context["play_again"] = rematch.play_again(game, request.user)
+        context["page_token"] = parts.TOKEN_PLACEHOLDER
+        context["page_pop"] = request.GET.get("pop") if request.GET.get("pop") in POPS else None
+        template = template or (PARTIALS[partial] if partial else "games/game.html")
+        response = render(request, template, context, status=status)
+    return _sent_in_parts(request, response, shown)
 
 
 def _sent_in_parts(request, response, shown: int | None):
@@ -224,7 +229,18 @@ def _watcher_part(request, pk: int, revision: int, shown: int | None):
         return game.revision, context
 
     shared = watched.watched_parts(request, pk, revision, context_of)
-    return _sent_in_parts(request, render(request, PARTIALS["play"], {"watched": shared}), shown)
+    # The answer is the shared parts and the viewer's header count: rendered once per count
+    # (and per the parts, which may show a newer revision than asked for).
+    count = lists.awaiting_count(request.user)
+    made_of = "".join(shared.values()).encode()
+    digest = hashlib.blake2b(made_of, digest_size=16).hexdigest()
+    key = f"watched-answer:{pk}:{digest}:{count}:{translation.get_language()}"
+    body = caches["local"].get(key)
+    if body is None:
+        context = {"watched": shared, "awaiting_count": count}
+        body = render_to_string(PARTIALS["play"], context, request=request)
+        caches["local"].set(key, body, watched.SECONDS)
+    return _sent_in_parts(request, HttpResponse(body), shown)
 
 
 @require_safe

@@ -19,7 +19,7 @@ from games.models import Game
 from games.play.chat import chat_post
 from games.play.suspicions import mark_set
 from games.read import pages
-from games.web import parts
+from games.web import parts, views
 
 from .test_game_pages import logged_in, play_random, start_game, to_move
 from .test_live_parts import OpenPage, place_a_path_card
@@ -162,11 +162,20 @@ def test_the_watchers_answer_after_a_move_is_worked_out_once(table, monkeypatch)
         return original(*args, **kwargs)
 
     monkeypatch.setattr(parts, "changes", counted)
+    answered: list[str] = []
+    render = views.render_to_string
+
+    def rendered(template, *args, **kwargs):
+        answered.append(template)
+        return render(template, *args, **kwargs)
+
+    monkeypatch.setattr(views, "render_to_string", rendered)
     rng = random.Random(2)
     assert place_a_path_card(game, rng) or play_random(game, 1, rng) is None
     answers = {watcher.poll().replace(watcher.token, "TOKEN") for watcher in watchers}
     assert len(answers) == 1  # every watcher the same answer (each with its own token)
     assert len(worked) == 1  # worked out for the first, kept for the others
+    assert answered == [views.PARTIALS["play"]]  # the answer around it rendered once too
     assert 'hx-swap-oob="true" id="play"' not in answers.pop()  # only what changed
 
 
@@ -180,3 +189,25 @@ def test_a_watcher_never_gets_a_seats_kept_part(table):
     assert 'id="hand"' not in watched and "Your role" not in watched
     assert Client().get(reverse("game", args=[game.pk])).status_code == 302  # anonymous: log in
     assert Game.objects.get(pk=game.pk).revision  # (the game is still there)
+
+
+def test_a_page_reads_the_awaiting_list_once(table, monkeypatch):
+    """The header's count and the page's next game are one list: one cache read per page."""
+    from games.read import lists
+
+    game, players, _eve = table
+    reads: list[str] = []
+    original = lists.get_or_build
+
+    def counted(cache, key, build, timeout):
+        reads.append(key)
+        return original(cache, key, build, timeout)
+
+    monkeypatch.setattr(lists, "get_or_build", counted)
+    seat, _state = to_move(game)
+    waiting = next(p for p in players if p != seat.user)
+    html = page(logged_in(waiting), game)
+    assert 'id="my-games"' in html
+    assert [key for key in reads if key.startswith("awaiting-games:")] == [
+        f"awaiting-games:{waiting.pk}"
+    ]
