@@ -336,8 +336,10 @@ def test_a_round_a_bot_played_in_is_not_rated():
 def test_a_stand_ins_move_unrates_that_player_for_the_round_only():
     config, moves, completing, results = played(seed="d")
     users = {p: p + 10 for p in range(4)}
-    # A stand-in made position 1's first move of round 2 (the move after round 1's last).
+    # A stand-in made position 1's first move of round 2 (not the round's first move: position
+    # 2 opens round 2 in this game; the next test puts a stand-in on that one).
     first_of_two = next(i for i in range(completing[0] + 1, len(moves)) if moves[i][0] == 1)
+    assert first_of_two > completing[0] + 1
     matches = maths.game_matches(
         game=7, config=config, seats=seats(4, users), moves=rows(moves, stand_in={first_of_two})
     )
@@ -345,6 +347,25 @@ def test_a_stand_ins_move_unrates_that_player_for_the_round_only():
         results, completing, users, rated=lambda position, number: (position, number) != (1, 2)
     )
     assert matches == want and [m.number for m in want] == [1, 2]
+
+
+def test_a_stand_in_on_a_rounds_very_first_move_unrates_that_player_for_the_round():
+    """The move right after the one that completed round 1 opens round 2: a stand-in's move
+    there counts in round 2 (not in round 1, nor nowhere), so that position is not rated in
+    round 2 (issue 51: no test put a stand-in on a later round's first move)."""
+    config, moves, completing, results = played(seed="d")
+    users = {p: p + 10 for p in range(4)}
+    opening = completing[0] + 1  # round 2's very first move
+    opener = moves[opening][0]
+    matches = maths.game_matches(
+        game=7, config=config, seats=seats(4, users), moves=rows(moves, stand_in={opening})
+    )
+    want = expected(
+        results, completing, users, rated=lambda position, number: (position, number) != (opener, 2)
+    )
+    assert matches == want and [m.number for m in want] == [1, 2]
+    assert all(p.rated for p in want[0].players)
+    assert [p.position for p in want[1].players if not p.rated] == [opener]
 
 
 def test_a_stand_in_in_the_first_round_leaves_the_next_rounds_alone():
