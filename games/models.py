@@ -1,4 +1,4 @@
-"""A game is an append-only log of moves plus a cached engine snapshot (DESIGN.md, persistence).
+"""A game: an append-only log of moves and a cached engine snapshot (docs/architecture.md).
 
 The snapshot holds every secret of the game; nothing renders it directly. Pages, JSON and emails
 go through ``games.read`` and the engine's ``view_for``.

@@ -51,8 +51,8 @@ def test_every_file_the_readme_names_exists():
 
 
 def test_the_readme_names_no_missing_feature():
-    # There is no demo banner (make run prints the demo game's link), and RULES.md is not part
-    # of the repository.
+    # There is no demo banner (make run prints the demo game's link), and the rules are
+    # docs/rules.md (tests/test_docs.py holds the documents to the code).
     assert "banner" not in README.lower()
     assert "RULES.md" not in README
 

@@ -42,7 +42,7 @@ class Tally:
     treasure: int = 0
 
     def rate(self, role: str) -> float | None:
-        """Geologists never win (RULES.md 7.1): their figure is the gold they earn per round."""
+        """Geologists never win (docs/rules.md 7.1): their figure is the gold earned per round."""
         counter = self.gold if role == GEOLOGIST else self.won
         return counter[role] / self.played[role] if self.played[role] else None
 

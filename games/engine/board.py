@@ -1,4 +1,4 @@
-"""The maze: tunnels, joining, placing rules and goal reveals (RULES.md 1 and 6.2)."""
+"""The maze: tunnels, joining, placing rules and goal reveals (docs/rules.md 1 and 6.2)."""
 
 from __future__ import annotations
 

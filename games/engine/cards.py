@@ -1,4 +1,4 @@
-"""The card catalogue as data (RULES.md 6.1).
+"""The card catalogue as data (docs/rules.md 6.1).
 
 Every card of both rule sets is one row of ``CATALOGUE``. A corrected card list is a one-line change
 here; no other module names individual path cards.
@@ -154,7 +154,7 @@ def tunnels_of(card_id: str, turned: bool) -> tuple[frozenset[str], ...]:
     return tuple(turned_edges(t, True) for t in tunnels)
 
 
-# Roles (RULES.md 4.1 and 5).
+# Roles (docs/rules.md 4.1 and 5).
 GOLD_DIGGER, SABOTEUR = "gold-digger", "saboteur"
 BLUE, GREEN, BOSS = "blue-digger", "green-digger", "boss"
 GEOLOGIST, PROFITEER = "geologist", "profiteer"
@@ -182,7 +182,7 @@ MAX_GOLD_DRAWN = 9
 
 VARIANTS = ("old-mine", "new-mine", "rivalry", "greedy-dwarf", "max-saboteurs")
 
-# Saboteur 2 shares by number of winners (RULES.md 7.2); 5 or more get 1 each.
+# Saboteur 2 shares by number of winners (docs/rules.md 7.2); 5 or more get 1 each.
 EXPANSION_SHARES = {1: 5, 2: 4, 3: 3, 4: 2}
-# Base game: what each saboteur gets by number of saboteurs in play (RULES.md 4.3).
+# Base game: what each saboteur gets by number of saboteurs in play (docs/rules.md 4.3).
 SABOTEUR_PAY = {1: 4, 2: 3, 3: 3, 4: 2}

@@ -1,4 +1,4 @@
-"""Starting a game (RULES.md 4.1): check the setup, deal round 1 (``setup``) and open it
+"""Starting a game (docs/rules.md 4.1): check the setup, deal round 1 (``setup``) and open it
 (``rules``). Above both, so that neither needs the other's caller.
 """
 

@@ -1,4 +1,4 @@
-"""The one exception an illegal move raises, with the reason codes of SCENARIOS.md."""
+"""The one exception an illegal move raises, with the reason codes of docs/rules.md 9."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Applying one move: turns (RULES.md 2, 3, 6.3) and the round's end (4.2, 4.3, 7).
+"""Applying one move: turns (docs/rules.md 2, 3, 6.3) and the round's end (4.2, 4.3, 7).
 
 ``apply`` is the only way a state changes. Every check raises ``IllegalMove`` before anything is
 changed, so a refused move leaves the state as it was.
@@ -824,7 +824,7 @@ def _end_turn_without_cards(state: State, events: list[Event]) -> None:
 
 def open_first_round(state: State) -> list[Event]:
     """Round 1 just dealt (``new_game``): skip empty hands; with every hand empty, the round ends
-    at once even though the pile holds cards (RULES.md 2). Returns the events that caused."""
+    at once even though the pile holds cards (docs/rules.md D17). Returns the events it caused."""
     events: list[Event] = []
     if not any(state.hands):
         _end_turn_without_cards(state, events)

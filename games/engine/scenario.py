@@ -1,4 +1,4 @@
-"""Rule scenarios (SCENARIOS.md): ``python -m games.engine.scenario FILE.json [FILE.json ...]``.
+"""Rule scenarios (docs/scenarios.md): ``python -m games.engine.scenario FILE.json ...``.
 
 Prints one JSON summary per file. Exit 0 when every expectation held, 1 when one failed (or a
 move was accepted or refused against the file), 2 when a file is not a valid scenario.
@@ -40,7 +40,7 @@ def round_seeds(seed, rounds: int) -> list[str]:
 
 
 def summary(state: State) -> dict:
-    """The state in the output format of SCENARIOS.md (everything, secrets included)."""
+    """The state in the output format of docs/scenarios.md (everything, secrets included)."""
     names = state.seats
     board = {}
     for position, placed in sorted(state.board.items()):

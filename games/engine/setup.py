@@ -1,4 +1,4 @@
-"""Dealing each round (RULES.md 4.1, 5 and 7.5); ``games.engine.create`` starts a game with it.
+"""Dealing each round (docs/rules.md 4.1, 5 and 7.5); ``games.engine.create`` starts a game with it.
 
 Every random choice of a deal is ``sab-shuffle-v1`` (``games/engine/fairness/``,
 docs/fairness.md): a labelled stream of the round's seed (``roles``, ``goals``, ``deck``, ``first``,

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Literal, NotRequired, TypedDict
 
-# -- Moves (RULES.md 2, 3, 6.3; docs/engine.md) -------------------------------------------------
+# -- Moves (docs/rules.md 2, 3, 6.3; docs/engine.md) ---------------------------------------------
 
 
 class PlaceMove(TypedDict):
@@ -19,7 +19,7 @@ class PlaceMove(TypedDict):
     card: str
     at: list[int]  # [x, y]
     turned: NotRequired[bool]
-    # Where a reached goal could lie either way: goal name -> turned (RULES.md 1.3).
+    # Where a reached goal could lie either way: goal name -> turned (docs/rules.md 1.3, D13).
     goal_turned: NotRequired[dict[str, bool]]
 
 
@@ -229,7 +229,7 @@ class RoundResult(TypedDict):
     reach: NotRequired[dict[str, bool]]
     teams: NotRequired[list[str]]
     trapped: NotRequired[list[str]]  # saboteur2: winners who were trapped (and got nothing)
-    # Made public when the round is over (RULES.md 8).
+    # Made public when the round is over (docs/rules.md 8).
     roles: NotRequired[dict[str, str]]
     goals: NotRequired[dict[str, str]]
     set_aside: NotRequired[list[str]]

@@ -1,4 +1,4 @@
-"""What one seat may know (RULES.md 8): the only road from a state to pages, JSON and emails."""
+"""What one seat may know (docs/rules.md 8): the one road from a state to pages, JSON, emails."""
 
 from __future__ import annotations
 

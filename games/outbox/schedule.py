@@ -1,4 +1,4 @@
-"""Which notices a change causes, and when they are due (DESIGN.md, Celery section).
+"""Which notices a change causes, and when they are due (docs/architecture.md, "The outbox").
 
 The transaction that changes a game calls these: they write ``Notice`` rows (the outbox) and
 return them, and the caller hands the due ones to ``sending.enqueue_after_commit``. A "your turn"

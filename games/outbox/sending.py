@@ -1,4 +1,4 @@
-"""Sending the outbox once (DESIGN.md, Celery section).
+"""Sending the outbox once (docs/architecture.md, "The outbox").
 
 The database is the source of truth. Celery sends the rows: at once after the commit when it
 can, else the sweep that beat runs every minute catches up. Sending locks the notice row,

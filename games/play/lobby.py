@@ -49,7 +49,7 @@ GAME_NAME_ONE_LINE = gettext_lazy(
     "A game's name must be one line, without control characters; it is used in email subjects."
 )
 
-GAME_ROUNDS = (1, 2, 3)  # 3 is the rulebook's game; RULES.md allows a shorter one
+GAME_ROUNDS = (1, 2, 3)  # 3 is the rulebook's game; docs/rules.md D25: shorter ones too
 
 # A player's own seed for the deals (docs/fairness.md): their browser makes 32 hex digits; a
 # player may type their own. No "|": the algorithm joins the seeds with it.

@@ -9,9 +9,9 @@ A round is a match between teams: the players of one *stake* (base: gold diggers
 Saboteur 2: blue diggers, green diggers, the boss, the profiteer, the geologists, the saboteurs)
 with one *outcome* (won or lost) form a team; every team that won ranks first, every team that
 lost second. A trapped blue digger of the winning colour is thus a team of one that lost, beside
-the blue diggers who won. A geologist never counts among the winners (RULES.md 7.1) but plays for
-crystals: they "won" when the crystals paid them (which everyone can tell once the round's roles
-are public: the crystals in the maze, the geologists, who is trapped).
+the blue diggers who won. A geologist never counts among the winners (docs/rules.md 7.1) but
+plays for crystals: they "won" when the crystals paid them (which everyone can tell once the
+round's roles are public: the crystals in the maze, the geologists, who is trapped).
 
 A team's strength is the mean of its players' skills, not their sum: the rule sets give the
 sides unequal numbers on purpose (four diggers against one saboteur is a fair fight), and a sum

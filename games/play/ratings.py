@@ -80,7 +80,7 @@ def before_round_end(game: Game) -> None:
 
 def round_completed(*, game: Game, move: Move, matches) -> None:
     """Rate the rounds ``move`` completed (``completed_rounds``; the game row is locked and
-    ``before_round_end`` ran). The roles of a completed round are public (RULES.md 8), so the
+    ``before_round_end`` ran). The roles of a completed round are public (docs/rules.md 8), so the
     new figures may show at once."""
     for match in matches:
         _write(dataclasses.replace(match, key=move.pk, at=move.created_at))

@@ -1,4 +1,4 @@
-"""Cache invalidation only (no game logic here, DESIGN.md): the open lobbies' version, the
+"""Cache invalidation only (no game logic: docs/architecture.md): the open lobbies' version, the
 players' "awaiting your decision" counts, the vacations the clocks on pages read, and the live
 message that a game's revision changed.
 

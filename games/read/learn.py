@@ -207,7 +207,7 @@ def cell_names(cells: dict[tuple[int, int], tuple[str, bool]]) -> dict[tuple[int
     return names
 
 
-# Choices that hurt the player making them (RULES.md 3.1, 6.3).
+# Choices that hurt the player making them (docs/rules.md 3.1, 6.3).
 SELF_HARM = {
     "break": gettext_lazy(
         "This breaks your own tool: you cannot place path cards until it is repaired."

@@ -1,6 +1,6 @@
 """Live updates: telling open game pages "game N is at revision V" as soon as a change commits.
 
-A message carries a game's id and revision and nothing else (DESIGN.md, "Live updates"): the page
+A message carries a game's id and revision and nothing else (docs/architecture.md): the page
 then fetches its own parts through the same views as any request, so the leak surface stays the
 views. The poll (``access.poll_view``) stays the fallback for anything lost here.
 

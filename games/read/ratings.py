@@ -3,7 +3,7 @@
 and the leaderboards (docs/ratings.md).
 
 Only ``games.play.ratings`` writes ratings, and only once a round's result is complete: its
-roles are public by then (RULES.md 8), so every figure here may be shown to anyone. Nothing here
+roles are public by then (docs/rules.md 8), so any figure here may be shown to anyone. Nothing
 shows a change between two figures.
 """
 

@@ -1,4 +1,4 @@
-// Live updates of the game page (DESIGN.md, "Live updates"). A server-sent events stream says
+// Live updates of the game page (docs/architecture.md, "Live updates"). A server-sent events stream says
 // only "this game is now at revision V"; when the page shows an older revision it asks the poll
 // view for what changed, exactly as its 10-second poll would (same element, same URL), so
 // everything the page shows still comes through the views. The answer is only the parts of the

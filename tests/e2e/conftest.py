@@ -97,7 +97,7 @@ def rigged_game(db):
     for its first round.
 
     ``users[i]`` sits at position i, so engine seat ``str(i)`` is ``users[i]``; ``deal`` is a
-    deal as in SCENARIOS.md written with those seat names ("0", "1", ...).
+    deal as in docs/scenarios.md written with those seat names ("0", "1", ...).
     """
     from games import engine
     from games.models import Game

@@ -53,7 +53,7 @@ def game_specs(draw, ruleset: str | None = None, rounds=None) -> GameSpec:
     low, high = PLAYERS[ruleset]
     players = draw(st.integers(low, high))
     if draw(st.integers(0, 3)) == 0:
-        # Seat names are free strings (SCENARIOS.md): any non-empty text, numbers and JSON-ish too.
+        # Seat names are free strings (docs/scenarios.md): any non-empty text, numbers, JSON-ish.
         seats = draw(st.lists(free_names, min_size=players, max_size=players, unique=True))
     else:
         seats = list(SEAT_NAMES[:players])

@@ -96,7 +96,7 @@ def test_views_show_the_seed_hash_during_the_round_and_the_seed_after_it():
 
 
 def test_every_decision_of_the_rules_has_a_scenario():
-    """RULES.md marks Decisions D1 to D12; each has at least one scenario named after it."""
+    """Decisions D1 to D12 of docs/rules.md each have a scenario named after them."""
     names = [p.name for p in SCENARIOS.glob("*/*.json")]
     missing = [n for n in range(1, 13) if not any(re.match(rf"d{n}_", name) for name in names)]
     assert missing == []

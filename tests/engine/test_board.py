@@ -1,4 +1,4 @@
-"""How a revealed goal lies (RULES.md 1.3): the orientation that fits its revealed neighbours
+"""How a revealed goal lies (docs/rules.md D13): the orientation that fits its revealed neighbours
 best, then the player's choice, then the one opening toward the tunnel that reached it, else
 upright. ``goal_orientation`` on small boards made by hand."""
 

@@ -1,4 +1,4 @@
-"""The card catalogue (RULES.md 6.1): every row, the decks and the turned tunnels.
+"""The card catalogue (docs/rules.md 6.1): every row, the decks and the turned tunnels.
 
 ``cards.py`` builds its catalogue once, when it is imported. The tests read a copy of the module
 run afresh (``fresh_cards``), so that what they check is what its rows build now: under mutation

@@ -1,4 +1,4 @@
-"""Starting a game (RULES.md 4.1), pinned: the setup each game keeps, and the field and words of
+"""Starting a game (docs/rules.md 4.1), pinned: the setup each game keeps, the field and words of
 every refused setup."""
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Every malformed move is refused with its reason code and its message (issue 41).
 
 A move may come from anywhere (a form, a link, a file): each way it can be ill-formed has a
-check, and each check its code (``malformed`` and the others of SCENARIOS.md) and its words, which
+check, and each check its code (``malformed`` and the others of docs/rules.md 9) and words, which
 the page shows. A refused move changes nothing.
 """
 

@@ -1,4 +1,4 @@
-"""Dealing, pinned (RULES.md 4.1, 5 and 7.5): what a round's seed deals, the role cards and hand
+"""Dealing, pinned (docs/rules.md 4.1, 5, 7.5): what a round's seed deals, the role cards and hand
 sizes by player count, rigged deals, and the code and words of every malformed deal."""
 
 from __future__ import annotations

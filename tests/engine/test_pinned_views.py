@@ -1,5 +1,5 @@
 """What each seat's view shows while a round's gold is shared, after it and at the game's end
-(RULES.md 8): the gold gained only to its owner until the game ends, the seed and set-aside
+(docs/rules.md 8): the gold gained only to its owner until the game ends, the seed and set-aside
 cards only once the round is done, the gold supply's seed only at the end (issue 41)."""
 
 from __future__ import annotations

@@ -4,8 +4,8 @@
    refused with a known reason code and changes nothing.
 2. Invariants hold after every move of random full games: cards and gold are conserved, the version
    counts moves, snapshots round-trip through JSON, replaying the moves rebuilds the state.
-3. Views leak nothing (RULES.md 8): two states differing only in what a seat may not know give that
-   seat the same view.
+3. Views leak nothing (docs/rules.md 8): two states differing only in what a seat may not know
+   give that seat the same view.
 """
 
 from __future__ import annotations
@@ -357,7 +357,7 @@ def check_invariants(state: State, previous: State | None, moves: int) -> None:
     roles = Counter(state.roles) + Counter(state.set_aside) + Counter(state.role_discards)
     assert roles == role_deck(state)
     assert len(state.roles) == len(state.hands) == len(state.in_front) == len(state.gold) == n
-    # No two action cards of one kind in front of a player (RULES.md 3).
+    # No two action cards of one kind in front of a player (docs/rules.md 3).
     for lying in state.in_front:
         assert all(count == 1 for count in Counter(lying).values()), lying
     # Gold.
@@ -449,7 +449,7 @@ def test_invariants_hold_after_every_move(ruleset, data):
 
 # -- 3. Views leak nothing -----------------------------------------------------------------------
 #
-# Each edit changes, on a clone, only something ``me`` may not know (RULES.md 8); ``me`` None is a
+# Each edit changes, on a clone, only what ``me`` may not know (docs/rules.md 8); ``me`` None is a
 # spectator, for whom every seat is "another seat". An edit returns False when it does not apply.
 
 

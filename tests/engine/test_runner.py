@@ -1,4 +1,4 @@
-"""The scenario runner's command-line contract (SCENARIOS.md): output, exit codes, errors."""
+"""The scenario runner's command-line contract (docs/scenarios.md): output, exit codes, errors."""
 
 import json
 import subprocess

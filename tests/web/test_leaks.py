@@ -1,4 +1,4 @@
-"""Leak tests for the web layer (QUALITY.md "Secrets", RULES.md section 8). No browser.
+"""Leak tests for the web layer (docs/rules.md 8; docs/architecture.md, "Secrets"). No browser.
 
 1. A route walker lists every URL pattern of the root resolver (includes, allauth, admin, i18n), so
    a route added later is requested too, as every seat, an outsider, anonymous and a superuser.

@@ -382,7 +382,7 @@ def test_without_redis_the_hub_reads_revisions_from_the_database(players, real_s
     assert live.hub().use_redis is False
 
 
-# -- No secret in a live message (QUALITY.md) --------------------------------------------------
+# -- No secret in a live message (docs/architecture.md, "Secrets") -------------------------------
 
 
 @pytest.mark.real_streams

@@ -1,5 +1,5 @@
 """Bad input changes nothing: forged posts, every move kind out of turn, in the wrong phase, in a
-finished game and from outside the table (QUALITY.md, moves and concurrency)."""
+finished game and from outside the table (docs/architecture.md, "The move pipeline")."""
 
 import pytest
 from django.db import transaction

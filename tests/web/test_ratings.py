@@ -145,7 +145,7 @@ def test_a_completed_round_rates_its_players_by_their_roles(people):
 
 
 def test_ratings_change_only_with_the_move_that_completes_a_round(people):
-    """Roles are public once a round is over (RULES.md 8): no rating moves before that."""
+    """Roles are public once a round is over (docs/rules.md 8): no rating moves before that."""
     rng = random.Random(5)
     for attempt in range(5):  # until a game teaches something (a rated round)
         game = table(people[:4], rounds=3, name=f"Watched {attempt}")
