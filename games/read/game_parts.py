@@ -535,6 +535,7 @@ class LastAct:
     card: str = ""  # the card played, when everyone sees it (not a pass's discards)
     seat: str = ""  # the player it was played on: a tool, a theft, a cleared card (their own)
     at: Position | None = None  # the maze's cell: a path, a rockfall, a map's goal
+    passed: bool = False  # a pass: the mover's own chip shows it (nothing else moved)
 
 
 ACTS = ("placed", "action", "passed", "cleared", "stole", "gold-taken")
@@ -560,6 +561,7 @@ def last_act(moves) -> LastAct | None:
                 card=event.get("card", ""),
                 seat=seat,
                 at=(at[0], at[1]) if at else None,
+                passed=event["kind"] == "passed",
             )
     return None
 

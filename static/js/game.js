@@ -473,7 +473,8 @@
     var move = act.getAttribute("data-last-move");
     if (move !== landed && move !== "0") {
       var cell = container.querySelector(".maze__cell--last");
-      var at = act.getAttribute("data-act-seat");
+      // A pass lights up the mover's own chip (it shows "passed"): every move is seen.
+      var at = act.getAttribute(act.hasAttribute("data-act-passed") ? "data-act-from" : "data-act-seat");
       var seat = at ? document.querySelector('#play .seat[data-seat="' + at + '"]') : null;
       if (cell) {
         freshen(cell, "maze__cell--fresh");
@@ -481,7 +482,7 @@
       if (seat) {
         freshen(seat, "seat--fresh");
       }
-      if (landed !== null) {
+      if (landed !== null && !act.hasAttribute("data-act-passed")) {
         var card = act.getAttribute("data-act-card") || "";
         fly(act.getAttribute("data-act-from"), seat || cell, card);
         if (seat && /^swap-/.test(card)) {

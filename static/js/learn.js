@@ -272,8 +272,42 @@
     }
   }
 
+  // After a move the focus goes back to the hand (it fell to the page's top, 24 Tabs away): to
+  // its first card when the decision is still the player's, else to the bar that holds it; when
+  // the turn comes back, from there (or from nowhere) to the hand's first card. Nothing else
+  // that has the focus (the chat's box, the maze) loses it to a live update.
+  var mine = null;
+
+  function handCard() {
+    var hand = document.querySelector("#bar ul.bar__hand");
+    return hand && !hand.inert ? hand.querySelector("a.hand-card, .hand-card[tabindex='0']") : null;
+  }
+
+  function parked() {
+    var active = document.activeElement;
+    return !active || active === document.body || active.id === "bar";
+  }
+
+  function backToHand(moved) {
+    handWaits();
+    var now = !!document.querySelector("#bar-head.bar__head--mine");
+    var card = handCard();
+    if (moved || (now && !mine && parked())) {
+      var target = card || (moved ? document.getElementById("bar") : null);
+      if (target) {
+        target.focus({ preventScroll: true });
+      }
+    }
+    mine = now;
+  }
+
+  function moveMade(config) {
+    return !!config && config.verb === "post" && /\/move\/?$/.test(config.path || "");
+  }
+
   document.addEventListener("htmx:afterSettle", function (event) {
     var trigger = event.detail && event.detail.requestConfig && event.detail.requestConfig.elt;
+    backToHand(moveMade(event.detail && event.detail.requestConfig));
     moveFocus(trigger);
     // game.js has put back the scroll position; a column added (or dropped) on the west side
     // would shift the whole maze sideways by one cell: move the scroll with it.
@@ -289,6 +323,7 @@
   });
 
   document.addEventListener("DOMContentLoaded", function () {
+    mine = !!document.querySelector("#bar-head.bar__head--mine");
     var all = entries();
     lastEntry = all.length ? all[0] : "";
     showSpots();
