@@ -323,3 +323,20 @@ def test_the_awake_hour_skips_a_vacation_and_a_weekend(local_zone):
     start = datetime(2026, 11, 6, 23, 30, tzinfo=PRAGUE)
     deadline = clock.decision_deadline(rules, start, timedelta(0), stops, nights)
     assert in_utc(deadline.final) == (timedelta(0), datetime(2026, 11, 10, 7, 30))
+
+
+def test_the_quiet_hours_a_moment_falls_in_are_the_players_own_from_their_first_instant(
+    local_zone,
+):
+    """Quiet 22:00 to 09:00 in Pago Pago (UTC-11). At 08:00 there (19:00 UTC: in Kathmandu
+    already the next day) the night begun the evening before is under way, whatever the machine's
+    own date; a night holds its first instant, not its last (found by mutation testing)."""
+    pago = ZoneInfo("Pacific/Pago_Pago")
+    nights = clock.Quiet(start=clock_time(22), end=clock_time(9), zone="Pacific/Pago_Pago")
+    begins, ends = nights.window_at(datetime(2026, 11, 4, 8, tzinfo=pago))
+    assert in_utc(begins) == (timedelta(0), datetime(2026, 11, 4, 9, 0))
+    assert in_utc(ends) == (timedelta(0), datetime(2026, 11, 4, 20, 0))
+    assert nights.window_at(ends) is None
+    evening = datetime(2026, 11, 4, 22, tzinfo=pago)
+    assert nights.window_at(evening)[0] == evening
+    assert nights.window_at(evening - timedelta(microseconds=1)) is None
