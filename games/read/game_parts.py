@@ -738,7 +738,7 @@ class Recap:
     new_recaps: tuple[dict, ...] = ()
     end: dict | None = None  # the end of the game: winners, gold per round, seeds
     standings: tuple[dict, ...] = ()
-    guesses: str = ""  # the good guesses so far, per player (marks of the rounds over)
+    guesses: str = ""  # the good guesses per player (so far; at the end, of the whole game)
 
 
 def recap(
@@ -761,8 +761,11 @@ def recap(
     def named(number: int) -> dict[str, str]:
         return round_names[number - 1] if number <= len(round_names) else names
 
-    def guesses(number: int) -> list[str]:
-        return guessed.of_round(number, named(number)) if guessed is not None else []
+    def guesses(number: int) -> tuple[list[str], dict[str, str]]:
+        """The round's marks as sentences, and per author (beside their role)."""
+        if guessed is None:
+            return [], {}
+        return guessed.of_round(number, named(number)), guessed.by_author(number, named(number))
 
     def of(number: int, *, maze: bool = False) -> dict:
         return round_recap(
@@ -773,13 +776,15 @@ def recap(
     if view.get("round_ending") and not view["finished"]:
         # The round is over and its gold is being shared: everyone sees how it ended first.
         number = view["round"]
+        sentences, by_author = guesses(number)
         round_end = history.round_recap(
             view["round_ending"],
             number,
             named(number),
             ruleset=ruleset,
             did=did.get(number),
-            guesses=guesses(number),
+            guesses=sentences,
+            guessed=by_author,
         )
     elif done and not view["finished"] and result_shown:
         round_result = of(len(done))
@@ -790,7 +795,7 @@ def recap(
         new_recaps=tuple(of(n, maze=True) for n in ended_since if n <= len(done)),
         end=history.game_end(view, names),
         standings=standings(players) if view["finished"] else (),
-        guesses=guessed.tally(names) if guessed is not None else "",
+        guesses=guessed.tally(names, final=view["finished"]) if guessed is not None else "",
     )
 
 
@@ -801,15 +806,23 @@ def round_recap(
     ruleset: str,
     maze: bool,
     did: Mapping[str, ledger.SeatRecord] | None,
-    guesses: list[str],
+    guesses: tuple[list[str], dict[str, str]],
 ) -> dict:
     """A finished round's recap (``history.round_recap``), its final maze drawn (the largest part
     of it), kept under the digest of what it is made from (``games.read.kept``): every page that
     shows it (each player's, the watchers') makes it once, not at every view."""
 
     def build() -> dict:
+        sentences, by_author = guesses
         recap = history.round_recap(
-            done, number, names, ruleset=ruleset, maze=maze, did=did, guesses=guesses
+            done,
+            number,
+            names,
+            ruleset=ruleset,
+            maze=maze,
+            did=did,
+            guesses=sentences,
+            guessed=by_author,
         )
         if recap["rows"]:
             recap["maze"] = history.maze_html(recap.pop("rows"), "recap-maze")

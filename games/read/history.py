@@ -104,11 +104,13 @@ def round_recap(
     maze: bool = False,
     did: Mapping[str, ledger.SeatRecord] | None = None,
     guesses: list[str] | None = None,
+    guessed: Mapping[str, str] | None = None,
 ) -> dict:
     """One finished round from the viewer's ``view["rounds_done"]`` entry: what the recap shows.
     Gold gained is only what the view holds (the viewer's own until the game ends); ``did``: the
     round's public ledger (games/read/ledger.py), what each player was seen doing; ``guesses``:
-    each player's last marks of the round, right or wrong (games/read/suspicions.py)."""
+    each player's last marks of the round, right or wrong (games/read/suspicions.py), as
+    sentences; ``guessed``: the same per author seat, shown beside the author's true role."""
 
     def name(seat):
         return names.get(seat, "?")
@@ -119,7 +121,10 @@ def round_recap(
         "treasure_found": done["treasure_found"],
         "finisher": name(done["finisher"]) if done["finisher"] else None,
         "winners": [name(s) for s in done["winners"]],
-        "roles": [{"name": name(s), "role": role_name(r)} for s, r in roles.items()],
+        "roles": [
+            {"name": name(s), "role": role_name(r), "guessed": (guessed or {}).get(s, "")}
+            for s, r in roles.items()
+        ],
         "goals": [
             {"goal": goal_label(goal), "card": card_name(c)} for goal, c in done["goals"].items()
         ],

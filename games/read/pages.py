@@ -458,6 +458,7 @@ def round_recap_page(game: Game, user, number: int) -> dict | None:
         round_names = history.round_names(moves, names, table_events.renames(game))
         seen = ledger.public(game.pk, moves, [p["seat"] for p in view["players"]])
         named = _named(round_names, number, names)
+        guessed = suspicions.revealed(game.seats.all(), view)
         recap = history.round_recap(
             view["rounds_done"][number - 1],
             number,
@@ -465,7 +466,8 @@ def round_recap_page(game: Game, user, number: int) -> dict | None:
             ruleset=view["ruleset"],
             maze=True,
             did=seen.rounds.get(number),
-            guesses=suspicions.revealed(game.seats.all(), view).of_round(number, named),
+            guesses=guessed.of_round(number, named),
+            guessed=guessed.by_author(number, named),
         )
         recap["rounds"] = len(view["rounds_done"])
         recap["maze"] = history.maze_html(recap.pop("rows"), "recap-maze")  # drawn once, cached

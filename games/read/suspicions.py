@@ -79,9 +79,16 @@ class Revealed:
 
     def of_round(self, number: int, names: Mapping[str, str]) -> list[str]:
         """Round ``number``'s marks in sentences: "Ann guessed Bob: Saboteur (right), ..."."""
-        sentences = []
-        for author, marks in self.lines.get(number, {}).items():
-            said = ", ".join(
+        return [
+            _("%(author)s guessed %(marks)s.") % {"author": names.get(author, "?"), "marks": said}
+            for author, said in self.by_author(number, names).items()
+        ]
+
+    def by_author(self, number: int, names: Mapping[str, str]) -> dict[str, str]:
+        """Round ``number``'s marks per author seat, each in words ("Bob: Saboteur (right),
+        Cid: Gold digger (wrong)"): what the results show beside the author's true role."""
+        return {
+            author: ", ".join(
                 _("%(target)s: %(mark)s (%(verdict)s)")
                 % {
                     "target": names.get(m["target"], "?"),
@@ -90,17 +97,19 @@ class Revealed:
                 }  # fmt: skip
                 for m in marks
             )
-            who = names.get(author, "?")
-            sentences.append(_("%(author)s guessed %(marks)s.") % {"author": who, "marks": said})
-        return sentences
+            for author, marks in self.lines.get(number, {}).items()
+        }
 
-    def tally(self, names: Mapping[str, str]) -> str:
-        """The good guesses so far, per player ("" when nobody guessed)."""
+    def tally(self, names: Mapping[str, str], *, final: bool = False) -> str:
+        """The good guesses so far, per player ("" when nobody guessed); ``final``: the game is
+        over, and so are the guesses (not "so far")."""
         if not self.lines:
             return ""
         counts = ", ".join(
             f"{names.get(seat, '?')} {count}" for seat, count in sorted(self.good.items())
         )
+        if final:
+            return _("Good guesses: %(counts)s") % {"counts": counts}
         return _("Good guesses so far: %(counts)s") % {"counts": counts}
 
 

@@ -123,7 +123,8 @@ def test_at_the_rounds_end_the_recap_shows_the_guesses_beside_the_roles(table, m
         html = page_of(user, game)
         assert "Ann guessed Bob: Saboteur (right), Cid: Saboteur (wrong)." in html
         assert "Bob guessed Ann: Not sure (not sure)." in html
-        assert "Good guesses so far: Ann 1" in html
+        # The game (of one round) is over: the count is the game's, not "so far" (issue 50).
+        assert "Good guesses: Ann 1" in html and "so far" not in html
     # The round is over: its marks stay as they were.
     with pytest.raises(ServiceError):
         suspicions.mark_set(game_id=game.pk, user=cid, target="1", mark="digger")
