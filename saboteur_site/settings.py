@@ -304,9 +304,16 @@ LIVE_STREAMS_PER_USER = env_int("LIVE_STREAMS_PER_USER", 20)
 # the tests' live server have a thread per connection.
 LIVE_WSGI_STREAMS = env_bool("LIVE_WSGI_STREAMS", not PRODUCTION)
 
-# Per process, for markup that is the same for everyone (the lobby's creation form): no round
-# trip to Redis, nothing to invalidate but a deploy.
-CACHES["local"] = {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": "local"}
+# Per process, for markup that is the same for everyone (the lobby's creation form) and what is
+# kept under a digest of its data (games/read/kept.py, {% kept %}: a game's parts, its ledger,
+# recaps, replay steps): no round trip to Redis, nothing to invalidate. Django's default of 300
+# entries was culled by a few busy games' parts; 3,000 (each a few KB, a page's parts tens of
+# KB: some tens of MB at most per process) keep those of the games being played.
+CACHES["local"] = {
+    "BACKEND": "django.core.cache.backends.locmem.LocMemCache",
+    "LOCATION": "local",
+    "OPTIONS": {"MAX_ENTRIES": env_int("LOCAL_CACHE_ENTRIES", 3000)},
+}
 # What each open game page was sent (games/web/parts.py): written at every render of the play
 # area, so in Redis, shared by every process; without Redis (`make run`: one web process) in the
 # process's memory rather than in the database's cache table, which would take SQLite's lock.
