@@ -298,39 +298,49 @@ def assert_no_tokens(fetched: list[Fetched], tokens: dict[str, str], viewer: Vie
 FORBIDDEN_TYPES = (Game, Seat, Move, ChatMessage, Invitation, engine.State, engine.Config)
 
 
-def forbidden_in(value, snapshot: dict, path: str, seen: set, depth: int = 0):
-    """The path of a Game/Seat/State object or a snapshot-like dict inside ``value``, or None.
-    Only plain containers and dataclasses are entered (``type()``, so lazy objects stay lazy)."""
+def forbidden_in(value, snapshot: dict, walked: dict, depth: int = 0):
+    """Where a Game/Seat/State object or a snapshot-like dict is inside ``value``: (the keys on
+    the way, what was found), or None. Only plain containers and dataclasses are entered
+    (``type()``, so lazy objects stay lazy), to a depth of 12.
+
+    ``walked`` holds the containers already entered (id: the object, kept alive so that no id is
+    reused, and the depth it was entered at): the templates of one response, and the responses of
+    one viewer, share most of their objects, and each is walked once unless it is met again nearer
+    the top (where the depth limit lets the walk go further below it)."""
     kind = type(value)
     if issubclass(kind, FORBIDDEN_TYPES):
-        return f"{path}: {kind.__name__}"
-    if depth > 12 or id(value) in seen:
+        return [], kind.__name__
+    if depth > 12:
+        return None
+    entered = walked.get(id(value))
+    if entered is not None and entered[1] <= depth:
         return None
     if kind is dict:
-        seen.add(id(value))
         if value == snapshot or {"hands", "pile"} <= value.keys() or "round_seeds" in value:
-            return f"{path}: the snapshot"
+            return [], "the snapshot"
         items = value.items()
     elif kind in (list, tuple, set, frozenset):
-        seen.add(id(value))
         items = enumerate(value)
     elif dataclasses.is_dataclass(kind):
-        seen.add(id(value))
         items = ((f.name, getattr(value, f.name)) for f in dataclasses.fields(value))
     else:
         return None
+    walked[id(value)] = (value, depth)
     for key, item in items:
-        found = forbidden_in(item, snapshot, f"{path}.{key}", seen, depth + 1)
-        if found:
-            return found
+        found = forbidden_in(item, snapshot, walked, depth + 1)
+        if found is not None:
+            return [key, *found[0]], found[1]
     return None
 
 
 def assert_templates_see_only_views(fetched: list[Fetched], snapshot: dict):
+    walked: dict = {}
     for item in fetched:
         for context in item.contexts:
-            found = forbidden_in(context.flatten(), snapshot, "context", set())
-            assert found is None, f"GET {item.url} (htmx={item.hx}) renders {found}"
+            found = forbidden_in(context.flatten(), snapshot, walked)
+            if found is not None:
+                where = ".".join(["context", *map(str, found[0])])
+                raise AssertionError(f"GET {item.url} (htmx={item.hx}) renders {where}: {found[1]}")
 
 
 # -- Twins: the structural test ---------------------------------------------------------------
