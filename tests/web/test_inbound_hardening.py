@@ -36,7 +36,7 @@ from tests.conftest import scaled_examples
 from tests.players import create_player
 
 from .test_one_tap import ACTION_DEAL, rigged
-from .test_replies import MAILGUN_KEY, basic, reply, reply_to, turn_email
+from .test_replies import MAILGUN_KEY, basic, postmark_payload, reply, reply_to, turn_email
 from .test_settings_guard import one_line_refusal, production_env, run_manage
 
 pytestmark = pytest.mark.django_db
@@ -110,28 +110,6 @@ def mailgun_mime(message: EmailMessage) -> dict:
         "body-mime": message.as_string(),
         "recipient": message["To"],
         "sender": "ann@example.com",
-    }
-
-
-def postmark_payload(message: EmailMessage) -> dict:
-    """Postmark's inbound JSON for ``message`` (its documented fields)."""
-    return {
-        "FromName": "Ann",
-        "From": "ann@example.com",
-        "FromFull": {"Email": "ann@example.com", "Name": "Ann"},
-        "To": message["To"],
-        "ToFull": [{"Email": message["To"], "Name": ""}],
-        "CcFull": [],
-        "OriginalRecipient": message["To"],
-        "Subject": message["Subject"],
-        "MessageID": "22c74902-a0c1-4511-804f-341342852c90",
-        "TextBody": message.get_content(),
-        "HtmlBody": "",
-        "Headers": [
-            {"Name": "Return-Path", "Value": "<ann@example.com>"},
-            {"Name": "Message-ID", "Value": message["Message-ID"]},
-        ],
-        "Attachments": [],
     }
 
 

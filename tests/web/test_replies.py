@@ -372,9 +372,10 @@ def mailgun_post(message: EmailMessage, *, key=MAILGUN_KEY, recipient=None, auth
     )
 
 
-def postmark_post(message: EmailMessage, *, auth="hook:s3cret"):
-    """Postmark's inbound JSON (its documented fields; Anymail builds the message from them)."""
-    payload = {
+def postmark_payload(message: EmailMessage) -> dict:
+    """Postmark's inbound JSON for ``message`` (its documented fields; Anymail builds the
+    message from them)."""
+    return {
         "FromName": "Ann",
         "From": "ann@example.com",
         "FromFull": {"Email": "ann@example.com", "Name": "Ann"},
@@ -394,9 +395,12 @@ def postmark_post(message: EmailMessage, *, auth="hook:s3cret"):
         ],
         "Attachments": [],
     }
+
+
+def postmark_post(message: EmailMessage, *, auth="hook:s3cret"):
     return Client().post(
         "/inbound/postmark/",
-        json.dumps(payload),
+        json.dumps(postmark_payload(message)),
         content_type="application/json",
         **(basic(auth) if auth else {}),
     )
