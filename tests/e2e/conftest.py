@@ -2,6 +2,8 @@ import os
 from pathlib import Path
 
 import pytest
+from django.conf import settings
+from django.test import Client
 
 from tests.redis_space import clear_run_cache
 
@@ -159,20 +161,36 @@ def browser_problems():
 
 @pytest.fixture
 def player_page(browser, live_server, browser_problems):
-    """``player_page(user, **context_options)``: a page in its own context, logged in through the
-    real login form, watched for console errors, CSP violations and page errors."""
+    """``player_page(user, **context_options)``: a page in its own context, logged in, on the
+    home page, watched for console errors, CSP violations and page errors.
+
+    Logged in by cookie: a session made as Django's test client logs in (``force_login``), its
+    cookie given to the browser, then the home page loaded, where the login form would have led.
+    Going through the form took about a second a page, a third of the browser tests' time; the
+    form itself is the subject of test_signup_flow.py (and of the production suite)."""
     contexts = []
 
     def make(user, **context_options):
         context = browser.new_context(**context_options)
         context.set_default_timeout(15_000)
         contexts.append(context)
+        client = Client()
+        client.force_login(user)
+        name = settings.SESSION_COOKIE_NAME
+        context.add_cookies(
+            [
+                {
+                    "name": name,
+                    "value": client.cookies[name].value,
+                    "url": live_server.url,
+                    "httpOnly": True,
+                    "sameSite": "Lax",
+                }
+            ]
+        )
         page = browser_problems.attach(context.new_page(), label=user.display_name)
-        page.goto(f"{live_server.url}/accounts/login/")
-        page.get_by_label("Email").fill(user.email)
-        page.get_by_label("Password").fill(PLAYER_PASSWORD)
-        page.get_by_role("button", name="Sign In").click()
-        page.wait_for_url(f"{live_server.url}/")
+        response = page.goto(f"{live_server.url}/")
+        assert response is not None and response.ok, response
         return page
 
     yield make
