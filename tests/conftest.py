@@ -174,9 +174,25 @@ def _quick_flush():
 
 
 def pytest_collection_modifyitems(items):
-    """The slow tests first (a stable sort keeps the rest in order): spread over processes
-    (`make test`), a long one left for last would keep one process busy after the others end."""
-    items.sort(key=lambda item: item.get_closest_marker("slow") is None)
+    """The slow tests first, shared among the processes (`make test`): a long one left for last
+    would keep one process busy after the others end.
+
+    pytest-xdist's worksteal hands each process a run of the list at the start (the first
+    process the first len // n tests, the next a run of the rest, ...), then moves tests from the
+    end of a busy process's run to an idle one. A list that simply began with every slow test
+    gave them all to the first process, one after the other; here each run begins with its share
+    of them (round robin), the other tests after them in their order."""
+    slow = [item for item in items if item.get_closest_marker("slow") is not None]
+    rest = [item for item in items if item.get_closest_marker("slow") is None]
+    processes = max(1, int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1")))
+    ordered, left = [], len(items)
+    for run in range(processes):
+        size = left // (processes - run)  # as worksteal counts the run it sends
+        share = slow[run::processes]
+        ordered += share + rest[: max(0, size - len(share))]
+        rest = rest[max(0, size - len(share)) :]
+        left -= size
+    items[:] = ordered + rest
 
 
 # Processes the tests start (Celery workers, manage.py) use this run's part of Redis too.

@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from games.bots import choose_move, public_events
 from games.engine import apply_in_place, legal_moves, new_game, view_for
 from games.engine.state import Placed
@@ -213,6 +215,7 @@ def test_a_geologist_mends_others_and_never_breaks_anyone():
     assert move.get("card") not in ("break-cart", "trapped", "map"), move
 
 
+@pytest.mark.slow  # started first (tests/conftest.py)
 def test_the_simulation_gives_the_same_figures_over_several_processes():
     args = ("--ruleset", "saboteur2", "--players", "4", "--games", "2", "--reverse-games", "1")
     alone, spread = run_simulate(*args), run_simulate(*args, "--jobs", "2")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 
+import pytest
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
@@ -111,6 +112,7 @@ def bots_only_make_legal_moves(spec, seed, share):
         history += public_events(apply_in_place(state, seat, move))
 
 
+@pytest.mark.slow  # started first (tests/conftest.py)
 def test_a_bot_only_makes_legal_moves_in_thousands_of_states():
     """The property above, run here (not a test of its own: under pytest-xdist's worksteal a
     second test could run in another process and count nothing): dozens of bot decisions a game

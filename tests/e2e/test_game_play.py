@@ -133,6 +133,7 @@ def assert_clean(browser_problems):
 # -- Tests -----------------------------------------------------------------------------------
 
 
+@pytest.mark.slow  # started first (tests/conftest.py)
 @pytest.mark.django_db(transaction=True)
 def test_base_game_played_to_the_end_by_three_browsers(
     live_server, make_player, rigged_game, player_page, browser_problems
@@ -195,6 +196,7 @@ def test_base_game_played_to_the_end_by_three_browsers(
     assert_clean(browser_problems)
 
 
+@pytest.mark.slow  # started first (tests/conftest.py)
 @pytest.mark.django_db(transaction=True)
 def test_saboteur2_blue_door_decides_and_the_thief_steals(
     live_server, make_player, rigged_game, player_page, browser_problems

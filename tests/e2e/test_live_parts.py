@@ -70,6 +70,7 @@ def fresh_play(page, url):
     return response.text()
 
 
+@pytest.mark.slow  # started first (tests/conftest.py)
 @pytest.mark.django_db(transaction=True)
 def test_an_open_page_updated_by_parts_is_the_page_a_fresh_load_shows(
     live_server, make_player, rigged_game, player_page, browser_problems

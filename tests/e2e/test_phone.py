@@ -95,6 +95,7 @@ def tap_pass(page, card):
     made(page, before)
 
 
+@pytest.mark.slow  # started first (tests/conftest.py)
 @pytest.mark.django_db(transaction=True)
 def test_a_whole_round_on_a_phone_by_taps(
     live_server, make_player, rigged_game, player_page, browser_problems

@@ -48,6 +48,7 @@ def decide(page):
     expect(version_field).not_to_have_value(str(before), timeout=10_000)
 
 
+@pytest.mark.slow  # started first (tests/conftest.py)
 @pytest.mark.django_db(transaction=True)
 def test_one_person_plays_a_practice_game_against_two_bots_to_its_end(
     channel,  # noqa: F811

@@ -268,6 +268,7 @@ def alternative_forms(state: State, move: dict) -> list[dict]:
     return forms
 
 
+@pytest.mark.slow  # started first (tests/conftest.py)
 @pytest.mark.parametrize("ruleset", RULESETS)
 @settings(deadline=None, phases=NO_SHRINK)
 @given(data=st.data())
@@ -398,6 +399,7 @@ def check_invariants(state: State, previous: State | None, moves: int) -> None:
     assert again.to_json() == data
 
 
+@pytest.mark.slow  # started first (tests/conftest.py)
 @pytest.mark.parametrize("ruleset", RULESETS)
 @settings(deadline=None, phases=NO_SHRINK)
 @given(data=st.data())

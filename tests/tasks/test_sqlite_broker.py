@@ -16,6 +16,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from celery import Celery
 
 from saboteur_site.celery import (
@@ -107,6 +108,7 @@ def test_a_worker_runs_tasks_over_the_sqlite_broker_and_delivered_ones_are_prune
     assert ids == sorted([later.id, waiting.id])
 
 
+@pytest.mark.slow  # started first (tests/conftest.py)
 def test_health_in_run_mode_leaves_out_the_ping_the_sqlite_broker_cannot_answer(tmp_path):
     """The SQLAlchemy transport has no fanout exchange, so the worker starts without remote
     control: a ping would always time out and call a working site unhealthy."""

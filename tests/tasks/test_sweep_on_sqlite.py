@@ -14,6 +14,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -37,6 +39,7 @@ def run(args, env):
     return result.stdout
 
 
+@pytest.mark.slow  # started first (tests/conftest.py)
 def test_digests_reminders_and_sending_all_work_in_the_sweep_on_sqlite(tmp_path):
     env = run_mode_env(tmp_path)
     run(["manage.py", "migrate", "--noinput", "-v0"], env)

@@ -223,6 +223,7 @@ def told_before(move: Move) -> bool:
     return any(quiet_window(user, at) is None for at in sent)
 
 
+@pytest.mark.slow  # started first (tests/conftest.py)
 def test_a_fortnight_in_five_zones_has_no_timeout_without_an_email_first(
     five, traveller, pictures_once
 ):

@@ -82,6 +82,7 @@ def test_refusals_say_why_and_create_nothing(monkeypatch, args, password, messag
     assert not User.objects.exists()
 
 
+@pytest.mark.slow  # started first (tests/conftest.py)
 def test_make_admin_creates_the_account_in_the_run_modes_database(tmp_path):
     """What the README tells a newcomer to type, in a subprocess, against the run mode's kind
     of database (a SQLite file of this test's own instead of db.sqlite3)."""
