@@ -38,8 +38,6 @@ def _texts() -> dict:
         "in_front": esc(_("In front")),
         "guess": esc(_("Your guess (yours alone until the round ends):")),
         "marked": _("Your guess: %(mark)s"),
-        # The latest move was this player's pass: their chip shows it (issue 50).
-        "passed": esc(_("Passed")),
     }
 
 
@@ -47,12 +45,11 @@ def _texts() -> dict:
 def seat_items(page) -> str:
     texts = _texts()
     clock = page.clock.text() if page.clock_shown else None  # beside whoever decides
-    act = page.board.last_act  # the latest move: the player it was played on, or who passed
-    last = (act.mover if act.passed else act.seat) if act else ""
-    passed = act.mover if act and act.passed else ""
+    act = page.board.last_act  # the latest move: the player it was played on
+    last = act.seat if act else ""
     marking = _Marking(page, None, texts)
     items = (
-        _item(p, texts, clock, last, passed) + marking.badge(p) + _opener(p, texts, page.ledger)
+        _item(p, texts, clock, last) + marking.badge(p) + _opener(p, texts, page.ledger)
         for p in page.players.rows
     )
     return mark_safe(" ".join(item + " </li>" for item in items))  # noqa: S308
@@ -157,7 +154,7 @@ def _did(p: dict, t: dict, row, marks: str = "") -> str:
     )
 
 
-def _item(p: dict, t: dict, clock: str | None, last: str = "", passed: str = "") -> str:
+def _item(p: dict, t: dict, clock: str | None, last: str = "") -> str:
     label = esc(p["seat_label"])
     turn, me = p["to_move"], p["is_me"]
     marks = (" seat--turn" if turn else "") + (" seat--me" if me else "")
@@ -187,11 +184,6 @@ def _item(p: dict, t: dict, clock: str | None, last: str = "", passed: str = "")
         )
     if p["absent"]:
         out.append(f' <span class="seat__badge seat__badge--absent">{t["absent"]}</span>')
-    if passed and p["seat"] == passed:
-        out.append(
-            f' <span class="seat__badge seat__badge--passed" data-testid="passed">'
-            f"{t['passed']}</span>"
-        )
     out.append(
         f' <span class="seat__facts"> <span class="seat__cards" title="{t["cards_title"]}">'
         f'<span class="seat__card-icon" aria-hidden="true"></span>{esc(p["hand_size"])}'

@@ -65,6 +65,7 @@
       root.style.setProperty("--maze-h", Math.max(height, 208) + "px");
     }
     fit();
+    keepInView(); // the room changed (the bar grew for a confirmation): the goals stay in view
   }
 
   function scale() {
@@ -146,16 +147,24 @@
   }
 
   // On a touch screen, a card's legal spots are at least a finger wide: when the fitted maze's
-  // cells are narrower than MIN_SPOT px, choosing a card zooms in to its spots (centred), and the
-  // maze goes back to its fit once no spot is left (the move made, the card put back). Not
+  // cells are narrower than MIN_SPOT px, choosing a card zooms in only as far as that (issue 50:
+  // it zoomed so far that the goals left the screen), and the maze is scrolled to keep the three
+  // goals and the spot nearest to them (the start's, on the first turn), with the start when it
+  // fits too, inside the maze's box; when they cannot all be, the goals stay and the player pans.
+  // The maze goes back to its fit once no spot is left (the move made, the card put back). Not
   // remembered as the player's zoom; their own zoom is left alone.
   var MIN_SPOT = 40;
+  var GOALS = [[8, -2], [8, 0], [8, 2]]; // games/engine/cards.py GOAL_POSITIONS
   var autoZoomed = false;
   var coarse = window.matchMedia ? window.matchMedia("(pointer: coarse)") : null;
 
+  function spotsOf(container) {
+    return container ? container.querySelectorAll(".maze__spot") : [];
+  }
+
   function zoomToSpots() {
     var container = board();
-    var spots = container ? container.querySelectorAll(".maze__spot") : [];
+    var spots = spotsOf(container);
     if (!spots.length) {
       if (autoZoomed) {
         autoZoomed = false;
@@ -169,27 +178,90 @@
     }
     zoom = 1;
     fit();
-    var width = spots[0].getBoundingClientRect().width;
-    if (!width || width >= MIN_SPOT - 0.5) {
+    var smallest = Infinity;
+    spots.forEach(function (spot) {
+      var r = spot.getBoundingClientRect();
+      smallest = Math.min(smallest, r.width, r.height);
+    });
+    if (!smallest || smallest >= MIN_SPOT) {
       autoZoomed = false;
       return;
     }
-    zoom = Math.min((MIN_SPOT + 1) / width, MAX_ZOOM);
+    zoom = Math.min((MIN_SPOT + 0.25) / smallest, MAX_ZOOM);
     autoZoomed = true;
     fit();
-    // The spots' middle in the middle of the maze's box.
-    var box = container.getBoundingClientRect();
-    var left = Infinity, top = Infinity, right = -Infinity, bottom = -Infinity;
-    spots.forEach(function (spot) {
-      var r = spot.getBoundingClientRect();
-      left = Math.min(left, r.left);
-      top = Math.min(top, r.top);
-      right = Math.max(right, r.right);
-      bottom = Math.max(bottom, r.bottom);
-    });
-    container.scrollLeft += (left + right) / 2 - (box.left + box.width / 2);
-    container.scrollTop += (top + bottom) / 2 - (box.top + box.height / 2);
+    keepInView();
     container.setAttribute("data-spots-centred", ""); // js/learn.js leaves this scroll alone
+  }
+
+  function cellAt(container, x, y) {
+    return container.querySelector('td[data-x="' + x + '"][data-y="' + y + '"]');
+  }
+
+  // The box of ``elements`` in the maze's scrolled content (null for none).
+  function contentBox(container, elements) {
+    var box = container.getBoundingClientRect();
+    var out = null;
+    elements.forEach(function (element) {
+      if (!element) {
+        return;
+      }
+      var r = element.getBoundingClientRect();
+      var left = r.left - box.left + container.scrollLeft;
+      var top = r.top - box.top + container.scrollTop;
+      out = out || { left: left, top: top, right: left + r.width, bottom: top + r.height };
+      out.left = Math.min(out.left, left);
+      out.top = Math.min(out.top, top);
+      out.right = Math.max(out.right, left + r.width);
+      out.bottom = Math.max(out.bottom, top + r.height);
+    });
+    return out;
+  }
+
+  function fits(box, container) {
+    return box.right - box.left <= container.clientWidth + 0.5 &&
+      box.bottom - box.top <= container.clientHeight + 0.5;
+  }
+
+  // Scroll the auto-zoomed maze so that the goals and the spot nearest to them are in its box
+  // (and the chosen spot, and the start when all of it fits).
+  function keepInView() {
+    var container = board();
+    var spots = spotsOf(container);
+    if (!autoZoomed || !spots.length) {
+      return;
+    }
+    var goals = GOALS.map(function (at) { return cellAt(container, at[0], at[1]); });
+    var nearest = null;
+    var best = Infinity;
+    spots.forEach(function (spot) {
+      var cell = spot.closest("td");
+      var x = Number(cell.getAttribute("data-x"));
+      var y = Number(cell.getAttribute("data-y"));
+      var far = Math.abs(8 - x) + Math.abs(y) / 2;
+      if (far < best) {
+        best = far;
+        nearest = cell;
+      }
+    });
+    var chosen = container.querySelector(".maze__spot--chosen, .maze__spot--looked");
+    var wanted = goals.concat([nearest, chosen && chosen.closest("td")]);
+    var keep = contentBox(container, wanted);
+    var withStart = contentBox(container, wanted.concat([cellAt(container, 0, 0)]));
+    if (withStart && fits(withStart, container)) {
+      keep = withStart;
+    }
+    var must = contentBox(container, goals) || keep;
+    if (!keep) {
+      return;
+    }
+    function place(low, high, mustLow, mustHigh, room) {
+      var start = (low + high) / 2 - room / 2;
+      // Too wide for the room: the goals stay in it, as near the rest as may be.
+      return Math.min(Math.max(start, mustHigh - room), mustLow);
+    }
+    container.scrollLeft = place(keep.left, keep.right, must.left, must.right, container.clientWidth);
+    container.scrollTop = place(keep.top, keep.bottom, must.top, must.bottom, container.clientHeight);
   }
 
   // Zoom to ``next`` (relative to the fit) keeping the maze's point under (x, y) in place.
@@ -390,6 +462,7 @@
   document.addEventListener("htmx:afterSwap", hideClosedResults);
   document.addEventListener("htmx:afterSwap", swapped);
   document.addEventListener("htmx:oobAfterSwap", function (event) {
+    markPassed(document.getElementById("last-act")); // a chip sent again has lost its mark
     if (event.target && event.target.id === "play") {
       hideClosedResults();
       swapped();
@@ -471,11 +544,12 @@
       return;
     }
     var move = act.getAttribute("data-last-move");
+    var passed = markPassed(act); // after every swap: a chip sent again has lost its mark
     if (move !== landed && move !== "0") {
       var cell = container.querySelector(".maze__cell--last");
-      // A pass lights up the mover's own chip (it shows "passed"): every move is seen.
-      var at = act.getAttribute(act.hasAttribute("data-act-passed") ? "data-act-from" : "data-act-seat");
-      var seat = at ? document.querySelector('#play .seat[data-seat="' + at + '"]') : null;
+      var at = act.getAttribute("data-act-seat");
+      // A pass lights up the mover's own chip (markPassed): every move is seen.
+      var seat = at ? document.querySelector('#play .seat[data-seat="' + at + '"]') : passed;
       if (cell) {
         freshen(cell, "maze__cell--fresh");
       }
@@ -492,6 +566,31 @@
       }
     }
     landed = move;
+  }
+
+  // The latest move was a pass: its mover's chip says so ("Passed", in the page's language, from
+  // the latest move's data) and is outlined, until the next move. Drawn here, after every swap:
+  // the chip itself is not sent again for it (the live updates' budget, tests/web/test_live_parts.py).
+  function markPassed(act) {
+    document.querySelectorAll("#play .seat--passed").forEach(function (chip) {
+      chip.classList.remove("seat--passed");
+    });
+    document.querySelectorAll("#play .seat__badge--passed").forEach(function (badge) {
+      badge.remove();
+    });
+    var word = act ? act.getAttribute("data-act-passed") : null;
+    var chip = word ? document.querySelector('#play .seat[data-seat="' + act.getAttribute("data-act-from") + '"]') : null;
+    if (!chip) {
+      return null;
+    }
+    var badge = document.createElement("span");
+    badge.className = "seat__badge seat__badge--passed";
+    badge.setAttribute("data-testid", "passed");
+    badge.textContent = word;
+    var facts = chip.querySelector(".seat__facts");
+    chip.insertBefore(badge, facts);
+    chip.classList.add("seat--passed");
+    return chip;
   }
 
   function fly(from, target, card) {

@@ -18,7 +18,7 @@ from .deals import BASE_DEAL
 from .test_game_play import WAIT, game_url, made, open_turn, settled, version
 from .test_table import SIZES, submit
 
-REFRESH = "url => htmx.ajax('GET', url + '?part=play', {target: '#play', swap: 'outerHTML'})"
+LIVE = 20_000  # an open page learns of a move live (or by its poll, every 10 s)
 
 
 @pytest.mark.parametrize("size", SIZES)
@@ -33,19 +33,18 @@ def test_a_pass_shows_on_the_movers_chip(
     c.goto(url)
     expect(c.get_by_test_id("turn-line")).to_be_visible()
     submit(game, ann, move="pass", discard=["t-new"])
-    c.evaluate(REFRESH, url)
-    settled(c)
+    # The open page learns of the move live (its parts sent out of band).
     chip = c.locator('.seat[data-seat="0"]')
-    expect(chip).to_have_class(re.compile(r"\bseat--last\b"))
     passed = chip.get_by_test_id("passed")
-    expect(passed).to_have_text(re.compile("passed", re.IGNORECASE))
+    expect(passed).to_have_text(re.compile("passed", re.IGNORECASE), timeout=LIVE)
+    expect(chip).to_have_class(re.compile(r"\bseat--passed\b"))  # outlined
     expect(passed).to_be_in_viewport()
     expect(c.get_by_test_id("passed")).to_have_count(1)  # on the mover's chip alone
+    c.reload()  # the whole page again: the chip still says it
+    expect(passed).to_be_visible(timeout=WAIT)
     # The next move (on the maze) takes the mark away from the chip.
     submit(game, bob, move="place", card="cross", at=[1, 0])
-    c.evaluate(REFRESH, url)
-    settled(c)
-    expect(c.get_by_test_id("passed")).to_have_count(0)
+    expect(c.get_by_test_id("passed")).to_have_count(0, timeout=LIVE)
     expect(c.locator("#board td.maze__cell--last")).to_have_count(1)
     assert browser_problems.problems == []
 
@@ -74,9 +73,8 @@ def test_the_focus_goes_back_to_the_hand_after_a_move(
     assert page.evaluate("() => !!document.activeElement.closest('#bar')")
     submit(game, bob, move="place", card="straight-ew", at=[2, 0])
     submit(game, cid, move="pass", discard=["dead-n"])
-    page.evaluate(REFRESH, url)
+    expect(page.get_by_test_id("turn-line")).to_contain_text("Your decision.", timeout=LIVE)
     settled(page)
-    expect(page.get_by_test_id("turn-line")).to_contain_text("Your decision.")
     # The turn back: the focus is on the hand's first card; Enter chooses it.
     focused = page.locator("#bar .hand a.hand-card").first
     expect(focused).to_be_focused()

@@ -32,9 +32,10 @@ SERVER_DRAWN = """(html) => {
     element.removeAttribute("data-placed");  // a player's card placed under their chip
     if (element.matches("[data-maze-tools], [data-round-toast]")) element.removeAttribute("hidden");
     if (element.matches("[data-offers-slot]")) element.replaceChildren();  // js/next_game.js
+    if (element.matches(".seat__badge--passed")) element.remove();  // js/game.js marks a pass
     if (element.classList) {
       for (const name of [...element.classList]) {
-        if (/^htmx-|--fresh$|^tip-off$/.test(name)) element.classList.remove(name);
+        if (/^htmx-|--fresh$|^tip-off$|^seat--passed$/.test(name)) element.classList.remove(name);
       }
       if (element.getAttribute("class") === "") element.removeAttribute("class");
     }

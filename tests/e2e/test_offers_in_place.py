@@ -17,7 +17,7 @@ from playwright.sync_api import expect
 from .deals import BASE_DEAL
 from .test_game_play import WAIT, game_url, open_turn, pass_turn, settled
 from .test_installable import controlled, push_keys  # noqa: F401 (a fixture)
-from .test_table import CONTROL_PROBLEM, SIZES
+from .test_table import CONTROL_PROBLEM, SIZES, submit
 
 # The parts of the game an offer may never cover, each probed at 9 x 9 points of its box (within
 # the viewport): a list of "offer over part" problems.
@@ -60,15 +60,6 @@ def offers_cover_nothing(page):
             offer.scroll_into_view_if_needed()
             assert page.evaluate(OFFER_OVER_GAME) == [], testid
     page.evaluate("window.scrollTo(0, 0)")
-
-
-def refresh_play(page, url):
-    """What an open page does after a live event: fetch its play area (and the offers, out of
-    band) again."""
-    page.evaluate(
-        "url => htmx.ajax('GET', url + '?part=play', {target: '#play', swap: 'outerHTML'})", url
-    )
-    settled(page)
 
 
 @pytest.mark.parametrize("size", SIZES)
@@ -116,16 +107,18 @@ def test_the_offers_cover_nothing_of_the_game_and_go_for_good_when_answered(
         button.scroll_into_view_if_needed()
         assert button.evaluate(CONTROL_PROBLEM) == "", button
 
-    # The next game's offer, answered, does not come back with the next answer nor a reload.
+    # The next game's offer, answered, does not come back with the next answer (Bob's move,
+    # learnt live) nor a reload.
     page.get_by_test_id("next-game-close").click()
     expect(offer).to_have_count(0)
-    refresh_play(page, url)
-    expect(page.get_by_test_id("turn-line")).to_be_visible()
+    submit(game, bob, move="place", card="cross", at=[1, 0])
+    expect(page.get_by_test_id("turn-line")).to_contain_text("Waiting for Cid", timeout=20_000)
+    settled(page)
     expect(offer).to_have_count(0)
     prompt.get_by_role("button", name="Not now").click()
     expect(prompt).to_be_hidden()
     page.reload()
-    expect(page.get_by_test_id("turn-line")).to_contain_text("Waiting for Bob", timeout=WAIT)
+    expect(page.get_by_test_id("turn-line")).to_contain_text("Waiting for Cid", timeout=WAIT)
     expect(offer).to_have_count(0)
     expect(prompt).to_have_count(0)
     assert browser_problems.problems == []

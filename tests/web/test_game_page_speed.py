@@ -174,13 +174,11 @@ def test_the_players_strip_built_in_python_is_the_markup_the_template_made():
 
     loop = Template(SEATS_LOOP.read_text())
     tag = Template("{% load seats %}  {% seat_items page %}\n")
-    # The latest move was played on the third player (a pass shows on its mover's chip alone:
-    # tests/e2e/test_every_move_seen.py).
-    on_three = SimpleNamespace(seat="2", mover="0", passed=False)
+    on_three = SimpleNamespace(seat="2")  # the latest move was played on the third player
     cases = [
         (Clock(), {"finished": False}, None, on_three),
         (Clock(), {"finished": True}, None, None),
-        (Clock(), {}, "paused", SimpleNamespace(seat="", mover="1", passed=False)),
+        (Clock(), {}, "paused", SimpleNamespace(seat="")),
         (None, None, None, None),
     ]
     for clock, view, stopped, act in cases:
