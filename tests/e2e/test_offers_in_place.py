@@ -97,6 +97,9 @@ def test_the_offers_cover_nothing_of_the_game_and_go_for_good_when_answered(
             # Beside the maze, in view as the move is made.
             assert box["x"] >= maze["x"] + maze["width"] - 1, (testid, box, maze)
             assert 0 <= box["y"] and box["y"] + box["height"] <= page.viewport_size["height"]
+    if size != "phone":  # the log gives the offers room: the chat's Send stays whole
+        send = page.locator("#chat-form").get_by_role("button", name="Send")
+        assert send.evaluate(CONTROL_PROBLEM) == ""
     # Usable where they are (a phone scrolls to them), hiding nothing and hidden by nothing.
     for button in (
         offer,
