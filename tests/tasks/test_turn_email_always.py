@@ -19,10 +19,7 @@ hours.
 from __future__ import annotations
 
 import functools
-import hashlib
-import itertools
 import random
-import secrets
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, time, timedelta
 
@@ -34,7 +31,6 @@ from django.utils import timezone
 
 from accounts.services import profile_update
 from games import engine
-from games.engine import fairness
 from games.models import Game, Move, Notice, Seat
 from games.moderation import tables
 from games.outbox import email_art, schedule
@@ -46,7 +42,7 @@ from games.play.visits import seat_seen
 from games.read import vacations
 from games.read.clock import rules_lines
 from games.tasks import sweep
-from tests.players import create_player
+from tests.players import create_player, the_same_deal
 
 pytestmark = pytest.mark.django_db
 HOUR, DAY, MINUTE = timedelta(hours=1), timedelta(days=1), timedelta(minutes=1)
@@ -88,17 +84,8 @@ def table(users, name, **clock):
 
 
 def dealt(users, name, **clock):
-    """``table``, dealt the same in every run: the seeds drawn from the game's name, the game's
-    id left out of the seating (the database's sequence differs from run to run)."""
-    count = itertools.count()
-
-    def token_hex(size=32):
-        return hashlib.sha256(f"{name}:{next(count)}".encode()).hexdigest()[: 2 * size]
-
-    seeds = fairness.game_seeds
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(secrets, "token_hex", token_hex)
-        patch.setattr(fairness, "game_seeds", lambda server, _id, joined: seeds(server, 0, joined))
+    """``table``, dealt the same in every run."""
+    with the_same_deal(name):
         return table(users, name, **clock)
 
 
