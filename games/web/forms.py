@@ -241,7 +241,6 @@ class GameCreateForm(forms.Form):
         field = self.fields["clock_zone"]
         field.choices = [("", _("My time zone")), *zones.zone_choices()]
         field.widget.attrs.update(zones.picker_attrs())
-        self.zones_key = zones.offsets_key()  # the lobby's cache of the rendered form
 
     def clean(self):
         data = super().clean()
