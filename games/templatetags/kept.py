@@ -7,7 +7,8 @@ The markup between the tags is kept per process under a digest of the data named
 everything the markup is made from; viewers who see the same data share the markup, and a part
 whose data did not change after a move is not rendered again. Like Django's ``{% cache %}``, but
 keyed by the data itself rather than by a name of it, and never holding a viewer's form token:
-the part is rendered with stand-ins for the CSRF token and the move key (the same for everyone),
+the part is rendered with stand-ins for the CSRF token, the move key and the CSP nonce (the same for
+everyone),
 and each answer gets its own put in.
 """
 
@@ -23,7 +24,7 @@ register = template.Library()
 
 # Stand-ins for what every render makes anew: never the same as a real token or key (whose
 # alphabets have no "!").
-VOLATILE = {"csrf_token": "!csrf-token!", "move_key": "!move-key!"}
+VOLATILE = {"csrf_token": "!csrf-token!", "move_key": "!move-key!", "csp_nonce": "!csp-nonce!"}
 
 
 class KeptNode(template.Node):

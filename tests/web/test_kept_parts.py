@@ -211,3 +211,25 @@ def test_a_page_reads_the_awaiting_list_once(table, monkeypatch):
     assert [key for key in reads if key.startswith("awaiting-games:")] == [
         f"awaiting-games:{waiting.pk}"
     ]
+
+
+def test_the_pages_frame_is_kept_with_each_answers_own_nonce_name_and_token(make_user):
+    """Every page's head, header and footer (templates/base.html) are kept too: shared by who
+    sees the same, never with another answer's CSP nonce, another player's name or token."""
+    ann, bob = make_user("ann"), make_user("bob")
+    seen = []
+    for user in (ann, bob, ann, None):
+        client = logged_in(user, enforce_csrf_checks=True) if user else Client()
+        response = client.get(reverse("rules"))
+        html = response.content.decode()
+        assert "!csp-nonce!" not in html and "!csrf-token!" not in html
+        nonce = re.search(r"'nonce-([^']+)'", response["Content-Security-Policy"])[1]
+        scripts = re.findall(r'<script [^>]*nonce="([^"]+)"', html)
+        assert scripts and set(scripts) == {nonce}  # the header's own, in every script
+        names = re.findall(r'data-testid="display-name"[^>]*>([^<]+)', html)
+        assert names == ([user.display_name] if user else [])
+        seen.append(nonce)
+    assert len(set(seen)) == len(seen)  # a new nonce per answer, never a kept one
+    assert kept_keys("base-header") and kept_keys("base-footer") and kept_keys("base-head")
+    czech = logged_in(ann).get(reverse("rules"), headers={"Accept-Language": "cs"})
+    assert 'lang="cs"' in czech.content.decode() and ">Pravidla<" in czech.content.decode()
