@@ -9,11 +9,15 @@ shows a change between two figures.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import uuid
+from dataclasses import dataclass, field
 
+from django.core.cache import caches
 from django.urls import reverse
+from django.utils.translation import get_language
 
 from games.models import Game, Rating
+from saboteur_site.cache import get_or_build
 
 from .players import player_url
 
@@ -92,9 +96,23 @@ class Leaderboard:
     leaders: list[Leader]
     others: list[tuple[str, str]]  # (label, url) of the other rule sets' boards
     min_rounds: int
+    # Names this build of the board: the template keeps the table's markup under it.
+    key: str = field(default_factory=lambda: uuid.uuid4().hex)
+
+
+# How old a leaderboard may be (the page says its ratings may be a few minutes old): each
+# process builds a rule set's board (two queries, a hundred players' rows) at most this often.
+LEADERBOARD_SECONDS = 60
 
 
 def leaderboard(ruleset: str) -> Leaderboard:
+    """The best players of ``ruleset`` with enough rated rounds, as built in the last
+    ``LEADERBOARD_SECONDS`` by this process (in the viewer's language)."""
+    key = f"leaderboard:{ruleset}:{get_language()}"
+    return get_or_build(caches["local"], key, lambda: _leaderboard(ruleset), LEADERBOARD_SECONDS)
+
+
+def _leaderboard(ruleset: str) -> Leaderboard:
     """The best players of ``ruleset`` with enough rated rounds (two queries)."""
     best = list(
         Rating.objects.filter(

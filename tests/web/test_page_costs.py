@@ -43,7 +43,7 @@ PAGE_QUERIES = {
     "lobby": 1,
     "replay step": 3,
     "round recap": 3,
-    "leaderboard": 3,
+    "leaderboard": 1,  # the board itself: built once a minute per process
     "home (anonymous)": 0,
     "home (signed in)": 4,
 }

@@ -18,6 +18,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 from django.utils import timezone
+from django.utils.translation import get_language
 
 from games import tasks  # noqa: F401 - registers the tasks: eager Celery runs them here
 from games.engine.cards import BLUE, BOSS, GEOLOGIST, GOLD_DIGGER, GREEN, PROFITEER, SABOTEUR
@@ -538,3 +539,27 @@ def test_a_round_that_changes_a_lobby_players_rating_refreshes_the_lobby(people,
     assert "unrated" in shown
     figure = Rating.objects.get(user=ann, ruleset="base", kind="all")
     assert f'data-testid="rating">{figure.score:.1f}<' in ann_in_lobby()
+
+
+def test_a_leaderboard_is_built_once_a_minute_per_process_and_says_so(people, client):
+    """A hundred players' rows were built for every request (two queries and 200 model
+    objects): each process now builds a rule set's board at most once per
+    ``LEADERBOARD_SECONDS``, and the page says its ratings may be a few minutes old."""
+    from django.core.cache import caches
+
+    from games.read import ratings
+
+    ann, bob, cid, *_ = people
+    rate(ann, "base", "all", 30.0, 3.0, 12)
+    client.force_login(cid)
+    url = reverse("leaderboard", args=["base"])
+    first = client.get(url).content.decode()
+    assert "Ann" in first and "may be a few minutes old" in first
+    rate(bob, "base", "all", 40.0, 3.0, 25)
+    with CaptureQueriesContext(connection) as queries:
+        again = client.get(url).content.decode()
+    assert not [q for q in queries if "games_rating" in q["sql"]]
+    assert "Bob" not in again  # the board of a moment ago
+    caches["local"].delete(f"leaderboard:base:{get_language()}")  # as its minute runs out
+    assert "Bob" in client.get(url).content.decode()
+    assert ratings.LEADERBOARD_SECONDS <= 300  # "a few minutes"
