@@ -405,6 +405,7 @@ class ReplayPage:
     log: list[Entry]
     step_lines: list[str]  # what this step's move did
     view: dict
+    key: str = ""  # a digest of what the page is made of: the template keeps its markup under it
 
 
 def _moves(game: Game) -> list[tuple]:
@@ -469,11 +470,10 @@ def _seen_doing(game: Game, view: dict, step: int, names: dict[str, str]) -> dic
     return kept.built("replay-did", (seen.ledger, view["round"], names), said)
 
 
-def replay_page(
-    game: Game, user, step: int | None, names: dict[str, str], me: str | None, renames=()
-):
-    """One step of the replay as ``user`` may see it: during the game their own view at that
-    step (``me``: their seat, None for spectators); after the game, everything."""
+def replay_page(game: Game, step: int | None, names: dict[str, str], me: str | None, renames=()):
+    """One step of the replay as the viewer in seat ``me`` may see it (None for spectators):
+    during the game their own view at that step; after the game, everything. Made of the
+    game's moves up to ``step`` and these arguments alone (``pages.replay_page`` keeps it)."""
     last = game.version
     step = last if step is None else max(0, min(step, last))
     revealed = game.status == Game.Status.FINISHED

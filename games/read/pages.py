@@ -481,7 +481,15 @@ def replay_page(game: Game, user, step: int | None) -> history.ReplayPage | None
         return None
     me_seat = live_seat(game, user)
     me = me_seat.engine_name if me_seat else None
-    return history.replay_page(game, user, step, seat_names(game), me, table_events.renames(game))
+    names, renames = seat_names(game), table_events.renames(game)
+    # A step is the same page for every viewer in the same seat (the moves up to it never
+    # change; the game's end reveals all): built once per process for all of them.
+    made_of = (game.pk, game.name, game.version, game.status, step, me, names, renames)
+    page = kept.built(
+        "replay-page", made_of, lambda: history.replay_page(game, step, names, me, renames)
+    )
+    page.key = kept.digest(*made_of)
+    return page
 
 
 def my_hand(game: Game, user) -> list[str]:

@@ -233,3 +233,33 @@ def test_the_pages_frame_is_kept_with_each_answers_own_nonce_name_and_token(make
     assert kept_keys("base-header") and kept_keys("base-footer") and kept_keys("base-head")
     czech = logged_in(ann).get(reverse("rules"), headers={"Accept-Language": "cs"})
     assert 'lang="cs"' in czech.content.decode() and ">Pravidla<" in czech.content.decode()
+
+
+def test_a_replay_step_is_built_once_for_everyone_in_the_same_seat(table, make_user, monkeypatch):
+    """A step of a replay never changes (its moves are done): built once per process for
+    every viewer who sees it from the same seat; a player's own view is built for them."""
+    from games.read import history
+
+    game, players, eve = table
+    built = []
+    real = history.replay_page
+
+    def counted(game, step, names, me, renames=()):
+        built.append(me)
+        return real(game, step, names, me, renames)
+
+    monkeypatch.setattr(history, "replay_page", counted)
+    url = reverse("game_replay", args=[game.pk])
+    watchers = [eve, make_user("fay")]
+    pages_seen = [replay_of(logged_in(u).get(url, {"step": 5})) for u in watchers]
+    assert built == [None] and pages_seen[0] == pages_seen[1]
+    ann_page = replay_of(logged_in(players[0]).get(url, {"step": 5}))
+    assert len(built) == 2 and built[1] is not None and "Your role" in ann_page
+    assert "Your role" not in pages_seen[0]
+    logged_in(players[0]).get(url, {"step": 6})
+    assert len(built) == 3  # another step, another page
+
+
+def replay_of(response) -> str:
+    html = response.content.decode()
+    return html[html.index('data-testid="replay"') : html.index("</main>")]
