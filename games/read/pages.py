@@ -473,7 +473,8 @@ def round_recap_page(game: Game, user, number: int) -> dict | None:
         recap["maze"] = history.maze_html(recap.pop("rows"), "recap-maze")  # drawn once, cached
         recap["rows"] = []
         kept.keep(key, recap, history.CACHE_SECONDS)
-    return {**recap, "id": game.pk, "name": game.name}
+    # ``key`` names everything the page is made of: the template keeps its markup under it.
+    return {**recap, "id": game.pk, "name": game.name, "key": key}
 
 
 def replay_page(game: Game, user, step: int | None) -> history.ReplayPage | None:

@@ -263,3 +263,20 @@ def test_a_replay_step_is_built_once_for_everyone_in_the_same_seat(table, make_u
 def replay_of(response) -> str:
     html = response.content.decode()
     return html[html.index('data-testid="replay"') : html.index("</main>")]
+
+
+def test_a_round_recap_is_rendered_once_for_everyone_in_the_same_seat(table, make_user):
+    game, players, eve = table
+    while game.engine_state().round == 1:  # play on until the first round is over
+        play_random(game, 1, random.Random(game.version))
+        game.refresh_from_db()
+    url = reverse("round_recap", args=[game.pk, 1])
+    pages_seen = [replay_of_recap(logged_in(u).get(url)) for u in (eve, make_user("fay"))]
+    assert pages_seen[0] == pages_seen[1] and len(kept_keys("recap")) == 1
+    logged_in(players[0]).get(url)
+    assert len(kept_keys("recap")) == 2  # a player's own: their seat's view of the round
+
+
+def replay_of_recap(response) -> str:
+    html = response.content.decode()
+    return html[html.index("<h1>") : html.index("</main>")]
