@@ -30,6 +30,11 @@ from django.utils.translation import get_language
 
 from saboteur_site.cache import get_or_build
 
+# Stand-ins for what every render makes anew, put in a kept part in place of the real values
+# (each answer gets its own): never the same as a real token, key or nonce (whose alphabets
+# have no "!").
+STAND_INS = {"csrf_token": "!csrf-token!", "move_key": "!move-key!", "csp_nonce": "!csp-nonce!"}
+
 SECONDS = 3600  # a part nobody asked for in an hour is dropped (the cache's bound drops it sooner)
 
 

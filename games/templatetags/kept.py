@@ -22,9 +22,8 @@ from games.read import kept
 
 register = template.Library()
 
-# Stand-ins for what every render makes anew: never the same as a real token or key (whose
-# alphabets have no "!").
-VOLATILE = {"csrf_token": "!csrf-token!", "move_key": "!move-key!", "csp_nonce": "!csp-nonce!"}
+# Stand-ins for what every render makes anew (games.read.kept).
+VOLATILE = kept.STAND_INS
 
 
 class KeptNode(template.Node):

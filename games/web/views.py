@@ -33,6 +33,7 @@ from saboteur_site.text import ascii_int
 from . import parts, watched
 from .after_move import after_move
 from .forms import GameCreateForm, InvitationForm, MoveForm, PracticeForm, VacationForm
+from .kept_pages import kept_page
 
 LEADERBOARDS = Game.Ruleset.choices
 
@@ -54,7 +55,8 @@ def home(request):
     if request.user.is_authenticated:
         dashboard = lists.dashboard_for(request.user)
         return render(request, "games/dashboard.html", {"dashboard": dashboard})
-    return render(request, "games/home.html")
+    # The same for every visitor: kept whole (with each answer's own token and nonce).
+    return kept_page(request, "games/home.html", "anonymous")
 
 
 @require_safe

@@ -280,3 +280,36 @@ def test_a_round_recap_is_rendered_once_for_everyone_in_the_same_seat(table, mak
 def replay_of_recap(response) -> str:
     html = response.content.decode()
     return html[html.index("<h1>") : html.index("</main>")]
+
+
+def test_the_anonymous_home_is_kept_whole_with_each_answers_own_nonce_and_token():
+    """The home page is the same for every visitor: rendered once per process and language,
+    each answer with its own CSP nonce and form token (a language change posted with it works)."""
+    nonces = []
+    for _ in range(2):
+        client = Client(enforce_csrf_checks=True)
+        response = client.get(reverse("home"))
+        html = response.content.decode()
+        assert "!csp-nonce!" not in html and "!csrf-token!" not in html
+        nonce = re.search(r"'nonce-([^']+)'", response["Content-Security-Policy"])[1]
+        assert set(re.findall(r'<script [^>]*nonce="([^"]+)"', html)) == {nonce}
+        nonces.append(nonce)
+        token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', html)[1]
+        changed = client.post(
+            reverse("set_language"),
+            {"csrfmiddlewaretoken": token, "language": "sk", "next": "/"},
+        )
+        assert changed.status_code == 302
+        slovak = client.get(reverse("home")).content.decode()
+        assert 'lang="sk"' in slovak  # its own page, in its own language
+    assert nonces[0] != nonces[1]
+    assert len({k for k in caches["local"]._cache if "kept:page:" in k}) == 2  # type: ignore[attr-defined]
+
+
+def test_a_visitors_message_is_shown_on_the_kept_home_page(make_user):
+    client = logged_in(make_user("ann"))
+    client.get(reverse("home"))
+    Client().get(reverse("home"))  # the kept page, made before
+    left = client.post(reverse("account_logout"), follow=True).content.decode()
+    assert 'class="messages"' in left  # "You have signed out."
+    assert 'class="messages"' not in client.get(reverse("home")).content.decode()

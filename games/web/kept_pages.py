@@ -1,0 +1,35 @@
+"""Whole pages kept per process (issue 49): a page that is the same for everyone who sees the
+same data is rendered once, with stand-ins (``games.read.kept.STAND_INS``) for the form token
+and the CSP nonce, and each answer gets its own put in. The parts of other pages are kept by
+the ``{% kept %}`` tag (games/templatetags/kept.py)."""
+
+from __future__ import annotations
+
+from django.contrib.messages import get_messages
+from django.core.cache import caches
+from django.http import HttpResponse
+from django.middleware.csp import get_nonce
+from django.middleware.csrf import get_token
+from django.template.loader import render_to_string
+
+from games.read import kept
+
+STAND_INS = kept.STAND_INS
+
+
+def kept_page(request, template_name: str, *data) -> HttpResponse:
+    """A whole page that is the same for everyone who sees ``data`` (in their language and time
+    zone), like the anonymous home page: rendered once per process with the stand-ins, each
+    answer getting its own CSRF token and CSP nonce put in. Rendered afresh while the request
+    has messages to show (they are one visitor's)."""
+    if len(get_messages(request)):
+        return HttpResponse(render_to_string(template_name, request=request))
+    key = f"kept:page:{template_name}:{kept.digest(*data)}"
+    cache = caches["local"]
+    html = cache.get(key)
+    if html is None:
+        stand_ins = {"csrf_token": STAND_INS["csrf_token"], "csp_nonce": STAND_INS["csp_nonce"]}
+        html = render_to_string(template_name, stand_ins, request=request)
+        cache.set(key, html, kept.SECONDS)
+    html = html.replace(STAND_INS["csrf_token"], get_token(request))
+    return HttpResponse(html.replace(STAND_INS["csp_nonce"], str(get_nonce(request))))
