@@ -13,9 +13,8 @@ from dataclasses import dataclass
 
 from django.urls import reverse
 
+from accounts.players import player_url
 from games.models import Game, Rating
-
-from .players import player_url
 
 RULESET_LABELS = dict(Game.Ruleset.choices)
 
