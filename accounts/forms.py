@@ -2,11 +2,10 @@ from allauth.account.forms import SignupForm as AllauthSignupForm
 from django import forms
 from django.utils.translation import gettext_lazy as _
 
-from games.read import zones
-
 from .languages import native_choices
 from .names import DISPLAY_NAME_MAX_LENGTH, display_name_error, normalize_display_name
 from .services import PROFILE_FIELDS, reminder_hours_cleaned
+from .zone_choices import picker_attrs, zone_choices
 
 
 class SignupForm(AllauthSignupForm):
@@ -107,13 +106,11 @@ class ProfileForm(forms.Form):
         self.user = user
         self.fields["language"].choices = [("", _("As my browser asks")), *native_choices()]
         field = self.fields["time_zone"]
-        field.choices = zones.zone_choices()
+        field.choices = zone_choices()
         # A player who never chose a zone has the model's default: their browser's is offered.
         default = user._meta.get_field("time_zone").default
         at_default = not self.is_bound and user.time_zone == default
-        field.widget.attrs.update(
-            zones.picker_attrs(browser_default=default if at_default else None)
-        )
+        field.widget.attrs.update(picker_attrs(browser_default=default if at_default else None))
 
     def clean_display_name(self) -> str:
         name = normalize_display_name(self.cleaned_data["display_name"])

@@ -3,7 +3,7 @@ from django.core.exceptions import NON_FIELD_ERRORS
 from django.utils import timezone, translation
 from django.utils.cache import add_never_cache_headers
 
-from games.clock import zone
+from .zones import zone
 
 
 class UserTimeZoneMiddleware:

@@ -1,4 +1,4 @@
-"""Account services: the only code that changes a player's profile or deletes an account.
+"""Account services: the only code that changes a player's profile.
 
 Plain keyword-only functions named noun_verb, as in ``games.play``. Views stay thin: they
 validate the request with a form and call these, which check every rule again.
@@ -19,11 +19,9 @@ from django.core.validators import validate_email
 from django.db import IntegrityError, transaction
 from django.utils.translation import gettext as _
 
-from games.clock import zone_names
-from games.models import ChatMessage, Game, Seat
-from games.play.profiles import player_clock_changed, player_renamed
-
+from . import signals
 from .names import display_name_error, normalize_display_name
+from .zones import zone_names
 
 PROFILE_FIELDS = (
     "display_name",
@@ -148,15 +146,15 @@ def profile_update(*, user, **values):
     if clock != [getattr(user, name) for name in CLOCK_FIELDS]:
         # What quiet hours held, and the reminders of the player's turns, follow the new clock
         # (after the save: the games are locked before anything of theirs is written).
-        player_clock_changed(user=user)
+        signals.clock_changed.send(sender=type(user), user=user)
     if user.display_name != old_name:
-        player_renamed(user=user)
+        signals.renamed.send(sender=type(user), user=user)
     return user
 
 
 def display_name_changed(*, user) -> None:
     """The admin saved a new display name: the games show it at once (as ``profile_update``)."""
-    player_renamed(user=user)
+    signals.renamed.send(sender=type(user), user=user)
 
 
 def language_set(*, user, language: str) -> None:
@@ -171,89 +169,6 @@ def guide_dismiss(*, user) -> None:
     if not user.guide_dismissed:
         user.guide_dismissed = True
         user.save(update_fields=["guide_dismissed"])
-
-
-# -- Deleting an account ------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class DeletionCheck:
-    """What stands in the way of deleting an account, and what deleting would do."""
-
-    running: list[Game]  # running games with a live seat: deletion waits until they end
-    lobbies_created: list[Game]  # would be deleted
-    lobbies_joined: list[Game]  # the seat would be removed
-
-    @property
-    def allowed(self) -> bool:
-        return not self.running
-
-
-# Games a player may not walk away from: a paused game resumes with the same seats.
-UNDERWAY = (Game.Status.RUNNING, Game.Status.PAUSED)
-
-
-def account_deletion_check(user) -> DeletionCheck:
-    live = Seat.objects.filter(user=user).live()
-    running = Game.objects.filter(status__in=UNDERWAY, seats__in=live).distinct()
-    lobbies = Game.objects.filter(status=Game.Status.LOBBY, seats__in=live).distinct()
-    created = Game.objects.filter(status=Game.Status.LOBBY, creator=user)
-    return DeletionCheck(
-        running=list(running.order_by("pk")),
-        lobbies_created=list(created.order_by("pk")),
-        lobbies_joined=list(lobbies.exclude(creator=user).order_by("pk")),
-    )
-
-
-def account_delete(*, user, password: str) -> None:
-    """Delete the account of ``user`` after checking the password.
-
-    Refused while the user holds a live seat in a running game: the other players would be
-    left with a seat nobody can play. Finished games keep the user's seats (``Seat.user`` becomes
-    NULL, shown as "deleted player"). Lobbies the user created are deleted; seats in other
-    lobbies are removed, with the chat lines written from them.
-    """
-    if not password or not user.check_password(password):
-        raise AccountError(_("The password is not correct."), code="password")
-    User = get_user_model()
-    with transaction.atomic():
-        # Game rows first (the site's lock order), in a fixed order, so that none of the lobbies
-        # starts meanwhile; a game that started before the lock is seen as underway below.
-        lobby_ids = list(
-            Game.objects.select_for_update()
-            .filter(status=Game.Status.LOBBY)
-            .filter(pk__in=Seat.objects.filter(user=user).values("game_id"))
-            .order_by("pk")
-            .values_list("pk", flat=True)
-        )
-        created_ids = list(
-            Game.objects.select_for_update()
-            .filter(status=Game.Status.LOBBY, creator=user)
-            .order_by("pk")
-            .values_list("pk", flat=True)
-        )
-        User.objects.select_for_update().get(pk=user.pk)
-        running = Seat.objects.filter(user=user, game__status__in=UNDERWAY).live().exists()
-        if running:
-            raise AccountError(
-                _(
-                    "You still play in a running game. Finish it, or ask an administrator to "
-                    "hand your seat to someone else, before deleting your account."
-                ),
-                code="running",
-            )
-        # Chat lines protect their seats from deletion: they go first.
-        ChatMessage.objects.filter(game_id__in=created_ids).delete()
-        Game.objects.filter(pk__in=created_ids).delete()
-        joined = [pk for pk in lobby_ids if pk not in created_ids]
-        if joined:
-            seats = Seat.objects.filter(user=user, game_id__in=joined)
-            ChatMessage.objects.filter(seat__in=seats).delete()
-            seats.delete()
-            for game in Game.objects.filter(pk__in=joined):
-                game.revision += 1  # open lobby pages show the seat gone
-                game.save(update_fields=["revision"])
-        User.objects.filter(pk=user.pk).delete()
 
 
 # -- Administrators ----------------------------------------------------------------------------

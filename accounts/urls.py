@@ -4,9 +4,7 @@ from . import views
 
 urlpatterns = [
     path("accounts/profile/", views.profile, name="profile"),
-    path("accounts/delete/", views.account_delete, name="account_delete"),
     path("accounts/guide/dismiss/", views.guide_dismiss, name="guide_dismiss"),
     path("accounts/devices/", views.push_subscribe, name="push_subscribe"),
     path("accounts/devices/<int:pk>/remove/", views.device_remove, name="device_remove"),
-    path("players/<path:key>/", views.player, name="player"),
 ]

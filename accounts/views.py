@@ -6,7 +6,6 @@ import json
 
 from django.conf import settings
 from django.contrib import messages
-from django.contrib.auth import logout
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
 from django.http import Http404, HttpResponse, HttpResponseRedirect, JsonResponse
@@ -14,14 +13,14 @@ from django.shortcuts import redirect, render
 from django.utils import translation
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import gettext as _
-from django.views.decorators.http import require_http_methods, require_POST, require_safe
+from django.views.decorators.http import require_http_methods, require_POST
 
-from games.read import stats
 from saboteur_site import vapid
 from saboteur_site.ratelimits import rate_limited, with_refusal
 
 from . import devices, services
-from .forms import AccountDeleteForm, ProfileForm
+from .forms import ProfileForm
+from .players import player_url
 
 
 def _profile_too_fast(request, refusal):
@@ -63,7 +62,7 @@ def _profile_page(request, form, *, status=None):
     status = status or (422 if form.errors else 200)
     context = {
         "form": form,
-        "player_url": stats.player_url(user),
+        "player_url": player_url(user),
         "devices": devices.devices_of(user),
         "this_device": request.COOKIES.get(devices.COOKIE, ""),
         "push_key": vapid.public_key(),
@@ -123,56 +122,6 @@ def device_remove(request, pk: int):
         raise Http404
     messages.success(request, _("The device gets no more notifications."))
     return redirect("profile")
-
-
-def _account_delete_too_fast(request, refusal):
-    form = with_refusal(AccountDeleteForm(request.POST), refusal)
-    return _account_delete_page(request, form, status=429)
-
-
-@require_http_methods(["GET", "HEAD", "POST"])
-@login_required
-@rate_limited("account_delete", answer=_account_delete_too_fast)
-def account_delete(request):
-    user = request.user
-    form = AccountDeleteForm(request.POST or None)
-    if request.method == "POST" and form.is_valid():
-        try:
-            services.account_delete(user=user, password=form.cleaned_data["password"])
-        except services.AccountError as error:
-            field = "password" if error.code == "password" else None
-            form.add_error(field, error.message)
-        else:
-            logout(request)
-            messages.success(request, _("Your account is deleted. Goodbye, and thank you."))
-            return redirect("home")
-    return _account_delete_page(request, form)
-
-
-def _account_delete_page(request, form, *, status=None):
-    check = services.account_deletion_check(request.user)
-    status = status or (422 if form.errors else 200)
-    return render(request, "accounts/delete.html", {"form": form, "check": check}, status=status)
-
-
-@require_safe
-@login_required
-def player(request, key: str):
-    user = stats.player_by_key(key)
-    if user is None:
-        raise Http404
-    return render(
-        request,
-        "accounts/player.html",
-        {
-            "player": user,
-            "stats": stats.player_stats(user),
-            "ratings": stats.player_ratings(user),
-            "reliability": stats.reliability(user),
-            "reliability_days": stats.RELIABILITY_DAYS,
-            "is_me": user.pk == request.user.pk,
-        },
-    )
 
 
 @require_POST

@@ -10,4 +10,5 @@ class GamesConfig(AppConfig):
     def ready(self) -> None:
         from saboteur_site import checks  # noqa: F401 - registers the deploy checks
 
+        from .play import profiles  # noqa: F401 - receives accounts' signals (renamed, clock)
         from .read import invalidation  # noqa: F401 - connects the read side's cache invalidation

@@ -20,12 +20,13 @@ them, must leave time after them. ``decision_deadline`` moves the deadline on wh
 
 from __future__ import annotations
 
-import functools
 import heapq
 import zoneinfo
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from datetime import UTC, date, datetime, time, timedelta
+
+from accounts.zones import zone  # a zone by name (UTC when unknown): pure, as this module
 
 ZERO = timedelta(0)
 
@@ -40,20 +41,6 @@ DAILY_MINIMUM = AWAKE_MINIMUM
 
 # How far a daily deadline is looked for (a vacation of the site's longest length, weekends).
 DAILY_SEARCH_DAYS = 400
-
-
-def zone(name: str) -> zoneinfo.ZoneInfo:
-    """The zone of that name (UTC when empty or unknown)."""
-    try:
-        return zoneinfo.ZoneInfo(name or "UTC")
-    except (zoneinfo.ZoneInfoNotFoundError, ValueError):
-        return zoneinfo.ZoneInfo("UTC")
-
-
-@functools.cache
-def zone_names() -> tuple[str, ...]:
-    """The IANA time zones this machine knows, sorted."""
-    return tuple(sorted(zoneinfo.available_timezones()))
 
 
 def utc(at: datetime) -> datetime:

@@ -256,16 +256,23 @@ if PRODUCTION and not (REDIS_URL or env_str("CELERY_BROKER_URL")):
 if REDIS_URL:
     CACHES = {
         "default": {
-            # Django's Redis cache, except that Redis away is a miss, not an error (a restart
-            # must not fail requests: everything in it is rebuilt from the database).
-            "BACKEND": "saboteur_site.cache.RedisCache",
+            # django-redis, where Redis away is a miss, not an error (a restart must not fail
+            # requests: everything in it is rebuilt from the database; saboteur_site/cache.py).
+            "BACKEND": "django_redis.cache.RedisCache",
             "LOCATION": REDIS_URL,
             # Two sites (or a site and a test run) can share one Redis database.
             "KEY_PREFIX": env_str("CACHE_KEY_PREFIX", "saboteur"),
-            # A Redis that hangs (not only one that refuses) costs a request 2 s at most.
-            "OPTIONS": {"socket_connect_timeout": 2, "socket_timeout": 2},
+            "OPTIONS": {
+                "IGNORE_EXCEPTIONS": True,
+                # A Redis that hangs (not only one that refuses) costs a request 2 s at most.
+                "SOCKET_CONNECT_TIMEOUT": 2,
+                "SOCKET_TIMEOUT": 2,
+            },
         }
     }
+    # Each call the outage turned into a miss is logged, under this logger's name.
+    DJANGO_REDIS_LOG_IGNORED_EXCEPTIONS = True
+    DJANGO_REDIS_LOGGER = "saboteur_site.cache"
     # Sessions stay in the database and are read from the cache, whose copy lives a minute at
     # most (saboteur_site/sessions.py): one query less on every logged-in request.
     SESSION_ENGINE = "saboteur_site.sessions"

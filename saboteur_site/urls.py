@@ -74,8 +74,8 @@ async def health(request):
 handler500 = "saboteur_site.errors.server_error"
 
 urlpatterns = [
-    path("", include("games.web.urls")),
-    path("", include("accounts.urls")),  # profile, account deletion, player pages
+    path("", include("games.web.urls")),  # with player pages and account deletion
+    path("", include("accounts.urls")),  # profile, push devices, the first-game guide
     path("accounts/", include("allauth.urls")),
     # django.conf.urls.i18n's one route, counted in the site's rate limits.
     path("i18n/setlang/", rate_limited("set_language")(set_language), name="set_language"),

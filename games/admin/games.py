@@ -21,12 +21,13 @@ from django.utils.translation import gettext_lazy as _
 
 from games.admin.actions import ExtendForm, ReasonForm, ReplaceSeatForm, action_with_form
 from games.admin.base import HIDDEN, OVER, NoSecretLookups
-from games.admin.display import clock_words, duration, formatted, seat_shown, zoned
+from games.admin.display import clock_words, duration, seat_shown
 from games.models import Game, Seat, TableEvent
 from games.moderation import tables
 from games.read.clock import clock_of, rules_lines
 from games.read.seats import seat_label, seat_number
 from games.read.table_events import describe
+from saboteur_site.admin_display import formatted, zoned
 from saboteur_site.text import ascii_int
 
 MODERATION_BUTTONS = (

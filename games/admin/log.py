@@ -7,7 +7,7 @@ from django.contrib.admin.models import LogEntry
 from django.utils.translation import gettext_lazy as _
 
 from games.admin.base import ReadOnlyAdmin
-from games.admin.display import zoned
+from saboteur_site.admin_display import zoned
 
 
 @admin.register(LogEntry)

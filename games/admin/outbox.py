@@ -8,9 +8,9 @@ from django.utils.translation import gettext_lazy as _
 
 from games.admin.actions import ReasonForm, action_with_form
 from games.admin.base import NoSecretLookups
-from games.admin.display import zoned
 from games.models import Notice
 from games.moderation import tables
+from saboteur_site.admin_display import zoned
 
 
 class HasErrorFilter(admin.SimpleListFilter):

@@ -10,9 +10,9 @@ from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 from games.admin.base import HIDDEN, OVER, NoSecretLookups, ReadOnlyAdmin
-from games.admin.display import zoned
 from games.models import ChatMessage, InboundMail, Move, Vacation
 from games.moderation import tables
+from saboteur_site.admin_display import zoned
 
 
 @admin.register(Move)

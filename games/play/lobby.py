@@ -15,8 +15,8 @@ from django.utils import timezone, translation
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy, ngettext
 
+from accounts.zones import zone_names
 from games import engine
-from games.clock import zone_names
 from games.engine import fairness
 from games.engine.cards import PLAYERS, VARIANTS
 from games.models import (

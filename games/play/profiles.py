@@ -6,16 +6,19 @@
 - Their display name: every game they sit at gets a new revision (``player_renamed``), so open
   pages (live or polling) and every part kept per revision show the new name at once.
 
-The one door from ``accounts`` into the play side (``accounts.services`` calls it, for the
-profile page and the admin; the contract in ``pyproject.toml`` allows that import alone).
+``accounts`` imports nothing of games: its services send ``accounts.signals.clock_changed`` and
+``renamed`` (for the profile page and the admin), and the receivers below, connected by
+``GamesConfig.ready``, call these functions synchronously, inside the sender's transaction.
 """
 
 from __future__ import annotations
 
 from django.db import transaction
 from django.db.models import F
+from django.dispatch import receiver
 from django.utils import timezone
 
+from accounts import signals
 from games.models import Game, Seat
 from games.outbox import schedule, sending
 from games.read import clock as clocks
@@ -69,3 +72,13 @@ def player_renamed(*, user) -> None:
     with transaction.atomic():
         for pk in dict.fromkeys(ids):  # a replaced seat and a new one: one game
             touch(lock_game(pk))
+
+
+@receiver(signals.clock_changed, dispatch_uid="games.play.profiles.clock_changed")
+def _clock_changed(sender, *, user, **kwargs) -> None:
+    player_clock_changed(user=user)
+
+
+@receiver(signals.renamed, dispatch_uid="games.play.profiles.renamed")
+def _renamed(sender, *, user, **kwargs) -> None:
+    player_renamed(user=user)

@@ -16,10 +16,9 @@ from django.core.cache import caches
 from django.urls import reverse
 from django.utils.translation import get_language
 
+from accounts.players import player_url
 from games.models import Game, Rating
 from saboteur_site.cache import get_or_build
-
-from .players import player_url
 
 RULESET_LABELS = dict(Game.Ruleset.choices)
 

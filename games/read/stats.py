@@ -18,13 +18,14 @@ from django.db.models import Count, F, OuterRef, Q, Subquery
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
+from accounts.players import player_by_key, player_url
 from games.models import Game, Move, Seat
 
 from . import durations
-from .players import player_by_key, player_url
 from .ratings import player_ratings
 
-# What the player page (accounts) reads of games, besides the statistics below.
+# What the player page (games.web.players) reads, besides the statistics below; the page's
+# key and address are the account's (accounts.players).
 __all__ = ["player_by_key", "player_ratings", "player_stats", "player_url"]
 from .vacations import vacation_days_used
 

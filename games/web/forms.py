@@ -13,10 +13,10 @@ from django.utils.functional import lazy
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
+from accounts.zone_choices import picker_attrs, zone_choices
 from games.engine.cards import PLAYERS
 from games.models import Game
 from games.play.lobby import GAME_NAME_ONE_LINE
-from games.read import zones
 from games.read.drawing import hand_order
 from saboteur_site.fields import AsciiIntegerField, ascii_choice
 from saboteur_site.text import ascii_int, has_line_breaks
@@ -239,8 +239,8 @@ class GameCreateForm(forms.Form):
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         field = self.fields["clock_zone"]
-        field.choices = [("", _("My time zone")), *zones.zone_choices()]
-        field.widget.attrs.update(zones.picker_attrs())
+        field.choices = [("", _("My time zone")), *zone_choices()]
+        field.widget.attrs.update(picker_attrs())
 
     def clean(self):
         data = super().clean()

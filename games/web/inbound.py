@@ -91,7 +91,7 @@ def first_use(token: str) -> bool:
     token at the same moment exactly one passes, and the entry expires by itself after
     ``TOKEN_MEMORY``, when the timestamp signed with it no longer passes ``MAILGUN_WINDOW``: no
     table to purge, no migration. The site's Redis cache answers "nothing" rather than failing
-    while Redis is away (saboteur_site/cache.py): a refused ``add`` and a missing entry then mean
+    while Redis is away (saboteur_site/cache.py): an ``add`` not taken and a missing entry then mean
     that no token can be checked, which raises ``CacheAway`` (the post is answered 503 and
     Mailgun tries again later) rather than taking every post for a replay or none.
     """

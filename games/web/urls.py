@@ -1,6 +1,6 @@
 from django.urls import path, re_path
 
-from . import deals, inbound, live, views
+from . import deals, inbound, live, players, views
 
 urlpatterns = [
     path("", views.home, name="home"),
@@ -33,4 +33,7 @@ urlpatterns = [
     re_path(r"^inbound/(?P<provider>mailgun|postmark)/$", inbound.webhook, name="inbound"),
     path("vacation/", views.vacation, name="vacation"),
     path("vacation/end/", views.vacation_end, name="vacation_end"),
+    # A player's pages about their games (accounts.urls has the profile and devices).
+    path("accounts/delete/", players.account_delete, name="account_delete"),
+    path("players/<path:key>/", players.player, name="player"),
 ]

@@ -21,11 +21,12 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
+from accounts import zone_choices
 from games.models import Game
 from games.outbox import links
 from games.play import chat, errors, moves, suspicions, taps, vacations, visits
 from games.play import lobby as lobbies
-from games.read import access, learn, lists, pages, ratings, rematch, seats, zones
+from games.read import access, learn, lists, pages, ratings, rematch, seats
 from games.read.vacations import vacation_state
 from saboteur_site.ratelimits import TooFast, rate_limited, too_fast_page, with_refusal
 from saboteur_site.text import ascii_int
@@ -82,7 +83,7 @@ def _lobby(request, *, form=None, practice_form=None, status=200):
         # (lazily) only when that cache is cold.
         "form": form or SimpleLazyObject(GameCreateForm),
         # The cached empty form's key: its zones' offsets change by the hour.
-        "create_form_hour": zones.offsets_key(),
+        "create_form_hour": zone_choices.offsets_key(),
         "practice_form": practice_form or SimpleLazyObject(PracticeForm),
         "form_refused": form is not None,
         "practice_refused": practice_form is not None,

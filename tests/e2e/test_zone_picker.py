@@ -5,7 +5,7 @@ goes to it; what is saved is the IANA name. The lobby's picker searches the same
 import pytest
 from playwright.sync_api import expect
 
-from games.clock import zone_names
+from accounts.zones import zone_names
 
 PHONE = {"viewport": {"width": 390, "height": 844}, "has_touch": True, "is_mobile": True}
 

@@ -20,12 +20,12 @@ from django.db import models
 from django.test import Client
 from django.urls import reverse
 
-from games.admin import zoned
 from games.models import Game, Notice
 from games.moderation import tables
 from games.outbox.sending import verified_email
 from games.play.lobby import game_create, game_start, seat_join
 from games.tasks import sweep
+from saboteur_site.admin_display import zoned
 from tests.web.test_admin import log_for, run_action
 
 pytestmark = pytest.mark.django_db

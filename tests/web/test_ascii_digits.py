@@ -153,7 +153,7 @@ def test_the_admin_extends_a_deadline_only_by_hours_in_ascii_digits(players, gam
 def test_numbered_choices_take_only_their_own_ascii_spelling(players, game):
     """Rounds, time per turn, reliability, banks and seats are choices: only the listed text
     is taken, and read the same way."""
-    from games.admin import ReplaceSeatForm
+    from games.admin.actions import ReplaceSeatForm
 
     create = {"name": "Far mine", "ruleset": "base", "visibility": "open", "max_seats": "4"}
     create |= {"turn_limit": "3600", "rounds": "2", "min_reliability": "90", "bank": "21600"}

@@ -1,12 +1,14 @@
 """A new display name shows at once in the player's games: each game they sit at gets a new
-revision (games.play.profiles.player_renamed), so open pages refresh and no part kept per
-revision (the watchers' shared part, the move log) goes on showing the old name."""
+revision (games.play.profiles.player_renamed, receiving accounts.signals.renamed), so open pages
+refresh and no part kept per revision (the watchers' shared part, the move log) goes on showing
+the old name."""
 
 import random
 from html.parser import HTMLParser
 
 import pytest
 from django.core.cache import caches
+from django.db import transaction
 from django.urls import reverse
 
 from accounts import services as accounts
@@ -58,6 +60,20 @@ def test_a_profile_saved_with_the_same_name_touches_no_game(table):
     before = revision(game)
     accounts.profile_update(user=bob, display_name="Bob", language="cs")
     assert revision(game) == before
+
+
+def test_the_games_follow_a_new_name_before_the_save_returns_and_in_its_transaction(table):
+    """accounts sends a signal that games receives: synchronously (the revision has grown when
+    ``profile_update`` returns) and inside the caller's transaction (undone with the name)."""
+    (ann, bob, cid), game, _other = table
+    before = revision(game)
+    with pytest.raises(RuntimeError), transaction.atomic():
+        accounts.profile_update(user=bob, display_name="Robert")
+        assert revision(game) == before + 1
+        raise RuntimeError("the caller's transaction fails")
+    assert revision(game) == before
+    bob.refresh_from_db()
+    assert bob.display_name == "Bob"
 
 
 class FormFields(HTMLParser):

@@ -9,11 +9,11 @@ from django.test import Client
 from django.urls import reverse
 from django.utils import timezone, translation
 
-from accounts.services import account_deletion_check
 from games import engine
 from games.models import Game, Notice, Seat
 from games.moderation import tables
 from games.outbox import sending
+from games.play.account_deletion import account_deletion_check
 from games.play.errors import reason_message
 from games.play.lobby import game_create, game_start, invitation_send, seat_join
 from games.play.moves import move_submit

@@ -11,6 +11,7 @@ from django.test import Client
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 from django.utils import timezone
+from django_redis import get_redis_connection
 
 from saboteur_site import sessions
 
@@ -23,7 +24,7 @@ pytestmark = pytest.mark.django_db
 def cached_seconds(session_key: str) -> int:
     """Seconds the cache keeps the session's copy (-2: no copy)."""
     key = cache.make_and_validate_key(sessions.SessionStore.cache_key_prefix + session_key)
-    return cache._cache.get_client().ttl(key)
+    return get_redis_connection("default").ttl(key)
 
 
 def test_the_site_reads_sessions_through_the_short_lived_cache():

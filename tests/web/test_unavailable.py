@@ -133,12 +133,13 @@ def test_redis_away_moves_and_pages_still_work(make_user, settings):
 
 def test_the_cache_keeps_its_redis_client_and_shares_it_between_threads():
     """Django's Redis cache makes a new client for every call (a copy of redis-py's reply
-    table each time); ours keeps one per connection pool, which every thread may use."""
+    table each time); django-redis keeps one per server, which every thread may use."""
     from django.core.cache import cache
+    from django_redis import get_redis_connection
 
-    client = cache._cache.get_client()
-    assert cache._cache.get_client() is client
-    assert cache._cache.get_client(write=True) is client  # one server: one pool
+    client = get_redis_connection("default")
+    assert get_redis_connection("default") is client
+    assert get_redis_connection("default", write=False) is client  # one server: one client
     key = "tests:kept-client"
     cache.set(key, 0, 30)
     seen = []

@@ -12,9 +12,9 @@ from django.test import Client
 from django.urls import reverse
 from django.utils import translation
 
-from games.clock import zone_names
+from accounts.zone_choices import offset_text, zone_choices
+from accounts.zones import zone_names
 from games.models import Game
-from games.read.zones import offset_text, zone_choices
 from tests.players import create_player
 
 WINTER = datetime(2026, 12, 4, 9, tzinfo=UTC)

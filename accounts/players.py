@@ -1,4 +1,4 @@
-"""Which player a player page shows, and its address."""
+"""Which player a player page (/players/<key>/) shows, and its address: by display name or id."""
 
 from __future__ import annotations
 

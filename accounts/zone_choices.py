@@ -15,7 +15,7 @@ from django.utils import timezone
 from django.utils.translation import get_language
 from django.utils.translation import gettext_lazy as _
 
-from games.clock import zone, zone_names
+from .zones import zone, zone_names
 
 REGIONS = {
     "Africa": _("Africa"),

@@ -1,0 +1,72 @@
+"""The pages about a player's games: their public page (statistics, ratings, reliability) and
+deleting their account, which their running games may refuse (``games.play.account_deletion``).
+
+``accounts`` imports nothing of games: its pages (profile, devices) link to these by URL name.
+"""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.contrib.auth import logout
+from django.contrib.auth.decorators import login_required
+from django.http import Http404
+from django.shortcuts import redirect, render
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_http_methods, require_safe
+
+from accounts.forms import AccountDeleteForm
+from accounts.services import AccountError
+from games.play.account_deletion import account_delete as delete_account
+from games.play.account_deletion import account_deletion_check
+from games.read import stats
+from saboteur_site.ratelimits import rate_limited, with_refusal
+
+
+@require_safe
+@login_required
+def player(request, key: str):
+    user = stats.player_by_key(key)
+    if user is None:
+        raise Http404
+    return render(
+        request,
+        "accounts/player.html",
+        {
+            "player": user,
+            "stats": stats.player_stats(user),
+            "ratings": stats.player_ratings(user),
+            "reliability": stats.reliability(user),
+            "reliability_days": stats.RELIABILITY_DAYS,
+            "is_me": user.pk == request.user.pk,
+        },
+    )
+
+
+def _account_delete_too_fast(request, refusal):
+    form = with_refusal(AccountDeleteForm(request.POST), refusal)
+    return _account_delete_page(request, form, status=429)
+
+
+@require_http_methods(["GET", "HEAD", "POST"])
+@login_required
+@rate_limited("account_delete", answer=_account_delete_too_fast)
+def account_delete(request):
+    user = request.user
+    form = AccountDeleteForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        try:
+            delete_account(user=user, password=form.cleaned_data["password"])
+        except AccountError as error:
+            field = "password" if error.code == "password" else None
+            form.add_error(field, error.message)
+        else:
+            logout(request)
+            messages.success(request, _("Your account is deleted. Goodbye, and thank you."))
+            return redirect("home")
+    return _account_delete_page(request, form)
+
+
+def _account_delete_page(request, form, *, status=None):
+    check = account_deletion_check(request.user)
+    status = status or (422 if form.errors else 200)
+    return render(request, "accounts/delete.html", {"form": form, "check": check}, status=status)
