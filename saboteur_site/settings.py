@@ -267,6 +267,12 @@ if REDIS_URL:
                 # A Redis that hangs (not only one that refuses) costs a request 2 s at most.
                 "SOCKET_CONNECT_TIMEOUT": 2,
                 "SOCKET_TIMEOUT": 2,
+                # A burst of requests at once (200 open pages' streams opened together, each
+                # reading its session) waits a moment for one of the process's connections
+                # instead of failing with "Too many connections" (redis-py's plain pool stops at
+                # 100 and raises; bench/live.py logged 273 of them).
+                "CONNECTION_POOL_CLASS": "redis.BlockingConnectionPool",
+                "CONNECTION_POOL_KWARGS": {"max_connections": 100, "timeout": 2},
             },
         }
     }

@@ -287,6 +287,11 @@ def test_with_redis_the_cache_is_redis():
 
     assert settings.CACHES["default"]["BACKEND"] == "django_redis.cache.RedisCache"
     assert settings.CACHES["default"]["OPTIONS"]["IGNORE_EXCEPTIONS"]  # Redis away is a miss
+    # A burst waits for a connection rather than failing at redis-py's 100 (bench/live.py).
+    from django_redis import get_redis_connection
+    from redis import BlockingConnectionPool
+
+    assert isinstance(get_redis_connection("default").connection_pool, BlockingConnectionPool)
     assert settings.CELERY_BROKER_URL == os.environ["REDIS_URL"]
 
 
