@@ -314,7 +314,7 @@ CACHES["local"] = {
     "LOCATION": "local",
     "OPTIONS": {"MAX_ENTRIES": env_int("LOCAL_CACHE_ENTRIES", 3000)},
 }
-# What each open game page was sent (games/web/parts.py): written at every render of the play
+# What each open game page was sent (games/web/live_parts.py): written at every render of the play
 # area, so in Redis, shared by every process; without Redis (`make run`: one web process) in the
 # process's memory rather than in the database's cache table, which would take SQLite's lock.
 LIVE_PARTS_CACHE = "default" if REDIS_URL else "local"

@@ -26,14 +26,14 @@ from django.utils.translation import ngettext
 from games import engine
 from games.models import ChatMessage, Game, Notice, Seat
 from games.read import clock as clocks
-from games.read import durations, history, ledger
+from games.read import durations, history, ledger_words
 from games.read.drawing import card_name, hand_order, role_name
 from games.read.log import describe, knowledge_lines
 from games.read.seats import display_name, seat_names
 from games.read.table_events import renames
 from saboteur_site.text import one_line
 
-from . import email_art, one_tap, replies
+from . import email_art, one_tap, reply_addresses
 from .links import UNSUBSCRIBE_KINDS, site_url, unsubscribe_token
 from .quiet import user_zone
 
@@ -111,10 +111,11 @@ def build_email(
 
 def _reply_to(notice: Notice, *, numbered: bool) -> str | None:
     """A game email's Reply-To: an address of its reader, the game and the decision of now
-    (``replies``), and whether the email ``numbered`` moves (only then does a number mean one)."""
+    (``reply_addresses``), and whether the email ``numbered`` moves (only then does a number mean
+    one)."""
     if notice.user is None or notice.game is None:
         return None
-    return replies.reply_address(
+    return reply_addresses.reply_address(
         user_id=notice.user.pk,
         game_id=notice.game.pk,
         version=notice.game.version,
@@ -287,7 +288,7 @@ def _turn(notice: Notice) -> dict:
 
 def _did_since_last_move(game: Game, seat: Seat, view: dict, names: dict[str, str]) -> dict:
     """One short line per player of what everyone saw them do since the reader's last move
-    (the public ledger, games/read/ledger.py); for a player who took the seat over and has not
+    (the public ledger, games/read/ledger_words.py); for a player who took the seat over and has not
     moved yet, since the seat's last move; before any, since the game began."""
     log = history.move_log(game)
     own = game.moves.filter(seat=seat, automatic=False).aggregate(last=Max("sequence"))["last"]
@@ -300,7 +301,7 @@ def _did_since_last_move(game: Game, seat: Seat, view: dict, names: dict[str, st
         after, heading = max(held), _("Who did what since this seat's last move:")
     else:
         after, heading = 0, _("Who did what since the game began:")
-    did = ledger.changes_since(log, [p["seat"] for p in view["players"]], names, after)
+    did = ledger_words.changes_since(log, [p["seat"] for p in view["players"]], names, after)
     return {"did": list(did.values()), "did_heading": heading}
 
 

@@ -4,8 +4,8 @@ table, the viewer's hand, the bar (their decision), the maze, the log, the chat 
 ``games.read.pages.game_page`` builds them in that order (each from the engine's view for the
 viewer and the parts before it) and assembles the page from them; ``templates/games/game.html``
 draws each between ``<!--p:...-->`` markers, and an open page is sent after a move only the parts
-whose markup changed (``games/web/parts.py``). ``tests/web/test_game_parts.py`` tests each part on
-its own.
+whose markup changed (``games/web/live_parts.py``). ``tests/web/test_game_parts.py`` tests each
+part on its own.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from games.engine.cards import CATALOGUE, GOAL_POSITIONS, PATH
 from games.models import Seat
 from saboteur_site.text import ascii_int
 
-from . import history, kept, learn, ledger, suspicions
+from . import history, kept, learn, ledger_words, suspicions
 from .drawing import (
     card_name,
     card_picture,
@@ -702,7 +702,7 @@ def log(
     count: Counter[int] = Counter()
     for entry in reversed(entries):  # in the order of play
         # An id that stays with the line (its move's sequence, then its rank among that move's
-        # lines): an open page is sent only the lines it has not got (games/web/parts.py).
+        # lines): an open page is sent only the lines it has not got (games/web/live_parts.py).
         ids[id(entry)] = f"l{entry.sequence}-{count[entry.sequence]}"
         count[entry.sequence] += 1
     rounds = tuple({**group, "lines": _lines(group["entries"], ids, since)} for group in groups)
@@ -749,7 +749,7 @@ def recap(
     *,
     result_shown: bool,
     ended_since: Iterable[int] = (),
-    seen: ledger.Ledger | None = None,
+    seen: ledger_words.Ledger | None = None,
     guessed: suspicions.Revealed | None = None,
 ) -> Recap:
     """``result_shown``: the last round's result is shown (a seated player who has not decided
@@ -805,7 +805,7 @@ def round_recap(
     names: dict[str, str],
     ruleset: str,
     maze: bool,
-    did: Mapping[str, ledger.SeatRecord] | None,
+    did: Mapping[str, ledger_words.SeatRecord] | None,
     guesses: tuple[list[str], dict[str, str]],
 ) -> dict:
     """A finished round's recap (``history.round_recap``), its final maze drawn (the largest part
@@ -846,11 +846,12 @@ def standings(players: Players) -> tuple[dict, ...]:
 
 @dataclass(frozen=True)
 class LedgerRow:
-    """One player's public record this round (and this game, in words): games/read/ledger.py."""
+    """One player's public record this round (and this game, in words):
+    games/read/ledger_words.py."""
 
     seat: str
     name: str
-    record: ledger.SeatRecord
+    record: ledger_words.SeatRecord
     this_round: str = ""  # in words ("" when nothing yet)
     this_game: str = ""
     other: str = ""  # Saboteur 2's acts besides the table's columns, in words
@@ -868,7 +869,7 @@ class Ledger:
         return next((row for row in self.rows if row.seat == seat), None)
 
 
-def ledger_part(seen: ledger.Ledger, view: dict, players: Players) -> Ledger:
+def ledger_part(seen: ledger_words.Ledger, view: dict, players: Players) -> Ledger:
     """``seen``: the public ledger of the game's moves (pure, from the public log). Kept under
     the digest of what it is made from (``games.read.kept``): the same for every viewer."""
     number = view["round"]
@@ -876,19 +877,19 @@ def ledger_part(seen: ledger.Ledger, view: dict, players: Players) -> Ledger:
     return kept.built("ledger", (seen, number, names), lambda: _ledger_part(seen, number, names))
 
 
-def _ledger_part(seen: ledger.Ledger, number: int, names: dict[str, str]) -> Ledger:
+def _ledger_part(seen: ledger_words.Ledger, number: int, names: dict[str, str]) -> Ledger:
     this_round = seen.rounds.get(number, {})
     rows = []
     for seat, name in names.items():
-        record = this_round.get(seat, ledger.SeatRecord(seat))
+        record = this_round.get(seat, ledger_words.SeatRecord(seat))
         rows.append(
             LedgerRow(
                 seat=seat,
                 name=name,
                 record=record,
-                this_round=", ".join(ledger.record_phrases(record, names)),
-                this_game=", ".join(ledger.record_phrases(seen.total(seat), names)),
-                other=", ".join(ledger.other_phrases(record, names)),
+                this_round=", ".join(ledger_words.record_phrases(record, names)),
+                this_game=", ".join(ledger_words.record_phrases(seen.total(seat), names)),
+                other=", ".join(ledger_words.other_phrases(record, names)),
             )
         )
     return Ledger(round=number, rows=tuple(rows))

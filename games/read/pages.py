@@ -25,7 +25,7 @@ from games.engine.cards import PLAYERS
 from games.models import ChatMessage, Game, Seat
 from saboteur_site.cache import get_or_build
 
-from . import deals, game_parts, history, kept, ledger, suspicions, table_events
+from . import deals, game_parts, history, kept, ledger_words, suspicions, table_events
 from .clock import Clock, clock_of, rules_lines
 from .log import Entry, entries_for
 from .seats import display_name, live_seat, seat_label, seat_names
@@ -208,7 +208,7 @@ def built_page(
         names=names,
     )
     bar = game_parts.bar(view, deciding, hand, players, moves, me=me, title=my_turn and playing)
-    seen = ledger.public(game.pk, moves, [p["seat"] for p in view["players"]])
+    seen = ledger_words.public(game.pk, moves, [p["seat"] for p in view["players"]])
     result_shown = me_seat is not None and not _moved_since_round_end(moves, me_seat)
     return GamePage(
         **header,
@@ -456,7 +456,7 @@ def round_recap_page(game: Game, user, number: int) -> dict | None:
         names = seat_names(game)
         moves = history.move_log(game)
         round_names = history.round_names(moves, names, table_events.renames(game))
-        seen = ledger.public(game.pk, moves, [p["seat"] for p in view["players"]])
+        seen = ledger_words.public(game.pk, moves, [p["seat"] for p in view["players"]])
         named = _named(round_names, number, names)
         guessed = suspicions.revealed(game.seats.all(), view)
         recap = history.round_recap(

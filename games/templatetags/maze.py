@@ -24,7 +24,7 @@ def maze_grid(page) -> str:
         return ""
     labels = "".join(f'<th scope="col" class="maze__label">{cell.x}</th>' for cell in rows[0])
     # Ids on the head, each row, its label and each cell: an open page is sent only the cells
-    # that changed, and the rows or columns the maze grew by (games/web/parts.py).
+    # that changed, and the rows or columns the maze grew by (games/web/live_parts.py).
     html = [f'<thead id="mzh"><tr><th></th>{labels}</tr></thead><tbody id="mzb">']
     texts = {
         "new": escape(_("new since your last visit")),

@@ -30,7 +30,7 @@ def _texts() -> dict:
         "gold_title": esc(_("Gold")),
         "gold": esc(_("gold")),
         "has_gold": esc(_("has gold")),
-        # What a player was seen doing (games/read/ledger.py), on a tap, a click or hover.
+        # What a player was seen doing (games/read/ledger_words.py), on a tap, a click or hover.
         "did": _("What %(name)s was seen doing"),
         "this_round": esc(_("This round")),
         "this_game": esc(_("This game")),
@@ -59,7 +59,7 @@ def seat_items(page) -> str:
 def seat_cards(context, page) -> str:
     """Each player's card (a popover its chip opens): what everyone saw them do this round and
     this game, what lies in front of them, and the viewer's marks to give. Cards of their own,
-    outside the chips: a move changes the mover's card, not the strip (games/web/parts.py)."""
+    outside the chips: a move changes the mover's card, not the strip (games/web/live_parts.py)."""
     texts = _texts()
     # The form's token only where there are marks to give: asking for it sets the CSRF cookie
     # (and "Vary: Cookie"), which a watcher's page never needs.
@@ -141,8 +141,8 @@ def _did(p: dict, t: dict, row, marks: str = "") -> str:
     ]
     if p["in_front"]:
         lines.append(line.format(t["in_front"], esc(", ".join(p["in_front"]))))
-    # Two items an open page gets one by one (games/web/parts.py): what was seen (it changes when
-    # the player acts) and the viewer's marks (when the viewer marks).
+    # Two items an open page gets one by one (games/web/live_parts.py): what was seen (it changes
+    # when the player acts) and the viewer's marks (when the viewer marks).
     return (
         f'<div popover class="did-pop" id="did-{seat}" data-seat="{seat}"'
         f' data-testid="seat-ledger"><div class="did-pop__said" id="said-{seat}">'

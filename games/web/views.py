@@ -30,7 +30,7 @@ from games.read.vacations import vacation_state
 from saboteur_site.ratelimits import TooFast, rate_limited, too_fast_page, with_refusal
 from saboteur_site.text import ascii_int
 
-from . import parts, watched
+from . import live_parts, watched
 from .after_move import after_move
 from .forms import GameCreateForm, InvitationForm, MoveForm, PracticeForm, VacationForm
 
@@ -158,7 +158,7 @@ def _render_game(
     chat_error=None, shown=None,
 ):  # fmt: skip
     """The game page, or its play area for htmx; ``shown``: the revision a polling page shows
-    (it is then sent only what changed since, games/web/parts.py)."""
+    (it is then sent only what changed since, games/web/live_parts.py)."""
     page = pages.game_page(game, request.user, **_selection(request))
     # A fresh idempotency key per rendered page: a double click or a retry sends the same one.
     key = secrets.token_urlsafe(12)
@@ -167,7 +167,7 @@ def _render_game(
     with lists.awaiting_read_once():  # the next game and the header's count: one read
         context["after_move"] = after_move(request.user, page, moved=notice is not None)
         context["play_again"] = rematch.play_again(game, request.user)
-        context["page_token"] = parts.TOKEN_PLACEHOLDER
+        context["page_token"] = live_parts.TOKEN_PLACEHOLDER
         context["page_pop"] = request.GET.get("pop") if request.GET.get("pop") in POPS else None
         template = template or (PARTIALS[partial] if partial else "games/game.html")
         response = render(request, template, context, status=status)
@@ -176,9 +176,9 @@ def _render_game(
 
 def _sent_in_parts(request, response, shown: int | None):
     """The page's play area remembered under a token of that page; a polling page (``shown``:
-    the revision it shows) is sent only what changed since (games/web/parts.py)."""
+    the revision it shows) is sent only what changed since (games/web/live_parts.py)."""
     asked = request.GET.get("p") if shown is not None else None
-    response.content = parts.sent_in_parts(
+    response.content = live_parts.sent_in_parts(
         response.content.decode(), owner=request.user.pk, asked=asked, shown=shown
     ).encode()
     return response
@@ -225,7 +225,9 @@ def _watcher_part(request, pk: int, revision: int, shown: int | None):
         game = visible_game(request, pk)  # perhaps newer than the revision asked for
         page = pages.game_page(game, request.user)
         context = {"page": page, "after_move": after_move(request.user, page, moved=False)}
-        context["page_token"] = parts.TOKEN_PLACEHOLDER  # each page's own, by parts.sent_in_parts
+        context["page_token"] = (
+            live_parts.TOKEN_PLACEHOLDER
+        )  # each page's own, by live_parts.sent_in_parts
         return game.revision, context
 
     shared = watched.watched_parts(request, pk, revision, context_of)

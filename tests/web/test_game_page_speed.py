@@ -221,7 +221,7 @@ def poll(client, game, revision: int) -> str:
 def without_own_counts(html: str) -> str:
     """The answer without the viewer's own bits: the header's count and the title's."""
     html = re.sub(r'<a href="/" id="my-games".*?</a>', "", html, flags=re.S)
-    html = re.sub(r"([?;]p=)[\w-]+", r"\1", html)  # each page's own token (games/web/parts.py)
+    html = re.sub(r"([?;]p=)[\w-]+", r"\1", html)  # each page's own token (games/web/live_parts.py)
     return re.sub(r"<title>\(\d+\) ", "<title>", html)
 
 

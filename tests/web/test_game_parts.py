@@ -1,7 +1,7 @@
 """Each part of the game page on its own (games/read/game_parts.py), from the engine's view of a
 rigged deal: the players, the hand, the bar, the maze, the log and the recaps; each is frozen
 once built, and each is what one part of the play area draws (what an open page is sent when
-it alone changed, games/web/parts.py)."""
+it alone changed, games/web/live_parts.py)."""
 
 import dataclasses
 
@@ -12,7 +12,7 @@ from games import engine
 from games.engine.cards import GOAL_POSITIONS
 from games.play.moves import move_submit
 from games.read import game_parts, pages
-from games.web import parts
+from games.web import live_parts
 
 NAMES = {"0": "Ann", "1": "Bob", "2": "Cid"}
 DEAL = {
@@ -254,11 +254,11 @@ def play_area(page) -> dict[str, str]:
     """The play area's parts as the page draws them (their digests)."""
     html = render_to_string(
         "games/game.html#play",
-        {"page": page, "move_key": "key", "page_token": parts.TOKEN_PLACEHOLDER},
+        {"page": page, "move_key": "key", "page_token": live_parts.TOKEN_PLACEHOLDER},
     )
-    found = parts.Play.of(parts.compact(html))
+    found = live_parts.Play.of(live_parts.compact(html))
     assert found is not None
-    return {key: parts.digest(markup) for key, markup in found.parts.items()}
+    return {key: live_parts.digest(markup) for key, markup in found.parts.items()}
 
 
 @pytest.mark.django_db

@@ -489,7 +489,7 @@ NORMALISE = (
     (re.compile(r'(nonce=")[^"]*'), r"\1"),
     (re.compile(r"('nonce-)[^']*"), r"\1"),
     (re.compile(r'(name="key" value=")[^"]*'), r"\1"),
-    (re.compile(r"([?;]p=)[\w-]+"), r"\1"),  # a page's own token (games/web/parts.py)
+    (re.compile(r"([?;]p=)[\w-]+"), r"\1"),  # a page's own token (games/web/live_parts.py)
     (re.compile(r"(csrftoken=)[^;\s]*"), r"\1"),
     (re.compile(r"(Time left: )[^<]*"), r"\1"),
     (re.compile(r"(waiting for )[^<]*"), r"\1"),
