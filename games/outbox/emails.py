@@ -27,7 +27,7 @@ from games import engine
 from games.models import ChatMessage, Game, Notice, Seat
 from games.read import clock as clocks
 from games.read import durations, history, ledger_words
-from games.read.drawing import card_name, hand_order, role_name
+from games.read.card_names import card_name, hand_order, role_name
 from games.read.log import describe, knowledge_lines
 from games.read.seats import display_name, seat_names
 from games.read.table_events import renames

@@ -40,7 +40,7 @@ from games import engine
 from games.engine.cards import CATALOGUE, GOAL_NAMES
 from games.models import Game, InboundMail, Notice
 from games.outbox import one_tap, quotes, reply_addresses, sending
-from games.read.drawing import hand_order
+from games.read.card_names import hand_order
 from games.read.log import describe, goal_label
 from games.read.seats import seat_names
 

@@ -23,15 +23,8 @@ from games.models import Seat
 from saboteur_site.text import ascii_int
 
 from . import history, kept, learn, ledger_words, suspicions
-from .drawing import (
-    card_name,
-    card_picture,
-    card_use,
-    goal_back_use,
-    hand_order,
-    in_front_svg,
-    role_name,
-)
+from .card_names import card_name, hand_order, role_name
+from .drawing import card_picture, card_use, goal_back_use, in_front_svg
 from .log import Entry, goal_label, knowledge_lines, tool_label
 from .seats import seat_number
 

@@ -25,7 +25,8 @@ from games.models import Game, Seat
 from saboteur_site.cache import get_or_build
 
 from . import kept, ledger_words
-from .drawing import card_name, card_use, goal_back_use, hand_order, role_name
+from .card_names import card_name, hand_order, role_name
+from .drawing import card_use, goal_back_use
 from .log import Entry, entries_for, goal_label, knowledge_lines, names_at, position_label
 
 CACHE_SECONDS = 6 * 3600

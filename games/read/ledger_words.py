@@ -35,7 +35,7 @@ from games.ledger import (
     start_board,
 )
 
-from .drawing import card_name
+from .card_names import card_name
 from .log import goal_label, tool_label
 
 __all__ = [

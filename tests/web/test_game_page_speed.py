@@ -25,7 +25,7 @@ from games.moderation import tables
 from games.play.chat import chat_post
 from games.play.vacations import vacation_declare
 from games.read import access, pages
-from games.read.drawing import card_name
+from games.read.card_names import card_name
 from tests.threads import at_once
 
 from .test_game_pages import logged_in, play_random, start_game

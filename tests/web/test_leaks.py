@@ -42,7 +42,7 @@ from games.outbox import one_tap, push
 from games.play.chat import chat_post
 from games.play.lobby import game_create, game_start, seat_join
 from games.play.moves import move_submit
-from games.read.drawing import role_name
+from games.read.card_names import role_name
 from tests.routes import Route, _patterns, walk_routes
 
 pytestmark = pytest.mark.django_db
