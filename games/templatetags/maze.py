@@ -2,7 +2,7 @@
 
 The maze is the page's largest loop (a hundred cells and more, each with a dozen conditions), and
 the template language spent more time on it than on the rest of the page; the same markup built
-here costs a tenth (docs/web-performance.md). The cells come from ``games.read.game_parts.board``
+here costs a tenth (docs/web-performance.md). The cells come from ``games.read.maze_part.board``
 (each cell with its marks, help and name); every text is escaped.
 """
 
@@ -52,7 +52,7 @@ def maze_grid(page) -> str:
 
 
 def _cell(cell, texts: dict, choice: str, part: str) -> str:
-    """One cell (a ``games.read.game_parts.Cell``)."""
+    """One cell (a ``games.read.maze_part.Cell``)."""
     x, y = cell.x, cell.y
     helps, name, chosen, legal = cell.help, cell.name, cell.chosen, cell.legal
     out = [f'<td id="mz{x}_{y}" class="{cell.css}" data-x="{x}" data-y="{y}"']
