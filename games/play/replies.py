@@ -359,7 +359,7 @@ def _the_emails_decision(game: Game, user, address, command: Command) -> tuple[e
 
 
 def _answer(record: InboundMail, game: Game, user, lines: list[str], message: Message) -> None:
-    """The short answer email (``games.outbox.emails._answer`` adds the moves of now)."""
+    """The short answer email (``games.outbox.turn_emails._answer`` adds the moves of now)."""
     now = timezone.now()
     seat = game.seats.filter(user=user).live().first() or game.seats.filter(user=user).first()
     subject = _("Your reply to %(game)s") % {"game": game.name}
