@@ -13,6 +13,10 @@ DEBUG is off in both unless DJANGO_DEBUG=1, which production refuses.
 
 Every missing or wrong variable is noted as it is read (``refuse``) and the settings refuse to
 start at their end, naming them all at once: one line each on stderr (saboteur_site/startup.py).
+
+Over 600 lines because Django reads its settings from one module, and every setting here says
+why it has its value: split into several files, a setting's reason and the variable it reads
+would be looked for in more than one place, and the refusals could not be gathered at the end.
 """
 
 import os
