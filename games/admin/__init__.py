@@ -1,11 +1,14 @@
 """The admins' tools for games, moves, chat and the email outbox, one module an area:
 
 - ``games``: a game's list and page, its seats and table log, and the moderation actions;
-- ``records``: moves, chat and vacations, what players did at the tables;
-- ``outbox``: the email outbox; ``log``: the audit log;
+- ``records``: moves, chat, vacations and emailed replies: what players did at the tables;
+- ``outbox``: the email outbox;
+- ``log``: the audit log;
 - ``actions``: the forms and the intermediate page of every action with a reason (the accounts'
-  admin uses them too); ``display``: times with their zone, durations and clocks in words,
-  seats numbered as the game page numbers them; ``base``: secrecy and read-only pages.
+  admin uses them too);
+- ``display``: times with their zone, durations and clocks in words, seats numbered as the game
+  page numbers them;
+- ``base``: secrecy and read-only pages.
 
 Secrecy: no page here shows a running or paused game's secrets. The snapshot is never a field;
 move payloads and events (face-down discards, private peeks) appear only once the game is

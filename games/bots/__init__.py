@@ -9,6 +9,11 @@ Public API:
   per game) when the caller has it. A bot sees nothing else: what its seat may not know cannot
   change its move.
 - ``public_events(events)`` -> the events everyone saw (``to`` is None), as the bot's memory.
+
+Modules:
+
+- ``brain``: how a bot picks its move: score every legal move from what its seat may know;
+- ``simulate``: measuring the bots: seeded games and their win rates per role.
 """
 
 from .brain import choose_move, public_events
