@@ -1,7 +1,7 @@
 """The read side: everything a viewer may see of games, built from the engine's ``view_for``.
 
 It never writes a game and imports only ``games.models``, ``games.ledger``, ``games.engine``,
-``games.clock`` and Django: never the play side, the outbox or moderation.
+``games.clock``, the site's helpers and Django: never the play side, the outbox or moderation.
 
 - ``pages``: the pages of one game as one viewer may see them, assembled from its parts;
 - ``game_parts``: the game page's parts: the players, the hand, the log, the recaps, the ledger;
