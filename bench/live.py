@@ -100,7 +100,7 @@ class Page:
         self.received: dict[int, float] = {}  # revision -> when its event arrived
         self.fetched: dict[int, float] = {}  # revision -> when its part arrived
         self.sizes: list[int] = []  # bytes of each answer after a move (the parts that changed)
-        # As static/js/live.js: the revision the page shows and its token (games/web/parts.py).
+        # As static/js/live.js: the revision the page shows and its token (games/web/live_parts.py).
         self.shown, self.token = 0, ""
         self.first = asyncio.Event()
         self.error: str | None = None

@@ -13,6 +13,10 @@ DEBUG is off in both unless DJANGO_DEBUG=1, which production refuses.
 
 Every missing or wrong variable is noted as it is read (``refuse``) and the settings refuse to
 start at their end, naming them all at once: one line each on stderr (saboteur_site/startup.py).
+
+Over 600 lines because Django reads its settings from one module, and every setting here says
+why it has its value: split into several files, a setting's reason and the variable it reads
+would be looked for in more than one place, and the refusals could not be gathered at the end.
 """
 
 import os
@@ -327,7 +331,7 @@ CACHES["local"] = {
     "LOCATION": "local",
     "OPTIONS": {"MAX_ENTRIES": env_int("LOCAL_CACHE_ENTRIES", 3000)},
 }
-# What each open game page was sent (games/web/parts.py): written at every render of the play
+# What each open game page was sent (games/web/live_parts.py): written at every render of the play
 # area, so in Redis, shared by every process; without Redis (`make run`: one web process) in the
 # process's memory rather than in the database's cache table, which would take SQLite's lock.
 LIVE_PARTS_CACHE = "default" if REDIS_URL else "local"

@@ -1,0 +1,1 @@
+"""The accounts app's ``manage.py`` commands, in ``commands``."""

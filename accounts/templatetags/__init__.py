@@ -1,0 +1,4 @@
+"""The accounts' template tags:
+
+- ``languages``: ``site_languages``: the site's languages, each by its own name.
+"""

@@ -1,14 +1,15 @@
 """The admins' tools for games, moves, chat and the email outbox, one module an area:
 
 - ``games``: a game's list and page, its seats and table log, and the moderation actions;
-- ``records``: moves, chat and vacations, what players did at the tables;
-- ``outbox``: the email outbox; ``log``: the audit log;
+- ``records``: moves, chat, vacations and emailed replies: what players did at the tables;
+- ``outbox``: the email outbox;
+- ``log``: the audit log;
 - ``players``: the user's page with their seats, their outbox and the actions on players (it
   extends and replaces ``accounts.admin.UserAdmin``);
 - ``actions``: the forms and the intermediate page of every action with a reason;
-  ``display``: durations and clocks in words, seats numbered as the game page numbers them
-  (times with their zone: ``saboteur_site.admin_display``); ``base``: secrecy and read-only
-  pages.
+- ``display``: durations and clocks in words, seats numbered as the game page numbers them
+  (times with their zone: ``saboteur_site.admin_display``);
+- ``base``: secrecy and read-only pages.
 
 Secrecy: no page here shows a running or paused game's secrets. The snapshot is never a field;
 move payloads and events (face-down discards, private peeks) appear only once the game is

@@ -19,7 +19,7 @@ import random
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from games import evidence
+from games import ledger
 from games.engine import board as maze
 from games.engine.cards import (
     BASE,
@@ -60,10 +60,10 @@ NO_FRONT = -15.0
 # How a path card of each kind in the public ledger moves the suspicion of whoever laid it:
 # towards a goal looks like a digger, a cut or a dead end like a saboteur.
 PATH_SUSPICION = {
-    evidence.TOWARDS: -0.3,
-    evidence.CUT: 0.9,
-    evidence.DEAD_END: 0.8,
-    evidence.SIDEWAYS: -0.05,
+    ledger.TOWARDS: -0.3,
+    ledger.CUT: 0.9,
+    ledger.DEAD_END: 0.8,
+    ledger.SIDEWAYS: -0.05,
 }
 
 
@@ -77,13 +77,14 @@ def choose_move(
     moves: list[Move],
     rng: random.Random,
     history: Iterable[StoredEvent] = (),
-    seen: Mapping[str, evidence.SeatRecord] | None = None,
+    seen: Mapping[str, ledger.SeatRecord] | None = None,
 ) -> Move:
     """One of ``moves`` (the seat's legal moves) for the seat whose ``view`` this is.
 
     ``rng`` breaks ties between equally good moves; the same view, moves, history and seed always
-    give the same move. ``seen``: this round's public ledger (``games.evidence``), when the caller
-    keeps the game's (the site does: ``games/read/ledger.py``); else it is read from ``history``.
+    give the same move. ``seen``: this round's public ledger (``games.ledger``), when the caller
+    keeps the game's (the site does: ``games/read/ledger_words.py``); else it is read from
+    ``history``.
     """
     if not moves:
         raise ValueError("a bot needs at least one legal move")
@@ -105,7 +106,7 @@ class Table:
         self,
         view: dict,
         history: Iterable[StoredEvent],
-        seen: Mapping[str, evidence.SeatRecord] | None = None,
+        seen: Mapping[str, ledger.SeatRecord] | None = None,
     ):
         me = view["me"]
         self.view = view
@@ -176,16 +177,16 @@ class Table:
         return -min(distances) + 0.3 * sum(0.5**d for d in distances)
 
     def _suspicion(
-        self, events: list[StoredEvent], seen: Mapping[str, evidence.SeatRecord] | None = None
+        self, events: list[StoredEvent], seen: Mapping[str, ledger.SeatRecord] | None = None
     ) -> dict[str, float]:
         """Per other seat: above 1 looks like a saboteur, below 0 like a digger. Path cards are
-        judged as the public ledger counts them (games/evidence.py, the one the pages show):
+        judged as the public ledger counts them (games/ledger.py, the one the pages show):
         towards a goal, a cut, a dead end or sideways; ``seen``: that ledger's records of this
         round, when the caller keeps it (else read from ``events``, this round's)."""
         self.round_events = events
         suspicion = {seat: 0.0 for seat in self.players}
         if seen is None:
-            counted = evidence.ledger([(1, events)], list(self.players)).rounds
+            counted = ledger.ledger([(1, events)], list(self.players)).rounds
             seen = counted[max(counted)] if counted else {}
         for seat, record in seen.items():
             suspicion[seat] += sum(

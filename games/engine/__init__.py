@@ -11,6 +11,22 @@ Public API:
 - ``replay(state_config_json, moves)`` rebuilds a state from its seeds and moves
 - ``round_draws(config, round)`` / ``gold_draws(config)``: what a deal drew (docs/fairness.md)
 - ``State.to_json()`` / ``State.from_json()``: the stable snapshot form
+
+Modules:
+
+- ``cards``: the card catalogue as data;
+- ``state``: the game state: plain data with a stable JSON form;
+- ``types``: the shapes of moves and events;
+- ``errors``: ``IllegalMove`` and the reason codes of docs/rules.md 9;
+- ``board``: the maze: tunnels, joining, placing rules and goal reveals;
+- ``setup``: dealing each round;
+- ``create``: starting a game: check the setup, deal round 1 and open it;
+- ``rules``: applying one move: turns and the round's end;
+- ``legal``: every legal move of a seat, in canonical form;
+- ``view``: what one seat may know;
+- ``fairness``: ``sab-shuffle-v1``, the documented shuffle a deal can be checked by;
+- ``documents``: deal documents: what a verifier needs to recompute a round's deal;
+- ``scenario``: rule scenarios run from JSON files (docs/scenarios.md).
 """
 
 from collections.abc import Iterable, Mapping

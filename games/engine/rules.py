@@ -2,6 +2,12 @@
 
 ``apply`` is the only way a state changes. Every check raises ``IllegalMove`` before anything is
 changed, so a refused move leaves the state as it was.
+
+Over 600 lines because it is the one rulebook: a turn and the round's end call each other (the
+last card of a turn can end the round; a round's end hands the turn on and skips the seats with
+no cards), and each card's check sits beside its change, in the order of docs/rules.md. Split,
+the halves would import each other; ``board``, ``legal``, ``setup`` and ``view`` already hold what
+stands on its own.
 """
 
 from __future__ import annotations

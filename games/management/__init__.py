@@ -1,0 +1,1 @@
+"""The games app's ``manage.py`` commands, in ``commands``."""

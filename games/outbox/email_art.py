@@ -12,7 +12,8 @@ from functools import lru_cache
 
 import cairosvg
 
-from games.read.drawing import board_svg, card_svg
+from games.read.drawing import card_svg
+from games.read.maze_drawing import board_svg
 
 CARD_PIXELS = 48  # the width of a hand card in the email
 MAZE_MAX_PIXELS = 640  # the widest a maze is drawn; a bigger maze is scaled down

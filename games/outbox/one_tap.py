@@ -19,7 +19,7 @@ from games import engine
 from games.engine.cards import ACTION, CATALOGUE
 from games.engine.types import PassMove
 from games.models import MAX_TURN_LIMIT
-from games.read.drawing import card_name, hand_key, hand_order
+from games.read.card_names import card_name, hand_key, hand_order
 from games.read.learn import SELF_HARM
 from games.read.log import goal_label, tool_label
 

@@ -40,7 +40,7 @@ from games.read.seats import display_name
 from saboteur_site import push_endpoints, vapid
 from saboteur_site.text import one_line
 
-from . import emails, one_tap
+from . import email_words, emails, one_tap
 from .links import site_url
 from .quiet import user_zone
 
@@ -339,7 +339,7 @@ def _actions(notice: Notice) -> list[dict]:
 
 
 def _decision_line(game: Game) -> str:
-    return emails.decision_text(game.engine_state())
+    return email_words.decision_text(game.engine_state())
 
 
 def _turn(notice: Notice) -> tuple[str, str]:

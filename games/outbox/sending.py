@@ -102,9 +102,9 @@ def _clock_news_stale(notice: Notice, game: Game) -> str | None:
     """Why a "resumed" or "more time" email is not to be sent any more, or None.
 
     Held by the player's quiet hours or vacation, it still goes when they end, worded with the
-    game's clock of that moment (``emails._clock``): players told of a pause were never told of
-    its end when the deadline had moved meanwhile (issue 47). It is dropped only when nothing it
-    says is true any more: the game is over, or paused again (a "resumed"), or the decision it
+    game's clock of that moment (``event_emails._clock``): players told of a pause were never told
+    of its end when the deadline had moved meanwhile (issue 47). It is dropped only when nothing
+    it says is true any more: the game is over, or paused again (a "resumed"), or the decision it
     gave more time to is over (a "more time")."""
     if game.status not in UNDERWAY:
         return "the game is over"

@@ -14,7 +14,7 @@ from django.db.models import F, Q
 from games import bots, dispatch, engine
 from games.models import Game, Seat
 from games.read import history as read_history
-from games.read import ledger
+from games.read import ledger_words
 
 log = logging.getLogger(__name__)
 
@@ -43,12 +43,12 @@ def bot_turn_after_commit(game: Game) -> None:
 
 def bot_decision(game: Game, state: engine.State, seat: Seat) -> engine.Move:
     """The bot's move for ``seat``: from that seat's view and the public events only, and the
-    public ledger the pages show (kept per game, ``games.read.ledger``)."""
+    public ledger the pages show (kept per game, ``games.read.ledger_words``)."""
     name = seat.engine_name
     moves = read_history.move_log(game)
     history = [event for _seq, events, *_rest in moves for event in bots.public_events(events)]
     view = engine.view_for(state, name)
-    seen = ledger.kept(game.pk, moves, [p["seat"] for p in view["players"]]).this_round
+    seen = ledger_words.kept(game.pk, moves, [p["seat"] for p in view["players"]]).this_round
     rng = random.Random(secrets.token_hex(16))  # noqa: S311 - tie-breaks, not secrets
     return bots.choose_move(view, engine.legal_moves(state, name), rng, history, seen)
 

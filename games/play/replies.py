@@ -5,7 +5,7 @@ webhook (``games.web.inbound``, django-anymail) or `make run`'s local SMTP serve
 A reply is acted on only when all of this holds, else it is dropped without an answer (an
 answer to a forged or automatic email would be a spam cannon): it is at most
 ``INBOUND_MAX_BYTES``; it is no auto-reply, out-of-office or bounce; one of its recipients is a
-reply address of the site (``games.outbox.replies``) whose token is the site's and has not
+reply address of the site (``games.outbox.reply_addresses``) whose token is the site's and has not
 expired with its game; its From is a verified address of the token's player, who is active
 (and the receiving service did not find it forged: DMARC);
 its Message-ID has not been handled before (a webhook delivered twice does nothing twice).
@@ -39,8 +39,8 @@ from django.utils.translation import gettext as _
 from games import engine
 from games.engine.cards import CATALOGUE, GOAL_NAMES
 from games.models import Game, InboundMail, Notice
-from games.outbox import one_tap, quotes, replies, sending
-from games.read.drawing import hand_order
+from games.outbox import one_tap, quotes, reply_addresses, sending
+from games.read.card_names import hand_order
 from games.read.log import describe, goal_label
 from games.read.seats import seat_names
 
@@ -158,7 +158,7 @@ def _reply_token(message: Message, recipients) -> str | None:
     for header in ("Delivered-To", "X-Original-To", "To", "Cc"):
         listed += [address for _name, address in getaddresses(message.get_all(header, []))]
     for address in listed:
-        token = replies.token_in(str(address))
+        token = reply_addresses.token_in(str(address))
         if token is not None:
             return token
     return None
@@ -181,14 +181,14 @@ def receive(message: Message, *, recipients=(), size: int | None = None) -> Rece
     if spoofed(message):
         return _dropped("forged sender (DMARC)")
     token = _reply_token(message, recipients)
-    address = replies.read_reply_token(token) if token else None
+    address = reply_addresses.read_reply_token(token) if token else None
     if address is None:
         return _dropped("no reply address of the site")
     game = Game.objects.filter(pk=address.game_id).first()
     user = get_user_model().objects.filter(pk=address.user_id, is_active=True).first()
     if game is None or user is None:
         return _dropped("no such game or player")
-    if replies.expired(game):
+    if reply_addresses.expired(game):
         return _dropped("expired with its game")
     sender = parseaddr(str(message.get("From") or ""))[1]
     if (
@@ -359,7 +359,7 @@ def _the_emails_decision(game: Game, user, address, command: Command) -> tuple[e
 
 
 def _answer(record: InboundMail, game: Game, user, lines: list[str], message: Message) -> None:
-    """The short answer email (``games.outbox.emails._answer`` adds the moves of now)."""
+    """The short answer email (``games.outbox.turn_emails._answer`` adds the moves of now)."""
     now = timezone.now()
     seat = game.seats.filter(user=user).live().first() or game.seats.filter(user=user).first()
     subject = _("Your reply to %(game)s") % {"game": game.name}

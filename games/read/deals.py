@@ -20,7 +20,7 @@ from games import engine
 from games.engine import documents, fairness
 from games.models import Game, Seat
 
-from .drawing import card_name, role_name
+from .card_names import card_name, role_name
 from .log import goal_label
 from .seats import display_name
 

@@ -24,8 +24,9 @@ from games import engine
 from games.models import Game, Seat
 from saboteur_site.cache import get_or_build
 
-from . import kept, ledger
-from .drawing import card_name, card_use, goal_back_use, hand_order, role_name
+from . import kept, ledger_words
+from .card_names import card_name, hand_order, role_name
+from .drawing import card_use, goal_back_use
 from .log import Entry, entries_for, goal_label, knowledge_lines, names_at, position_label
 
 CACHE_SECONDS = 6 * 3600
@@ -102,15 +103,15 @@ def round_recap(
     *,
     ruleset: str,
     maze: bool = False,
-    did: Mapping[str, ledger.SeatRecord] | None = None,
+    did: Mapping[str, ledger_words.SeatRecord] | None = None,
     guesses: list[str] | None = None,
     guessed: Mapping[str, str] | None = None,
 ) -> dict:
     """One finished round from the viewer's ``view["rounds_done"]`` entry: what the recap shows.
     Gold gained is only what the view holds (the viewer's own until the game ends); ``did``: the
-    round's public ledger (games/read/ledger.py), what each player was seen doing; ``guesses``:
-    each player's last marks of the round, right or wrong (games/read/suspicions.py), as
-    sentences; ``guessed``: the same per author seat, shown beside the author's true role."""
+    round's public ledger (games/read/ledger_words.py), what each player was seen doing;
+    ``guesses``: each player's last marks of the round, right or wrong (games/read/suspicions.py),
+    as sentences; ``guessed``: the same per author seat, shown beside the author's true role."""
 
     def name(seat):
         return names.get(seat, "?")
@@ -140,7 +141,7 @@ def round_recap(
         "seed": done["seed"],
         "seed_hash": done["seed_hash"],
         "rows": [],
-        "did": ledger.did_lines(did, names) if did else [],
+        "did": ledger_words.did_lines(did, names) if did else [],
         "guesses": guesses or [],
     }
     if maze:
@@ -458,13 +459,13 @@ def _step_data(game: Game, me: str | None, revealed: bool, step: int, names, ren
 def _seen_doing(game: Game, view: dict, step: int, names: dict[str, str]) -> dict[str, str]:
     """What each player was seen doing this round until ``step`` (the public ledger), in words.
     The ledger until a step is the game's at that version: kept per game and version and read
-    on from the nearest one kept (``ledger.kept``), so stepping through a replay reads each move
-    once; its words are kept under what they are made of (``kept.built``)."""
+    on from the nearest one kept (``ledger_words.kept``), so stepping through a replay reads each
+    move once; its words are kept under what they are made of (``kept.built``)."""
     seats = [p["seat"] for p in view["players"]]
-    seen = ledger.kept(game.pk, [m for m in move_log(game) if m[0] <= step], seats)
+    seen = ledger_words.kept(game.pk, [m for m in move_log(game) if m[0] <= step], seats)
 
     def said() -> dict[str, str]:
-        lines = ledger.did_lines(seen.ledger.rounds.get(view["round"], {}), names)
+        lines = ledger_words.did_lines(seen.ledger.rounds.get(view["round"], {}), names)
         return {line["seat"]: line["did"] for line in lines}
 
     return kept.built("replay-did", (seen.ledger, view["round"], names), said)

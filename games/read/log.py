@@ -9,7 +9,7 @@ from typing import Any
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy, ngettext
 
-from .drawing import card_name, role_name, translated
+from .card_names import card_name, role_name, translated
 
 GOAL_LABELS = {"north": gettext_lazy("north"), "middle": gettext_lazy("middle")}
 GOAL_LABELS["south"] = gettext_lazy("south")

@@ -25,7 +25,17 @@ from games.engine.cards import PLAYERS
 from games.models import ChatMessage, Game, Seat
 from saboteur_site.cache import get_or_build
 
-from . import deals, game_parts, history, kept, ledger, suspicions, table_events
+from . import (
+    bar_part,
+    deals,
+    game_parts,
+    history,
+    kept,
+    ledger_words,
+    maze_part,
+    suspicions,
+    table_events,
+)
 from .clock import Clock, clock_of, rules_lines
 from .log import Entry, entries_for
 from .seats import display_name, live_seat, seat_label, seat_names
@@ -40,7 +50,7 @@ CHAT_SECONDS = 600
 class GamePage:
     """The game page as one viewer may see it: what every page of the game shows from the lobby
     on (its name, rules, status, seats, chat), then, once it runs, its parts
-    (``games.read.game_parts``), each built on its own."""
+    (``games.read.game_parts``, ``bar_part``, ``maze_part``), each built on its own."""
 
     id: int
     name: str
@@ -71,8 +81,8 @@ class GamePage:
     clock: Clock | None = None
     players: game_parts.Players = game_parts.Players()
     hand: game_parts.Hand = game_parts.Hand()
-    bar: game_parts.Bar = game_parts.Bar()
-    board: game_parts.Board = game_parts.Board()
+    bar: bar_part.Bar = bar_part.Bar()
+    board: maze_part.Board = maze_part.Board()
     log: game_parts.Log = game_parts.Log()
     recap: game_parts.Recap = game_parts.Recap()
     ledger: game_parts.Ledger = game_parts.Ledger()
@@ -207,8 +217,8 @@ def built_page(
         moves=moves,
         names=names,
     )
-    bar = game_parts.bar(view, deciding, hand, players, moves, me=me, title=my_turn and playing)
-    seen = ledger.public(game.pk, moves, [p["seat"] for p in view["players"]])
+    bar = bar_part.bar(view, deciding, hand, players, moves, me=me, title=my_turn and playing)
+    seen = ledger_words.public(game.pk, moves, [p["seat"] for p in view["players"]])
     result_shown = me_seat is not None and not _moved_since_round_end(moves, me_seat)
     return GamePage(
         **header,
@@ -219,7 +229,7 @@ def built_page(
         players=players,
         hand=hand,
         bar=bar,
-        board=game_parts.board(view, bar, moves, changed),
+        board=maze_part.board(view, bar, moves, changed),
         log=game_parts.log(_log(game, moves, names, me, renames), view, moves, names, me, since),
         recap=game_parts.recap(
             view,
@@ -304,13 +314,13 @@ def _decision(
     at: str | None,
     target: str | None,
     tool: str | None,
-) -> game_parts.Deciding:
+) -> bar_part.Deciding:
     """The viewer's legal moves (only what the page shows: the cards that can be played, the
     selected card's moves, passes and clears, or the gold pick / steal choices), playable cards
     and selected card; nothing when it is not the viewer's decision."""
     state, me = table.state, table.me
     if me is None or not deciding:
-        return game_parts.Deciding()
+        return bar_part.Deciding()
     playable = frozenset(engine.playable_cards(state, me))
     if selected not in playable:
         selected = None
@@ -325,7 +335,7 @@ def _decision(
             if places and turned not in places:
                 turned = not turned  # the card fits only the other way round: turn it
             legal += mine
-    return game_parts.Deciding(
+    return bar_part.Deciding(
         legal=legal,
         selected=selected,
         turned=turned,
@@ -456,7 +466,7 @@ def round_recap_page(game: Game, user, number: int) -> dict | None:
         names = seat_names(game)
         moves = history.move_log(game)
         round_names = history.round_names(moves, names, table_events.renames(game))
-        seen = ledger.public(game.pk, moves, [p["seat"] for p in view["players"]])
+        seen = ledger_words.public(game.pk, moves, [p["seat"] for p in view["players"]])
         named = _named(round_names, number, names)
         guessed = suspicions.revealed(game.seats.all(), view)
         recap = history.round_recap(

@@ -1,4 +1,4 @@
-"""Template filters for durations in words (see games.durations)."""
+"""Template filters for durations in words (see games.read.durations)."""
 
 from django import template
 

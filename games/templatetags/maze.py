@@ -2,7 +2,7 @@
 
 The maze is the page's largest loop (a hundred cells and more, each with a dozen conditions), and
 the template language spent more time on it than on the rest of the page; the same markup built
-here costs a tenth (docs/web-performance.md). The cells come from ``games.read.game_parts.board``
+here costs a tenth (docs/web-performance.md). The cells come from ``games.read.maze_part.board``
 (each cell with its marks, help and name); ``format_html`` escapes every text.
 """
 
@@ -36,7 +36,7 @@ def maze_grid(page) -> SafeString | str:
     choice = f"card={card}&turned={'1' if page.bar.turned else '0'}"
     part = f"{reverse('game', args=[page.id])}?part=play&{choice}"
     # Ids on the head, each row, its label and each cell: an open page is sent only the cells
-    # that changed, and the rows or columns the maze grew by (games/web/parts.py).
+    # that changed, and the rows or columns the maze grew by (games/web/live_parts.py).
     body = format_html_join(
         "",
         '<tr id="mzr{0}"><th scope="row" class="maze__label" id="mzl{0}">{0}</th>{1}</tr>',
@@ -54,7 +54,7 @@ def maze_grid(page) -> SafeString | str:
 
 
 def _cell(cell, texts: dict, choice: str, part: str) -> SafeString:
-    """One cell (a ``games.read.game_parts.Cell``)."""
+    """One cell (a ``games.read.maze_part.Cell``)."""
     x, y = cell.x, cell.y
     if cell.blank:
         return format_html(

@@ -72,7 +72,7 @@ def seat_items(page) -> SafeString:
 def seat_cards(context, page) -> SafeString:
     """Each player's card (a popover its chip opens): what everyone saw them do this round and
     this game, what lies in front of them, and the viewer's marks to give. Cards of their own,
-    outside the chips: a move changes the mover's card, not the strip (games/web/parts.py)."""
+    outside the chips: a move changes the mover's card, not the strip (games/web/live_parts.py)."""
     texts = _texts()
     # The form's token only where there are marks to give: asking for it sets the CSRF cookie
     # (and "Vary: Cookie"), which a watcher's page never needs.
@@ -165,8 +165,8 @@ def _did(p: dict, t: dict, row, marks: str = "") -> str:
     ]
     if p["in_front"]:
         lines.append((t["in_front"], ", ".join(p["in_front"])))
-    # Two items an open page gets one by one (games/web/parts.py): what was seen (it changes when
-    # the player acts) and the viewer's marks (when the viewer marks).
+    # Two items an open page gets one by one (games/web/live_parts.py): what was seen (it changes
+    # when the player acts) and the viewer's marks (when the viewer marks).
     return format_html(
         '<div popover class="did-pop" id="did-{seat}" data-seat="{seat}"'
         ' data-testid="seat-ledger"><div class="did-pop__said" id="said-{seat}">'

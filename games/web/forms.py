@@ -17,7 +17,7 @@ from accounts.zone_choices import picker_attrs, zone_choices
 from games.engine.cards import PLAYERS
 from games.models import Game
 from games.play.lobby import GAME_NAME_ONE_LINE
-from games.read.drawing import hand_order
+from games.read.card_names import hand_order
 from saboteur_site.fields import AsciiIntegerField, ascii_choice
 from saboteur_site.text import ascii_int, has_line_breaks
 

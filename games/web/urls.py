@@ -1,6 +1,6 @@
 from django.urls import path, re_path
 
-from . import deals, inbound, live, players, views
+from . import deals, inbound, live, players, signed_links, views
 
 urlpatterns = [
     path("", views.home, name="home"),
@@ -26,10 +26,10 @@ urlpatterns = [
     path("games/<int:pk>/start/", views.game_start, name="start"),
     path("games/<int:pk>/invite/", views.invitation_create, name="invitation_create"),
     path("games/<int:pk>/again/", views.game_rematch, name="rematch"),
-    path("invite/<str:token>/", views.invite, name="invite"),
-    path("invite/<str:token>/join/", views.invite_accept, name="invite_accept"),
-    path("unsubscribe/<str:token>/", views.unsubscribe, name="unsubscribe"),
-    path("tap/<str:token>/", views.tap, name="one_tap"),
+    path("invite/<str:token>/", signed_links.invite, name="invite"),
+    path("invite/<str:token>/join/", signed_links.invite_accept, name="invite_accept"),
+    path("unsubscribe/<str:token>/", signed_links.unsubscribe, name="unsubscribe"),
+    path("tap/<str:token>/", signed_links.tap, name="one_tap"),
     re_path(r"^inbound/(?P<provider>mailgun|postmark)/$", inbound.webhook, name="inbound"),
     path("vacation/", views.vacation, name="vacation"),
     path("vacation/end/", views.vacation_end, name="vacation_end"),

@@ -18,20 +18,18 @@ from django.utils import translation
 from django.utils.functional import SimpleLazyObject
 from django.utils.translation import gettext as _
 from django.views.decorators.cache import never_cache
-from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
 from accounts import zone_choices
 from games.models import Game
-from games.outbox import links
-from games.play import chat, errors, moves, suspicions, taps, vacations, visits
+from games.play import chat, errors, moves, suspicions, vacations, visits
 from games.play import lobby as lobbies
 from games.read import access, learn, lists, pages, ratings, rematch, seats
 from games.read.vacations import vacation_state
-from saboteur_site.ratelimits import TooFast, rate_limited, too_fast_page, with_refusal
+from saboteur_site.ratelimits import rate_limited, with_refusal
 from saboteur_site.text import ascii_int
 
-from . import parts, watched
+from . import live_parts, watched
 from .after_move import after_move
 from .forms import GameCreateForm, InvitationForm, MoveForm, PracticeForm, VacationForm
 from .kept_pages import kept_page
@@ -163,7 +161,7 @@ def _render_game(
     chat_error=None, shown=None,
 ):  # fmt: skip
     """The game page, or its play area for htmx; ``shown``: the revision a polling page shows
-    (it is then sent only what changed since, games/web/parts.py)."""
+    (it is then sent only what changed since, games/web/live_parts.py)."""
     page = pages.game_page(game, request.user, **_selection(request))
     # A fresh idempotency key per rendered page: a double click or a retry sends the same one.
     key = secrets.token_urlsafe(12)
@@ -172,7 +170,7 @@ def _render_game(
     with lists.awaiting_read_once():  # the next game and the header's count: one read
         context["after_move"] = after_move(request.user, page, moved=notice is not None)
         context["play_again"] = rematch.play_again(game, request.user)
-        context["page_token"] = parts.TOKEN_PLACEHOLDER
+        context["page_token"] = live_parts.TOKEN_PLACEHOLDER
         context["page_pop"] = request.GET.get("pop") if request.GET.get("pop") in POPS else None
         template = template or (PARTIALS[partial] if partial else "games/game.html")
         response = render(request, template, context, status=status)
@@ -181,9 +179,9 @@ def _render_game(
 
 def _sent_in_parts(request, response, shown: int | None):
     """The page's play area remembered under a token of that page; a polling page (``shown``:
-    the revision it shows) is sent only what changed since (games/web/parts.py)."""
+    the revision it shows) is sent only what changed since (games/web/live_parts.py)."""
     asked = request.GET.get("p") if shown is not None else None
-    response.content = parts.sent_in_parts(
+    response.content = live_parts.sent_in_parts(
         response.content.decode(), owner=request.user.pk, asked=asked, shown=shown
     ).encode()
     return response
@@ -230,7 +228,9 @@ def _watcher_part(request, pk: int, revision: int, shown: int | None):
         game = visible_game(request, pk)  # perhaps newer than the revision asked for
         page = pages.game_page(game, request.user)
         context = {"page": page, "after_move": after_move(request.user, page, moved=False)}
-        context["page_token"] = parts.TOKEN_PLACEHOLDER  # each page's own, by parts.sent_in_parts
+        context["page_token"] = (
+            live_parts.TOKEN_PLACEHOLDER
+        )  # each page's own, by live_parts.sent_in_parts
         return game.revision, context
 
     shared = watched.watched_parts(request, pk, revision, context_of)
@@ -477,100 +477,6 @@ def invitation_create(request, pk):
         except errors.ServiceError as refused:
             messages.error(request, refused.message)
     return redirect("game", pk=game.pk)
-
-
-@require_safe
-@login_required
-@never_cache
-def invite(request, token):
-    """An invite link shows the game and a join button; only the POST joins (link scanners)."""
-    game = _invited_game(token)
-    if seats.live_seat(game, request.user):
-        return redirect("game", pk=game.pk)
-    return render(request, "games/invite.html", {"game": pages.invite_page(game)})
-
-
-def _invite_too_fast(request, refusal, token):
-    """The invitation's page again, with its join button and when to press it."""
-    game = _invited_game(token)
-    messages.error(request, refusal.message)
-    return render(request, "games/invite.html", {"game": pages.invite_page(game)}, status=429)
-
-
-@require_POST
-@login_required
-@rate_limited("invite_accept", answer=_invite_too_fast)
-def invite_accept(request, token):
-    return _lobby_action(request, _invited_game(token), lobbies.seat_join)
-
-
-def _invited_game(token):
-    game = access.game_by_invite(token)
-    if game is None:
-        raise Http404
-    return game
-
-
-def _unsubscribe_labels():
-    return {
-        "turns": _("“your turn” emails"),
-        "reminders": _("reminders"),
-        "digest": _("the daily digest"),
-        "mentions": _("chat mention emails"),
-        "absent": _("emails about absent players"),
-    }
-
-
-@csrf_exempt  # RFC 8058 one-click: mail clients POST without cookies; the token is signed
-@require_http_methods(["GET", "HEAD", "POST"])
-@never_cache
-@rate_limited("unsubscribe")
-def unsubscribe(request, token):
-    """GET shows a confirmation and changes nothing (link scanners); POST unsubscribes."""
-    found = links.read_unsubscribe_token(token)
-    if found is None:
-        return render(request, "notifications/unsubscribe.html", {"invalid": True}, status=400)
-    user_id, what = found
-    context = {"what_label": _unsubscribe_labels()[what]}
-    if request.method == "POST":
-        links.unsubscribe(user_id=user_id, what=what)
-        context["done"] = True
-    return render(request, "notifications/unsubscribe.html", context)
-
-
-TAP_STATUS = {"ready": 200, "done": 200, "used": 200, "stale": 409, "moved": 409, "refused": 409}
-TAP_STATUS |= {"expired": 410, "foreign": 403, "invalid": 400, "off": 403}
-
-
-def _tap_too_fast(request, refusal, token):
-    """Said in the language the link's page speaks (the player's, even without logging in)."""
-    language = taps.tap_page(token=token, viewer=request.user).language
-    with translation.override(language or translation.get_language()):
-        response = too_fast_page(request, TooFast(refusal.retry_after))
-    if language:
-        response.headers["Content-Language"] = language
-    return response
-
-
-@require_http_methods(["GET", "HEAD", "POST"])
-@never_cache
-@rate_limited("one_tap", answer=_tap_too_fast)
-def tap(request, token):
-    """A one-tap link from an email: GET shows the move and a button (link scanners change
-    nothing), the POST makes exactly that move. The signed token authorises it, not a login."""
-    if request.method == "POST":
-        page = taps.tap_submit(token=token, viewer=request.user)
-    else:
-        page = taps.tap_page(token=token, viewer=request.user)
-    if not page.language:
-        return render(request, "games/one_tap.html", {"tap": page}, status=TAP_STATUS[page.status])
-    # Opened without logging in: the page speaks the player's language, not the browser's.
-    with translation.override(page.language):
-        response = render(
-            request, "games/one_tap.html", {"tap": page}, status=TAP_STATUS[page.status]
-        )
-    response.headers["Content-Language"] = page.language
-    return response
 
 
 def _vacation_page(request, form, *, status=None):

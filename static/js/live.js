@@ -2,7 +2,7 @@
 // only "this game is now at revision V"; when the page shows an older revision it asks the poll
 // view for what changed, exactly as its 10-second poll would (same element, same URL), so
 // everything the page shows still comes through the views. The answer is only the parts of the
-// play area that changed, as htmx out-of-band swaps (games/web/parts.py): the poll element
+// play area that changed, as htmx out-of-band swaps (games/web/live_parts.py): the poll element
 // itself swaps nothing.
 // - While the stream is healthy the 10-second poll is skipped, except once a minute as a safety
 //   net (a lost message costs at most that). When the stream fails, the poll takes over at once

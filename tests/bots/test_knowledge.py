@@ -7,7 +7,7 @@ import random
 
 import pytest
 
-from games import evidence
+from games import ledger
 from games.bots import choose_move
 from games.bots.brain import PATH_SUSPICION, Table
 from games.engine import legal_moves, new_game, view_for
@@ -332,7 +332,7 @@ def placed(seat, card, at, turned=False):
 
 
 def test_path_cards_weigh_on_suspicion_as_the_public_ledger_counts_them():
-    """The bots read the ledger the pages show (games/evidence.py): a card towards a goal looks
+    """The bots read the ledger the pages show (games/ledger.py): a card towards a goal looks
     like a digger's, a dead end or a cut like a saboteur's (issue 38)."""
     state = game({"ann": ["map"]}, roles=DIGGERS)
     history = [
@@ -340,14 +340,14 @@ def test_path_cards_weigh_on_suspicion_as_the_public_ledger_counts_them():
         placed("cid", "dead-e", (2, 0), turned=True),  # its stub faces west: a cut
         placed("dan", "dead-n", (0, -1)),  # opens onto nothing new: a dead end
     ]
-    counted = evidence.ledger([(1, history)], ["ann", "bob", "cid", "dan"]).rounds[1]
+    counted = ledger.ledger([(1, history)], ["ann", "bob", "cid", "dan"]).rounds[1]
     assert counted["bob"].towards == 1 and counted["cid"].cuts == 1
     assert counted["dan"].dead_ends == 1
     bot = table(state, "ann", history)
     assert bot.suspicion == {
-        "bob": PATH_SUSPICION[evidence.TOWARDS],
-        "cid": PATH_SUSPICION[evidence.CUT],
-        "dan": PATH_SUSPICION[evidence.DEAD_END],
+        "bob": PATH_SUSPICION[ledger.TOWARDS],
+        "cid": PATH_SUSPICION[ledger.CUT],
+        "dan": PATH_SUSPICION[ledger.DEAD_END],
         "eve": 0.0,
     }
     assert bot.suspicion["bob"] < 0 < bot.suspicion["dan"] < bot.suspicion["cid"]

@@ -6,7 +6,7 @@ import pytest
 from django.contrib.admin.models import LogEntry
 from playwright.sync_api import expect
 
-from games.read.drawing import card_name
+from games.read.card_names import card_name
 
 from .conftest import PLAYER_PASSWORD
 from .deals import BASE_DEAL

@@ -9,7 +9,7 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from games.read.drawing import card_name
+from games.read.card_names import card_name
 
 from .deals import BASE_DEAL, SABOTEUR2_DEAL
 

@@ -1,6 +1,6 @@
-"""The page built from parts is what the live updates send (games/web/parts.py): after every move,
-the play area of an open page, updated only by the out-of-band parts it was sent, is the play area
-a fresh page shows, for the players at the table and for someone watching."""
+"""The page built from parts is what the live updates send (games/web/live_parts.py): after every
+move, the play area of an open page, updated only by the out-of-band parts it was sent, is the play
+area a fresh page shows, for the players at the table and for someone watching."""
 
 import random
 import re

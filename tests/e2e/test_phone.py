@@ -5,7 +5,7 @@ view, a zoom that the maze keeps while it grows."""
 import pytest
 from playwright.sync_api import expect
 
-from games.read.drawing import card_name
+from games.read.card_names import card_name
 
 from .deals import BASE_DEAL
 from .test_game_play import game_url, made, version

@@ -3,7 +3,7 @@
 from django.utils import translation
 from playwright.sync_api import expect
 
-from games.read.drawing import card_name
+from games.read.card_names import card_name
 
 WAIT = 10_000
 DEAL = {

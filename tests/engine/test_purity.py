@@ -53,7 +53,7 @@ def test_engine_uses_no_global_random(package):
 
 def test_bots_use_nothing_of_the_site_but_the_engine():
     """A bot sees the game only through the engine's API and the public ledger (pure, like the
-    engine: games/evidence.py): no models, selectors or services."""
+    engine: games/ledger.py): no models, selectors or services."""
     found = []
     for path in sorted(BOTS.glob("*.py")):
         tree = ast.parse(path.read_text(encoding="utf-8"))
@@ -68,7 +68,7 @@ def test_bots_use_nothing_of_the_site_but_the_engine():
             elif isinstance(node, ast.ImportFrom) and node.level > 1:
                 names = ["(relative import outside games.bots)"]
             for name in names:
-                allowed = name.startswith(("games.engine", "games.evidence"))
+                allowed = name.startswith(("games.engine", "games.ledger"))
                 if name.split(".")[0] == "games" and not allowed:
                     found.append(f"{path.name}:{node.lineno} imports {name}")
                 if name.startswith("("):

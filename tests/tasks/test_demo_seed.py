@@ -19,7 +19,7 @@ from django.test import override_settings
 
 from games.management.commands.seed_demo_game import SETUP_UNSENT
 from games.models import Game, Notice
-from games.outbox import replies
+from games.outbox import reply_addresses
 from games.tasks import sweep
 from saboteur_site.celery import app
 
@@ -57,7 +57,9 @@ def test_the_demo_emails_only_the_turn_of_now(django_capture_on_commit_callbacks
     [email] = mail.outbox  # no "has started", no "your turn" of a turn already played
     assert email.to == [mover.email]
     assert email.subject == "Your turn in Demo: the deep mine"
-    reply_to = replies.read_reply_token(replies.token_in(email.extra_headers["Reply-To"]))
+    reply_to = reply_addresses.read_reply_token(
+        reply_addresses.token_in(email.extra_headers["Reply-To"])
+    )
     assert reply_to is not None and reply_to.moves
     assert (reply_to.user_id, reply_to.game_id, reply_to.version) == (mover.pk, game.pk, 6)
 

@@ -27,7 +27,7 @@ from games.outbox import digests, sending
 from games.play.lobby import game_create, game_start, seat_join
 from games.play.moves import move_submit
 from games.play.vacations import vacation_declare
-from games.read.drawing import card_name
+from games.read.card_names import card_name
 from games.tasks import send_notice, send_notices, sweep
 from saboteur_site.celery import app
 from tests.players import create_player

@@ -319,7 +319,7 @@ def test_replace_seat_hands_the_hand_to_the_newcomer_and_tells_the_table(admin_c
 
     # The newcomer sees that seat's hand on the normal page, and can move.
     page = logged_in(newcomer).get(reverse("game", args=[game.pk])).content.decode()
-    from games.read.drawing import card_name
+    from games.read.card_names import card_name
 
     for card in state.hands[state.seat_index(seat.engine_name)]:
         assert f'<span class="hand-card__label">{card_name(card)}</span>' in page

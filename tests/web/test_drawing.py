@@ -1,4 +1,5 @@
-"""Card art (games/read/drawing.py): well-formed, CSP-safe SVG; orientations; the board's extent."""
+"""Card art (games/read/drawing.py, card_icons.py, maze_drawing.py, svg.py; the names,
+card_names.py): well-formed, CSP-safe SVG; orientations; the board's extent."""
 
 import re
 import xml.etree.ElementTree as ET
@@ -6,7 +7,7 @@ import xml.etree.ElementTree as ET
 import pytest
 
 from games.engine.cards import CATALOGUE, GOAL_CARDS, ROLES, tunnels_of
-from games.read import drawing
+from games.read import card_names, drawing, maze_drawing, svg
 
 SVG = "{http://www.w3.org/2000/svg}"
 EVENT_ATTR = re.compile(r"\son[a-z]+=", re.IGNORECASE)
@@ -48,7 +49,7 @@ def test_every_card_renders_well_formed_safe_svg(card_id, turned):
     assert root.get("viewBox") == "0 0 60 90"
     assert root.get("width") == "60" and root.get("height") == "90"
     title = root.find(SVG + "title")
-    assert title is not None and title.text == drawing.card_name(card_id)
+    assert title is not None and title.text == card_names.card_name(card_id)
     assert_safe(markup)
     group = drawing.card_group(card_id, turned, -120, 180)
     assert parse(group).get("transform") == "translate(-120 180)"
@@ -98,8 +99,8 @@ def test_dead_ends_and_joined_tunnels_look_different():
 def test_doors_differ_by_colour_and_shape():
     blue = drawing.card_svg("door-blue-ew")
     green = drawing.card_svg("door-green-ew")
-    assert drawing.BLUE_DOOR in blue and drawing.GREEN_DOOR not in blue
-    assert drawing.GREEN_DOOR in green and drawing.BLUE_DOOR not in green
+    assert svg.BLUE_DOOR in blue and svg.GREEN_DOOR not in blue
+    assert svg.GREEN_DOOR in green and svg.BLUE_DOOR not in green
     # Without colour: a round knob on blue doors, a square one on green doors.
     assert blue.count("<circle") != green.count("<circle")
 
@@ -107,19 +108,19 @@ def test_doors_differ_by_colour_and_shape():
 def test_face_down_goal_is_identical_for_every_goal():
     backs = {drawing.goal_back_group(480, 0) for _ in GOAL_CARDS}
     assert len(backs) == 1
-    board = lambda goal: drawing.board_svg([(0, 0, "start", False)], goal_backs=[(8, 0)])  # noqa: E731
+    board = lambda goal: maze_drawing.board_svg([(0, 0, "start", False)], goal_backs=[(8, 0)])  # noqa: E731
     assert len({board(goal) for goal in GOAL_CARDS}) == 1
     back = drawing.goal_back_svg()
     parse(back)
     assert_safe(back)
     for goal in GOAL_CARDS:
-        assert drawing.card_name(goal) not in back
+        assert card_names.card_name(goal) not in back
 
 
 def test_revealed_goals_differ():
     faces = {drawing.card_svg(goal) for goal in GOAL_CARDS}
     assert len(faces) == 3
-    assert drawing.GOLD in drawing.card_svg("goal-gold")
+    assert svg.GOLD in drawing.card_svg("goal-gold")
 
 
 def test_action_cards_all_differ():
@@ -134,12 +135,12 @@ def viewbox(markup: str) -> list[float]:
 
 def test_board_has_one_empty_ring_and_grows_into_negative_coordinates():
     cells = [(0, 0, "start", False)]
-    layout = drawing.board_layout(cells, [(8, -2), (8, 0), (8, 2)])
+    layout = maze_drawing.board_layout(cells, [(8, -2), (8, 0), (8, 2)])
     assert viewbox(layout.svg) == [-60, -270, 660, 630]
     assert (layout.min_x, layout.min_y, layout.columns, layout.rows) == (-1, -3, 11, 7)
     assert (layout.width, layout.height) == (660, 630)
 
-    grown = drawing.board_layout(cells + [(-3, -4, "curve-ne", True)], [(8, 0)])
+    grown = maze_drawing.board_layout(cells + [(-3, -4, "curve-ne", True)], [(8, 0)])
     x, y, w, h = viewbox(grown.svg)
     assert (x, y) == (-4 * 60, -5 * 90)
     assert (w, h) == ((9 - -4 + 1) * 60, (1 - -5 + 1) * 90)
@@ -147,7 +148,7 @@ def test_board_has_one_empty_ring_and_grows_into_negative_coordinates():
 
 
 def test_board_cell_rectangles():
-    layout = drawing.board_layout([(0, 0, "start", False), (2, 1, "cross", False)])
+    layout = maze_drawing.board_layout([(0, 0, "start", False), (2, 1, "cross", False)])
     rect = layout.rects[(0, 0)]
     assert (rect.left, rect.top, rect.width, rect.height) == (60, 90, 60, 90)
     assert (rect.x, rect.y) == (0, 0)
@@ -157,7 +158,7 @@ def test_board_cell_rectangles():
 
 
 def test_board_highlights_are_plain_outlined_rects():
-    markup = drawing.board_svg(
+    markup = maze_drawing.board_svg(
         [(0, 0, "start", False), (1, 0, "bridge", False)],
         highlights=[(2, 0), (-1, 0)],
         goal_backs=[(8, 0)],
@@ -170,7 +171,7 @@ def test_board_highlights_are_plain_outlined_rects():
 
 
 def test_board_links_are_escaped_and_same_site():
-    layout = drawing.board_layout(
+    layout = maze_drawing.board_layout(
         [(0, 0, "start", False)], highlights=[(1, 0)], link=lambda x, y: f"/place?x={x}&y={y}"
     )
     root = parse(layout.svg)
@@ -180,29 +181,29 @@ def test_board_links_are_escaped_and_same_site():
 
 
 def test_empty_board_still_renders():
-    layout = drawing.board_layout([])
+    layout = maze_drawing.board_layout([])
     assert (layout.columns, layout.rows) == (3, 3)
     parse(layout.svg)
 
 
 def test_every_card_and_role_has_a_name():
-    assert set(CATALOGUE) <= set(drawing.CARD_NAMES)
+    assert set(CATALOGUE) <= set(card_names.CARD_NAMES)
     roles = {role for ruleset in ROLES.values() for role in ruleset}
-    assert roles <= set(drawing.ROLE_NAMES)
+    assert roles <= set(card_names.ROLE_NAMES)
     for role in roles:
-        assert drawing.role_name(role) == str(drawing.ROLE_NAMES[role])
-    assert drawing.card_name("cross") == "Cross"
-    assert drawing.role_name("gold-digger") == "Gold digger"
+        assert card_names.role_name(role) == str(card_names.ROLE_NAMES[role])
+    assert card_names.card_name("cross") == "Cross"
+    assert card_names.role_name("gold-digger") == "Gold digger"
 
 
 def test_titles_are_escaped(monkeypatch):
-    monkeypatch.setitem(drawing.CARD_NAMES, "cross", "<b>&</b>")
+    monkeypatch.setitem(card_names.CARD_NAMES, "cross", "<b>&</b>")
     # Drawings are cached per card and language, and so are the names translated.
     drawing._card_svg.cache_clear()
-    drawing._translated.clear()
+    card_names._translated.clear()
     markup = drawing.card_svg("cross")
     drawing._card_svg.cache_clear()
-    drawing._translated.clear()
+    card_names._translated.clear()
     assert "<b>" not in markup
     assert parse(markup).find(SVG + "title").text == "<b>&</b>"
 
@@ -247,7 +248,7 @@ def test_the_pages_use_every_face_from_the_sprite_file_kept_up_to_date():
             used = drawing.card_use(card_id, turned)
             symbol = re.search(r'<use href="[^"#]*cards\.svg#([^"]+)"/>', used)[1]
             assert symbol in symbols
-            assert f"<title>{drawing.card_name(card_id)}</title>" in used
+            assert f"<title>{card_names.card_name(card_id)}</title>" in used
             if card.kind != "action":  # the face drawn is the card's own, either way round
                 assert symbol == (f"{card_id}-t" if turned else card_id)
     assert "#back" in drawing.goal_back_use() and "back" in symbols
@@ -255,7 +256,7 @@ def test_the_pages_use_every_face_from_the_sprite_file_kept_up_to_date():
     for card_id in ("break-pickaxe", "break-lantern", "break-cart", "theft", "trapped"):
         icon = drawing.in_front_svg(card_id)
         assert f'cards.svg#front-{card_id}"' in icon and f"front-{card_id}" in symbols
-        assert f"<title>{drawing.card_name(card_id)}</title>" in icon
+        assert f"<title>{card_names.card_name(card_id)}</title>" in icon
     # A card beside its written name (the hand, the discard choices): the picture alone, which
     # screen readers skip (they read the name once).
     picture = drawing.card_picture("map")

@@ -22,7 +22,7 @@ from games.models import Game, Notice
 from games.outbox.emails import build_email
 from games.outbox.schedule import notices_for_decision
 from games.play.lobby import game_create, game_start, seat_join
-from games.read import drawing
+from games.read import maze_drawing, svg
 from games.read.log import position_label
 from games.tasks import sweep
 from tests.e2e.deals import BASE_DEAL
@@ -114,16 +114,16 @@ def test_the_maze_picture_is_labelled_as_the_text_names_places(players):
     view = engine.view_for(state, "0")
     cells = [(c["x"], c["y"], c["card"], c["turned"]) for c in view["board"]]
     backs = [(g["x"], g["y"]) for g in view["goals"] if g["face_down"]]
-    labelled = drawing.board_svg(cells, goal_backs=backs, labels=True)
+    labelled = maze_drawing.board_svg(cells, goal_backs=backs, labels=True)
     assert png == cairosvg.svg2png(bytestring=str(labelled).encode())
     # The labels: every column above the maze and every row left of it, numbered as the
     # text's "column x, row y" numbers them (the start card is "column 0, row 0").
     texts = re.findall(r'<text x="([-\d.]+)" y="([-\d.]+)"[^>]*>(-?\d+)</text>', labelled)
-    columns = {int(t) for x, y, t in texts if float(y) < -3 * drawing.CARD_H}
-    rows = {int(t) for x, y, t in texts if float(x) < -drawing.CARD_W}
+    columns = {int(t) for x, y, t in texts if float(y) < -3 * svg.CARD_H}
+    rows = {int(t) for x, y, t in texts if float(x) < -svg.CARD_W}
     assert columns == set(range(-1, 10)) and rows == set(range(-3, 4))
-    start_column = next(x for x, y, t in texts if t == "0" and float(y) < -3 * drawing.CARD_H)
-    assert float(start_column) == drawing.CARD_W / 2  # above the start card, at x = 0
+    start_column = next(x for x, y, t in texts if t == "0" and float(y) < -3 * svg.CARD_H)
+    assert float(start_column) == svg.CARD_W / 2  # above the start card, at x = 0
     assert position_label(0, 0) == "column 0, row 0"
 
 

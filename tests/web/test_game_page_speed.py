@@ -25,7 +25,7 @@ from games.moderation import tables
 from games.play.chat import chat_post
 from games.play.vacations import vacation_declare
 from games.read import access, pages
-from games.read.drawing import card_name
+from games.read.card_names import card_name
 from tests.threads import at_once
 
 from .test_game_pages import logged_in, play_random, start_game
@@ -221,7 +221,7 @@ def poll(client, game, revision: int) -> str:
 def without_own_counts(html: str) -> str:
     """The answer without the viewer's own bits: the header's count and the title's."""
     html = re.sub(r'<a href="/" id="my-games".*?</a>', "", html, flags=re.S)
-    html = re.sub(r"([?;]p=)[\w-]+", r"\1", html)  # each page's own token (games/web/parts.py)
+    html = re.sub(r"([?;]p=)[\w-]+", r"\1", html)  # each page's own token (games/web/live_parts.py)
     return re.sub(r"<title>\(\d+\) ", "<title>", html)
 
 

@@ -13,7 +13,7 @@ from games import engine
 from games.models import Game, Move
 from games.play.lobby import game_create, game_start, seat_join
 from games.play.moves import move_submit
-from games.read.drawing import hand_order
+from games.read.card_names import hand_order
 
 pytestmark = pytest.mark.django_db
 

@@ -1,7 +1,7 @@
-"""Each part of the game page on its own (games/read/game_parts.py), from the engine's view of a
-rigged deal: the players, the hand, the bar, the maze, the log and the recaps; each is frozen
-once built, and each is what one part of the play area draws (what an open page is sent when
-it alone changed, games/web/parts.py)."""
+"""Each part of the game page on its own (games/read/game_parts.py, bar_part.py, maze_part.py),
+from the engine's view of a rigged deal: the players, the hand, the bar, the maze, the log and the
+recaps; each is frozen once built, and each is what one part of the play area draws (what an
+open page is sent when it alone changed, games/web/live_parts.py)."""
 
 import dataclasses
 
@@ -11,8 +11,8 @@ from django.template.loader import render_to_string
 from games import engine
 from games.engine.cards import GOAL_POSITIONS
 from games.play.moves import move_submit
-from games.read import game_parts, pages
-from games.web import parts
+from games.read import bar_part, game_parts, maze_part, pages
+from games.web import live_parts
 
 NAMES = {"0": "Ann", "1": "Bob", "2": "Cid"}
 DEAL = {
@@ -80,13 +80,13 @@ def built(state, seat="0", selected=None, moves=(), **address):
         moves=list(moves),
         names=NAMES,
     )
-    bar = game_parts.bar(view, decision, hand, players, list(moves), me=seat, title=True)
+    bar = bar_part.bar(view, decision, hand, players, list(moves), me=seat, title=True)
     return view, players, hand, bar
 
 
 def test_every_part_is_frozen():
     view, players, hand, bar = built(new_state(), selected="cross")
-    board = game_parts.board(view, bar, [], None)
+    board = maze_part.board(view, bar, [], None)
     for part in (players, hand, bar, board, game_parts.Log(), game_parts.Recap()):
         field = dataclasses.fields(part)[0].name
         with pytest.raises(dataclasses.FrozenInstanceError):
@@ -185,7 +185,7 @@ def test_the_bar_and_the_maze_for_a_map_look_at_the_goal_chosen():
     view, _players, _hand, bar = built(state, selected="map", target="north")
     assert dict(bar.looks) == {at: goal for goal, at in GOAL_POSITIONS.items()}
     assert bar.looked == "north" and bar.confirm.fields["goal"] == "north"
-    board = game_parts.board(view, bar, [], None)
+    board = maze_part.board(view, bar, [], None)
     looked = [(c.x, c.y, c.look) for row in board.rows for c in row if c.looked]
     assert looked == [(*GOAL_POSITIONS["north"], "north")]
 
@@ -195,20 +195,20 @@ def test_the_maze_outlines_the_latest_act_until_a_new_round():
     after, events = moved(state, "0", move="place", card="cross")
     view, _players, _hand, bar = built(after, seat="1")
     moves = [(1, events, False, "0")]
-    board = game_parts.board(view, bar, moves, None)
+    board = maze_part.board(view, bar, moves, None)
     placed = next(e for e in events if e["kind"] == "placed")
     assert board.last_move == 1 and board.last_act.at == tuple(placed["at"])
     lasts = [(c.x, c.y) for row in board.rows for c in row if c.last]
     assert lasts == [tuple(placed["at"])]
     moves.append((2, [{"kind": "round-started", "to": None}], False, "1"))
-    board = game_parts.board(view, bar, moves, None)
+    board = maze_part.board(view, bar, moves, None)
     assert board.last_move == 0 and not any(c.last for row in board.rows for c in row)
 
 
 def test_the_maze_names_its_cards_and_spots_for_screen_readers_and_previews_the_card():
     state = new_state()
     view, _players, _hand, bar = built(state, selected="cross")
-    board = game_parts.board(view, bar, [], None)
+    board = maze_part.board(view, bar, [], None)
     cells = {(c.x, c.y): c for row in board.rows for c in row}
     start = cells[(0, 0)]
     assert start.card == "start" and start.help and start.name.startswith("Start at ")
@@ -254,11 +254,11 @@ def play_area(page) -> dict[str, str]:
     """The play area's parts as the page draws them (their digests)."""
     html = render_to_string(
         "games/game.html#play",
-        {"page": page, "move_key": "key", "page_token": parts.TOKEN_PLACEHOLDER},
+        {"page": page, "move_key": "key", "page_token": live_parts.TOKEN_PLACEHOLDER},
     )
-    found = parts.Play.of(parts.compact(html))
+    found = live_parts.Play.of(live_parts.compact(html))
     assert found is not None
-    return {key: parts.digest(markup) for key, markup in found.parts.items()}
+    return {key: live_parts.digest(markup) for key, markup in found.parts.items()}
 
 
 @pytest.mark.django_db

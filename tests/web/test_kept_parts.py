@@ -2,7 +2,7 @@
 once per change of their data and shared by every viewer who sees the same part
 (``{% kept %}``, games/templatetags/kept.py), a viewer's page seen again unchanged is not built
 again (``games.read.pages.game_page``), and what an open page is sent after a move is worked
-out once for every page that got the same (``games.web.parts.update_for``)."""
+out once for every page that got the same (``games.web.live_parts.update_for``)."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ from games.models import Game
 from games.play.chat import chat_post
 from games.play.suspicions import mark_set
 from games.read import pages
-from games.web import parts, views
+from games.web import live_parts, views
 
 from .test_game_pages import logged_in, play_random, start_game, to_move
 from .test_live_parts import OpenPage, place_a_path_card
@@ -155,13 +155,13 @@ def test_the_watchers_answer_after_a_move_is_worked_out_once(table, monkeypatch)
     game, players, eve = table
     watchers = [OpenPage(eve, game) for _ in range(5)]
     worked: list[int] = []
-    original = parts.changes
+    original = live_parts.changes
 
     def counted(*args, **kwargs):
         worked.append(1)
         return original(*args, **kwargs)
 
-    monkeypatch.setattr(parts, "changes", counted)
+    monkeypatch.setattr(live_parts, "changes", counted)
     answered: list[str] = []
     render = views.render_to_string
 

@@ -42,7 +42,7 @@ from games.outbox import one_tap, push
 from games.play.chat import chat_post
 from games.play.lobby import game_create, game_start, seat_join
 from games.play.moves import move_submit
-from games.read.drawing import role_name
+from games.read.card_names import role_name
 from tests.routes import Route, _patterns, walk_routes
 
 pytestmark = pytest.mark.django_db
@@ -489,7 +489,7 @@ NORMALISE = (
     (re.compile(r'(nonce=")[^"]*'), r"\1"),
     (re.compile(r"('nonce-)[^']*"), r"\1"),
     (re.compile(r'(name="key" value=")[^"]*'), r"\1"),
-    (re.compile(r"([?;]p=)[\w-]+"), r"\1"),  # a page's own token (games/web/parts.py)
+    (re.compile(r"([?;]p=)[\w-]+"), r"\1"),  # a page's own token (games/web/live_parts.py)
     (re.compile(r"(csrftoken=)[^;\s]*"), r"\1"),
     (re.compile(r"(Time left: )[^<]*"), r"\1"),
     (re.compile(r"(waiting for )[^<]*"), r"\1"),

@@ -1,5 +1,6 @@
-"""The public ledger (games/read/ledger.py, issue 38): its figures for rule scenarios played as
-real web games, and its blindness: hidden information never changes it and never shows in it."""
+"""The public ledger (games/ledger.py; in words, games/read/ledger_words.py; issue 38): its figures
+for rule scenarios played as real web games, and its blindness: hidden information never changes
+it and never shows in it."""
 
 from __future__ import annotations
 
@@ -12,8 +13,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from games.engine.cards import CATALOGUE, GOAL_CARDS, ROLES, TOOLS
+from games.ledger import Rockfall, SeatRecord, ToolHit, ledger
 from games.read.history import move_log
-from games.read.ledger import Rockfall, SeatRecord, ToolHit, changes_since, ledger
+from games.read.ledger_words import changes_since
 from tests.engine.strategies import game_specs, play
 from tests.web.scenario_games import scenario_game
 

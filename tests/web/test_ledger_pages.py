@@ -1,6 +1,6 @@
 """The public ledger where players look (issue 38, point 1): each player's card in the players
 strip, the table beside the log, the round's recap, the replay and the "your turn" email; and
-live, as a part of its own (games/web/parts.py)."""
+live, as a part of its own (games/web/live_parts.py)."""
 
 import re
 

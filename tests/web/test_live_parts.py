@@ -1,4 +1,5 @@
-"""What an open game page is sent after a move: only the parts that changed (games/web/parts.py).
+"""What an open game page is sent after a move: only the parts that changed
+(games/web/live_parts.py).
 
 tests/e2e/test_live_parts.py checks in a browser that the parts put together are the page a fresh
 load shows; here, what is sent and how much of it."""
@@ -13,7 +14,7 @@ from games import engine
 from games.models import Game
 from games.play.chat import chat_post
 from games.play.moves import move_submit
-from games.web import live, parts
+from games.web import live, live_parts
 from tests.players import the_same_deal
 
 from .test_game_pages import logged_in, play_random, start_game, to_move
@@ -30,7 +31,7 @@ UPDATE_BUDGETS = {
     "place": PATH_MOVE_BUDGET,  # the cell, its neighbours' names, chips, turn line, log line
     # A tool broken or repaired: the chips; the target's page their hand too (what they can play).
     "action": 11_000,
-    # A path card destroyed: a maze that shrank is sent whole (games/web/parts.py).
+    # A path card destroyed: a maze that shrank is sent whole (games/web/live_parts.py).
     "rockfall": 20_000,
     "map": 7_000,  # a goal peeked at: the log line (the peek itself only on the mover's page)
     "pass": 7_000,  # the chips (one card fewer in a hand), the turn line, the log line
@@ -184,12 +185,12 @@ def test_the_changes_of_a_maze_that_grew_are_its_new_rows_and_columns():
         table = f'<table id="maze"><thead id="mzh"><tr>{head}</tr></thead><tbody id="mzb">'
         table += "".join(body) + "</tbody></table>"
         poll = '<div id="poll" hx-get="/poll/?v=1"></div>'
-        return parts.Play.of(f"<!--p:play--><div id='play'><!--p:poll-->{poll}<!--/p:poll-->"
+        return live_parts.Play.of(f"<!--p:play--><div id='play'><!--p:poll-->{poll}<!--/p:poll-->"
                              f"<!--p:maze-->{table}<!--/p:maze--></div><!--/p:play-->")  # fmt: skip
 
     before = maze([0, 1], [0, 1])
     after = maze([-1, 0, 1, 2], [-1, 0, 1], card_at=(0, 0))
-    swaps = parts.changes(before.sent(1), after, 1)
+    swaps = live_parts.changes(before.sent(1), after, 1)
     assert swaps is not None
     sent = "".join(swaps)
     assert '<tr hx-swap-oob="afterend:#mzl0"><td id="mz-1_0"></td></tr>' in sent  # west
@@ -198,8 +199,8 @@ def test_the_changes_of_a_maze_that_grew_are_its_new_rows_and_columns():
     assert '<td hx-swap-oob="true" id="mz0_0">card</td>' in sent  # the changed cell
     assert 'id="mz1_1"' not in sent  # an unchanged one
     # A maze that shrank (a new round's) is sent whole.
-    assert parts.changes(after.sent(1), before, 1) is not None
-    assert 'id="maze"' in "".join(parts.changes(after.sent(1), before, 1) or [])
+    assert live_parts.changes(after.sent(1), before, 1) is not None
+    assert 'id="maze"' in "".join(live_parts.changes(after.sent(1), before, 1) or [])
 
 
 def test_log_lines_dropped_from_the_end_are_deleted_and_new_ones_put_on_top():
@@ -207,17 +208,17 @@ def test_log_lines_dropped_from_the_end_are_deleted_and_new_ones_put_on_top():
         items = "".join(f'<li id="{key}">{key}</li>' for key in lines)
         log = f'<section id="log"><ol class="log" id="log-r1" reversed>{items}</ol></section>'
         poll = '<div id="poll" hx-get="/poll/?v=1"></div>'
-        return parts.Play.of(f"<!--p:play--><div id='play'><!--p:poll-->{poll}<!--/p:poll-->"
+        return live_parts.Play.of(f"<!--p:play--><div id='play'><!--p:poll-->{poll}<!--/p:poll-->"
                              f"<!--p:log-->{log}<!--/p:log--></div><!--/p:play-->")  # fmt: skip
 
     before, after = play(["l3-0", "l2-0", "l1-0"]), play(["l5-0", "l4-0", "l3-0", "l2-0"])
-    sent = "".join(parts.changes(before.sent(1), after, 1) or [])
+    sent = "".join(live_parts.changes(before.sent(1), after, 1) or [])
     assert '<ol hx-swap-oob="afterbegin:#log-r1"><li id="l5-0">l5-0</li><li id="l4-0">' in sent
     assert '<li id="l1-0" hx-swap-oob="delete"></li>' in sent
     assert 'id="l2-0"' not in sent
     # Lines in another order than new ones on top: the log whole.
     shuffled = play(["l2-0", "l3-0"])
-    assert 'id="log"' in "".join(parts.changes(before.sent(1), shuffled, 1) or [])
+    assert 'id="log"' in "".join(live_parts.changes(before.sent(1), shuffled, 1) or [])
 
 
 def test_every_kind_of_update_stays_within_its_budget(table):

@@ -31,7 +31,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from games.models import ChatMessage, Game, InboundMail, Notice
-from games.outbox import replies as addresses
+from games.outbox import reply_addresses
 from games.outbox.emails import build_email
 from games.play import replies
 from games.play.chat import chat_post
@@ -82,7 +82,7 @@ def reply(to: str, text: str, *, sender="ann@example.com", **headers) -> EmailMe
 
 def address_of(user, game) -> str:
     """The reply address of any game email to ``user`` made now."""
-    return addresses.reply_address(user_id=user.pk, game_id=game.pk, version=game.version)
+    return reply_addresses.reply_address(user_id=user.pk, game_id=game.pk, version=game.version)
 
 
 def answers(user) -> list[Notice]:
@@ -102,10 +102,10 @@ def test_every_game_email_has_a_reply_address_of_its_reader_game_and_decision(ga
     address = reply_to(sent)
     local, _at, domain = address.partition("@")
     assert domain == "localhost" and local.startswith("reply+") and len(local) <= 64
-    token = addresses.read_reply_token(local.removeprefix("reply+"))
-    assert token == addresses.ReplyTo(players[0].pk, game.pk, game.version, moves=True)
+    token = reply_addresses.read_reply_token(local.removeprefix("reply+"))
+    assert token == reply_addresses.ReplyTo(players[0].pk, game.pk, game.version, moves=True)
     # Case-insensitive: a provider that upper-cases the address changes nothing.
-    assert addresses.read_reply_token(local.removeprefix("reply+").upper()) == token
+    assert reply_addresses.read_reply_token(local.removeprefix("reply+").upper()) == token
     assert "Reply to this email with the number of a move" in sent.body
     assert numbered(sent)["Look at the north goal"] >= 1
     assert "Your hand: 1. Cross, 2. Straight (east-west), 3. Broken lantern" in sent.body
@@ -113,27 +113,30 @@ def test_every_game_email_has_a_reply_address_of_its_reader_game_and_decision(ga
     chat_post(game_id=game.pk, user=players[1], text="@Ann dig north")
     mention = Notice.objects.get(kind=Notice.Kind.MENTION, user=players[0])
     sent = build_email(mention, players[0].email)
-    assert addresses.token_in(reply_to(sent)) is not None
+    assert reply_addresses.token_in(reply_to(sent)) is not None
     assert "Reply to this email to write to the table’s chat." in sent.body
 
 
 def test_a_token_cannot_be_forged_altered_or_used_after_its_game(game, players):
-    token = addresses.reply_token(user_id=players[0].pk, game_id=game.pk, version=0)
+    token = reply_addresses.reply_token(user_id=players[0].pk, game_id=game.pk, version=0)
     for at in (0, 17, 36):  # any character changed: the user, the game, the signature
         changed = token[:at] + ("a" if token[at] != "a" else "b") + token[at + 1 :]
-        assert addresses.read_reply_token(changed) is None
-    other = addresses.reply_token(user_id=players[1].pk, game_id=game.pk, version=0)
+        assert reply_addresses.read_reply_token(changed) is None
+    other = reply_addresses.reply_token(user_id=players[1].pk, game_id=game.pk, version=0)
     assert other != token
-    assert addresses.read_reply_token("x" * 37) is None and addresses.read_reply_token("") is None
-    assert not addresses.expired(game)
+    assert (
+        reply_addresses.read_reply_token("x" * 37) is None
+        and reply_addresses.read_reply_token("") is None
+    )
+    assert not reply_addresses.expired(game)
     Game.objects.filter(pk=game.pk).update(
         status=Game.Status.FINISHED, finished_at=timezone.now() - timedelta(days=6)
     )
     game.refresh_from_db()
-    assert not addresses.expired(game)  # a week to say "well played"
+    assert not reply_addresses.expired(game)  # a week to say "well played"
     Game.objects.filter(pk=game.pk).update(finished_at=timezone.now() - timedelta(days=8))
     game.refresh_from_db()
-    assert addresses.expired(game)
+    assert reply_addresses.expired(game)
     got = replies.receive(reply(f"reply+{token}@localhost", "gg"))
     assert got == replies.Received("dropped", "expired with its game")
 
@@ -160,7 +163,7 @@ def test_a_number_makes_the_move_listed_and_the_answer_says_so(game, players):
     assert "Done in Deep mine: Look at the north goal." in text
     # The next player gets their turn email, with their own reply address.
     bob = Notice.objects.get(kind=Notice.Kind.TURN, user=players[1])
-    assert addresses.token_in(reply_to(build_email(bob, players[1].email)))
+    assert reply_addresses.token_in(reply_to(build_email(bob, players[1].email)))
 
 
 @pytest.mark.parametrize(
@@ -204,7 +207,9 @@ def test_a_stale_email_or_someone_elses_decision_makes_no_move_and_lists_the_mov
     text = build_email(answers(players[0])[1], players[0].email).body
     assert "made no move: it is Bob's decision now, not yours." in text
     # Bob's turn now; a reply of Bob to an email of an older decision is stale.
-    old = addresses.reply_address(user_id=players[1].pk, game_id=game.pk, version=0, moves=True)
+    old = reply_addresses.reply_address(
+        user_id=players[1].pk, game_id=game.pk, version=0, moves=True
+    )
     stale = replies.receive(reply(old, "1", sender="bob@example.com"))
     assert stale.outcome == "refused"
     text = build_email(answers(players[1])[0], players[1].email).body
@@ -213,7 +218,9 @@ def test_a_stale_email_or_someone_elses_decision_makes_no_move_and_lists_the_mov
     assert "Reply to this email with the number of a move" in text
     assert game.moves.count() == 1
     # A number the email does not list.
-    fresh = addresses.reply_address(user_id=players[1].pk, game_id=game.pk, version=1, moves=True)
+    fresh = reply_addresses.reply_address(
+        user_id=players[1].pk, game_id=game.pk, version=1, moves=True
+    )
     replies.receive(reply(fresh, "99", sender="bob@example.com"))
     assert (
         "that email lists no move number 99 (to pass, write “pass” and the number of the card"
@@ -277,7 +284,7 @@ def test_hostile_or_automatic_mail_is_dropped(game, players, change, why):
 
 def test_unknown_forged_and_foreign_addresses_and_unverified_senders_are_dropped(game, players):
     sent = turn_email(game, players[0])
-    token = addresses.token_in(reply_to(sent))
+    token = reply_addresses.token_in(reply_to(sent))
     forged = token[:-2] + ("aa" if not token.endswith("aa") else "bb")
     for to in (f"reply+{forged}@localhost", "ann@example.com", f"reply+{token}@elsewhere.org"):
         assert_dropped(replies.receive(reply(to, "1")), "no reply address", game, players)
@@ -500,8 +507,8 @@ def test_every_email_of_a_whole_game_has_its_readers_reply_address(players):
     assert {"turn", "reminder", "mention", "started", "finished"} <= kinds, kinds
     for notice in notices:
         sent = build_email(notice, notice.user.email)
-        token = addresses.token_in(reply_to(sent))
-        found = addresses.read_reply_token(token)
+        token = reply_addresses.token_in(reply_to(sent))
+        found = reply_addresses.read_reply_token(token)
         assert (found.user_id, found.game_id) == (notice.user_id, game.pk), notice.kind
 
 
@@ -533,15 +540,15 @@ def test_a_number_alone_on_its_line_is_that_move(n, spaces, end):
     case=st.sampled_from([str.lower, str.upper, str.title]),
 )
 def test_every_token_reads_back_in_any_case_and_fits_an_address(user, game, version, moves, case):
-    token = addresses.reply_token(user_id=user, game_id=game, version=version, moves=moves)
+    token = reply_addresses.reply_token(user_id=user, game_id=game, version=version, moves=moves)
     assert len("reply+" + token) <= 64
-    found = addresses.read_reply_token(case(token))
-    assert found == addresses.ReplyTo(user, game, version, moves)
+    found = reply_addresses.read_reply_token(case(token))
+    assert found == reply_addresses.ReplyTo(user, game, version, moves)
 
 
 @given(garbage=st.text(max_size=60))
 def test_no_text_is_a_token_by_chance_and_none_raises(garbage):
-    assert addresses.read_reply_token(garbage) is None  # a forgery needs the secret key
+    assert reply_addresses.read_reply_token(garbage) is None  # a forgery needs the secret key
 
 
 def test_a_number_in_reply_to_an_email_that_numbered_nothing_makes_no_move(game, players):
@@ -550,7 +557,7 @@ def test_a_number_in_reply_to_an_email_that_numbered_nothing_makes_no_move(game,
     chat_post(game_id=game.pk, user=players[1], text="@Ann 2 saboteurs here, I bet")
     mention = Notice.objects.get(kind=Notice.Kind.MENTION, user=players[0])
     sent = build_email(mention, players[0].email)
-    assert addresses.read_reply_token(addresses.token_in(reply_to(sent))).moves is False
+    assert reply_addresses.read_reply_token(reply_addresses.token_in(reply_to(sent))).moves is False
     for line in ("2", "pass 2"):
         replies.receive(reply(reply_to(sent), line))
     game.refresh_from_db()

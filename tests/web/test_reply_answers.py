@@ -12,7 +12,7 @@ import pytest
 
 from games.models import Notice
 from games.moderation.tables import game_pause
-from games.outbox import replies as addresses
+from games.outbox import reply_addresses
 from games.outbox.emails import build_email
 from games.play import replies
 from games.play.moves import move_submit
@@ -113,7 +113,7 @@ def test_each_refusal_names_its_real_reason(players):
     game = rigged(players)
     ann = players[0]
     # "1" to an email that numbered nothing (the game's start, a mention): not "stale".
-    start = addresses.reply_address(user_id=ann.pk, game_id=game.pk, version=0, moves=False)
+    start = reply_addresses.reply_address(user_id=ann.pk, game_id=game.pk, version=0, moves=False)
     replies.receive(reply(start, "1"))
     assert "that email lists no moves or cards to choose by number" in answer(ann)[0]
     # Paused by the moderators.

@@ -19,7 +19,7 @@ from games.models import Game
 from games.play.lobby import game_create, game_start, seat_join
 from games.read import clock as clocks
 from games.read import durations
-from games.read.drawing import hand_order
+from games.read.card_names import hand_order
 from games.read.log import entries_for
 from tests.players import PASSWORD, create_player
 

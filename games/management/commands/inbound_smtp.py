@@ -22,7 +22,7 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 from django.db import close_old_connections, connection
 
-from games.outbox import replies as addresses
+from games.outbox import reply_addresses
 from games.play import replies
 
 log = logging.getLogger(__name__)
@@ -39,7 +39,7 @@ def _receive(content: bytes, recipients: list[str]) -> replies.Received:
 
 class Handler:
     async def handle_RCPT(self, server, session, envelope, address, rcpt_options):
-        if addresses.token_in(address) is None:
+        if reply_addresses.token_in(address) is None:
             return "550 5.1.1 Not a reply address of this site"
         envelope.rcpt_tos.append(address)
         return "250 OK"

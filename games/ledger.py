@@ -1,7 +1,7 @@
 """The public ledger: what each player did, per round, as everyone saw it (issue 38).
 
-Pure Python, like the engine: the pages (``games/read/ledger.py`` says it in words) and the bots
-(``games/bots/brain.py``, their suspicion of each seat) read the same ledger.
+Pure Python, like the engine: the pages (``games/read/ledger_words.py`` says it in words) and the
+bots (``games/bots/brain.py``, their suspicion of each seat) read the same ledger.
 
 Built from the game's public move log only, like the log's public lines: an event with a ``to``
 belongs to one seat (drawn cards, peeks, inspections, new roles, received hands, discards) and is
@@ -13,7 +13,7 @@ and goal faces are not looked at), so the ledger is a pure function of what ever
 - ``read(moves, seats, kept=None)`` -> ``Kept``: the ledger as it stands after the last of
   ``moves``, with what reading on needs (the public maze); given the ``Kept`` of an earlier move,
   only the moves after it are read. The site keeps one per game and reads each move once
-  (``games/read/ledger.py``); ``Kept.ledger`` is the same ``Ledger`` a reading from the start
+  (``games/read/ledger_words.py``); ``Kept.ledger`` is the same ``Ledger`` a reading from the start
   gives.
 
 How a path card counts (docs/ledger.md): the public maze is rebuilt move by move (start, face-down

@@ -1,8 +1,8 @@
-"""The public ledger in words (issue 38): the counting is ``games/evidence.py`` (pure, shared
+"""The public ledger in words (issue 38): the counting is ``games/ledger.py`` (pure, shared
 with the bots); here the phrases the pages and emails say it with.
 
 - ``public(game_id, moves, seats)`` -> the game's public ledger after ``moves`` (its move log up
-  to a version), kept per game and process and read on move by move (``games.evidence.read``):
+  to a version), kept per game and process and read on move by move (``games.ledger.read``):
   a page pays for the moves made since the process last read the game, not for the whole log.
 - ``changes_since(moves, seats, names, after)`` -> one short line per player who did something
   after move ``after`` (for the "your turn" email).
@@ -18,8 +18,8 @@ from django.core.cache import caches
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
-from games import evidence
-from games.evidence import (
+from games import ledger as counting
+from games.ledger import (
     CUT,
     DEAD_END,
     SIDEWAYS,
@@ -35,7 +35,7 @@ from games.evidence import (
     start_board,
 )
 
-from .drawing import card_name
+from .card_names import card_name
 from .log import goal_label, tool_label
 
 __all__ = [
@@ -72,7 +72,7 @@ def public(game_id: int, moves: Sequence[Sequence[Any]], seats: Sequence[str]) -
 
 
 def kept(game_id: int, moves: Sequence[Sequence[Any]], seats: Sequence[str]) -> Kept:
-    """The ledger after ``moves`` as ``games.evidence.read`` keeps it, kept per process under
+    """The ledger after ``moves`` as ``games.ledger.read`` keeps it, kept per process under
     the game and its version (``caches["local"]``), and the game's newest one besides: a new
     version reads on from the newest kept, so each move is read once per process. A move log
     never changes below its version, so what is kept for a version stays true."""
@@ -83,7 +83,7 @@ def kept(game_id: int, moves: Sequence[Sequence[Any]], seats: Sequence[str]) -> 
         return found
     newest = cache.get(f"ledger:{game_id}:newest")
     going_on = newest if isinstance(newest, Kept) and newest.sequence <= version else None
-    found = evidence.read(moves, seats, going_on)
+    found = counting.read(moves, seats, going_on)
     cache.set(f"ledger:{game_id}:{version}", found, KEPT_SECONDS)
     if not isinstance(newest, Kept) or newest.sequence <= version:
         cache.set(f"ledger:{game_id}:newest", found, KEPT_SECONDS)
