@@ -419,6 +419,9 @@ MAILERS = {"default": {"BACKEND": _email_backend, "OPTIONS": _email_options}}
 CELERY_BROKER_URL = env_str("CELERY_BROKER_URL") or REDIS_URL or "filesystem://"
 CELERY_RESULT_BACKEND = env_str("CELERY_RESULT_BACKEND") or REDIS_URL or None
 CELERY_BROKER_DIR = Path(env_str("CELERY_BROKER_DIR", str(RUN_DIR / "broker")))
+# /health/ asks every Celery worker for its queues and waits this long for the answers (a site
+# whose worker does not answer within it is reported down).
+HEALTH_CELERY_SECONDS = env_float("HEALTH_CELERY_SECONDS", 1.0)
 CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
