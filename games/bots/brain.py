@@ -37,7 +37,7 @@ from games.engine.cards import (
     tunnels_of,
 )
 from games.engine.state import Placed
-from games.engine.types import ActionMove, ClearMove, Move, PlaceMove
+from games.engine.types import ActionMove, ClearMove, Move, PlaceMove, View, ViewMe
 
 # How much a role wants the treasure found this round: +1 digs, -1 blocks, 0 does not care.
 STANCE = {
@@ -73,7 +73,7 @@ def public_events(events: Iterable[StoredEvent]) -> list[StoredEvent]:
 
 
 def choose_move(
-    view: dict,
+    view: View,
     moves: list[Move],
     rng: random.Random,
     history: Iterable[StoredEvent] = (),
@@ -104,11 +104,13 @@ class Table:
 
     def __init__(
         self,
-        view: dict,
+        view: View,
         history: Iterable[StoredEvent],
         seen: Mapping[str, ledger.SeatRecord] | None = None,
     ):
         me = view["me"]
+        if me is None:
+            raise ValueError("a bot plays from its own seat's view, not a spectator's")
         self.view = view
         self.me = me["seat"]
         self.role = me["role"]
@@ -137,7 +139,7 @@ class Table:
 
     # -- Knowledge ---------------------------------------------------------------------------
 
-    def _board(self, view: dict, me: dict) -> None:
+    def _board(self, view: View, me: ViewMe) -> None:
         board = {(c["x"], c["y"]): Placed(c["card"], c["turned"]) for c in view["board"]}
         known = {}
         self.goal_positions = {}
@@ -378,7 +380,8 @@ class Table:
 
     def _score_hostile(self, move: ActionMove, card) -> float:
         target = move["target"]
-        lying = self.players.get(target, {}).get("in_front", [])
+        player = self.players.get(target)
+        lying = player.get("in_front", []) if player is not None else []
         crippled = any(c.startswith("break-") or c == "trapped" for c in lying)
         friend = self.ally(target)
         if self.role == GEOLOGIST:

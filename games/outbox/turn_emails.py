@@ -105,7 +105,7 @@ def _turn(notice: Notice) -> dict:
     }
 
 
-def _did_since_last_move(game: Game, seat: Seat, view: dict, names: dict[str, str]) -> dict:
+def _did_since_last_move(game: Game, seat: Seat, view: engine.View, names: dict[str, str]) -> dict:
     """One short line per player of what everyone saw them do since the reader's last move
     (the public ledger, games/read/ledger_words.py); for a player who took the seat over and has not
     moved yet, since the seat's last move; before any, since the game began."""

@@ -91,7 +91,7 @@ class Deciding:
 
 
 def bar(
-    view: dict,
+    view: engine.View,
     deciding: Deciding,
     hand: Hand,
     players: Players,
@@ -285,7 +285,7 @@ def _position(text: str | None) -> Position | None:
     return None if x is None or y is None else (x, y)
 
 
-def gold_pick(view: dict, players: Players, me: str | None, moves) -> dict | None:
+def gold_pick(view: engine.View, players: Players, me: str | None, moves) -> dict | None:
     """The gold pick in words: "Bob is choosing gold (2 of 4 picks left)", and for the picker
     who picks after them and what the others get."""
     if view["decision"] != engine.PICK_GOLD or view["finished"]:

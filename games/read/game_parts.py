@@ -18,6 +18,7 @@ from typing import Any
 
 from django.utils.translation import gettext as _
 
+from games import engine
 from games.models import Seat
 
 from . import history, kept, learn, ledger_words, suspicions
@@ -49,7 +50,7 @@ class Players:
 
 
 def players(
-    view: dict,
+    view: engine.View,
     names: dict[str, str],
     labels: dict[str, str],
     me: str | None,
@@ -133,7 +134,7 @@ class Hand:
 
 
 def hand(
-    view: dict, *, playable: Set[str], selected: str | None, cards_turn: bool, moves, names
+    view: engine.View, *, playable: Set[str], selected: str | None, cards_turn: bool, moves, names
 ) -> Hand:
     """``cards_turn``: the viewer's turn to play cards (reasons for the greyed ones are given
     then, not while picking gold or stealing)."""
@@ -199,7 +200,7 @@ class Log:
 
 
 def log(
-    entries: Sequence[Entry], view: dict, moves, names, me: str | None, since: int | None
+    entries: Sequence[Entry], view: engine.View, moves, names, me: str | None, since: int | None
 ) -> Log:
     """``since``: the version after which lines are new to the viewer (None: a watcher)."""
     groups = history.log_by_round(list(entries), moves, view["round"], names, me)
@@ -247,7 +248,7 @@ class Recap:
 
 
 def recap(
-    view: dict,
+    view: engine.View,
     players: Players,
     round_names: list[dict[str, str]],
     names: dict[str, str],
@@ -278,12 +279,13 @@ def recap(
         )
 
     round_end = round_result = None
-    if view.get("round_ending") and not view["finished"]:
+    ending = view["round_ending"]
+    if ending and not view["finished"]:
         # The round is over and its gold is being shared: everyone sees how it ended first.
         number = view["round"]
         sentences, by_author = guesses(number)
         round_end = history.round_recap(
-            view["round_ending"],
+            ending,
             number,
             named(number),
             ruleset=ruleset,
@@ -305,7 +307,7 @@ def recap(
 
 
 def round_recap(
-    done: dict,
+    done: engine.ViewRound,
     number: int,
     names: dict[str, str],
     ruleset: str,
@@ -374,7 +376,7 @@ class Ledger:
         return next((row for row in self.rows if row.seat == seat), None)
 
 
-def ledger_part(seen: ledger_words.Ledger, view: dict, players: Players) -> Ledger:
+def ledger_part(seen: ledger_words.Ledger, view: engine.View, players: Players) -> Ledger:
     """``seen``: the public ledger of the game's moves (pure, from the public log). Kept under
     the digest of what it is made from (``games.read.kept``): the same for every viewer."""
     number = view["round"]

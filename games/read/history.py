@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import json
 import zlib
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from django.core.cache import caches
 from django.db.models import Case, CharField, Value, When
@@ -70,7 +70,19 @@ def maze_html(rows: list[list[MazeCell]], testid: str = "maze") -> str:
     return mark_safe(html)  # noqa: S308 - our own template's output, already escaped
 
 
-def maze_rows(cards: dict, backs=(), *, new=(), removed=()) -> list[list[MazeCell]]:
+def round_maze(done: engine.ViewRound) -> dict[tuple[int, int], tuple[str, bool]]:
+    """A finished round's maze as ``maze_rows`` takes it: {(x, y): (card, turned)}, from the
+    round's ``board`` of [x, y, card, turned] lists (their JSON form)."""
+    return {(int(x), int(y)): (str(card), bool(turned)) for x, y, card, turned in done["board"]}
+
+
+def maze_rows(
+    cards: Mapping[tuple[int, int], tuple[str, bool]],
+    backs: Collection[tuple[int, int]] = (),
+    *,
+    new: Collection[tuple[int, int]] = (),
+    removed: Collection[tuple[int, int]] = (),
+) -> list[list[MazeCell]]:
     """Rows of cells for ``cards`` ({(x, y): (card, turned)}) and face-down goals at ``backs``,
     with one empty ring around them."""
     taken = set(cards) | set(backs)
@@ -97,7 +109,7 @@ def maze_rows(cards: dict, backs=(), *, new=(), removed=()) -> list[list[MazeCel
 
 
 def round_recap(
-    done: dict,
+    done: engine.ViewRound,
     number: int,
     names: dict[str, str],
     *,
@@ -146,11 +158,13 @@ def round_recap(
     }
     if maze:
         # Every goal face up: the round is over and its goals are public.
-        recap["rows"] = maze_rows({(x, y): (card, turned) for x, y, card, turned in done["board"]})
+        recap["rows"] = maze_rows(round_maze(done))
     return recap
 
 
-def recap_lines(done: dict, number: int, names: dict[str, str], *, ruleset: str) -> list[str]:
+def recap_lines(
+    done: engine.ViewRound, number: int, names: dict[str, str], *, ruleset: str
+) -> list[str]:
     """A round's recap as sentences (emails)."""
     recap = round_recap(done, number, names, ruleset=ruleset)
     found = (
@@ -173,7 +187,7 @@ def recap_lines(done: dict, number: int, names: dict[str, str], *, ruleset: str)
     return lines
 
 
-def _decided(done: dict, name, ruleset: str) -> list[str]:
+def _decided(done: engine.ViewRound, name, ruleset: str) -> list[str]:
     """What decided the round, in sentences."""
     lines = []
     finisher = done["finisher"]
@@ -210,13 +224,13 @@ def _decided(done: dict, name, ruleset: str) -> list[str]:
     return lines
 
 
-def game_end(view: dict, names: dict[str, str]) -> dict | None:
+def game_end(view: engine.View, names: dict[str, str]) -> dict | None:
     """The end of the game: winners with their gold, gold per player per round, the seeds."""
     if not view["finished"]:
         return None
     players = [p for p in view["players"]]
     best = max((p["gold"] for p in players), default=0)
-    table = []
+    table: list[dict[str, Any]] = []
     for p in players:
         per_round = [done["gained"].get(p["seat"], 0) for done in view["rounds_done"]]
         table.append({"name": names.get(p["seat"], "?"), "rounds": per_round, "total": p["gold"]})
@@ -405,7 +419,7 @@ class ReplayPage:
     knowledge: list[str]
     log: list[Entry]
     step_lines: list[str]  # what this step's move did
-    view: dict
+    view: engine.View
 
 
 def _moves(game: Game) -> list[tuple]:
@@ -438,7 +452,7 @@ def _step_data(game: Game, me: str | None, revealed: bool, step: int, names, ren
     data = {"view": engine.view_for(state, me), "hands": {}, "roles": {}, "goals": {}}
     if revealed:
         for seat in state.seats:
-            mine = engine.view_for(state, seat)["me"]
+            mine = engine.own_view(state, seat)
             data["hands"][seat], data["roles"][seat] = mine["hand"], mine["role"]
         final = engine.view_for(game.engine_state(), None)
         if state.round <= len(final["rounds_done"]):
@@ -455,7 +469,7 @@ def _step_data(game: Game, me: str | None, revealed: bool, step: int, names, ren
     return data
 
 
-def _seen_doing(game: Game, view: dict, step: int, names: dict[str, str]) -> dict[str, str]:
+def _seen_doing(game: Game, view: engine.View, step: int, names: dict[str, str]) -> dict[str, str]:
     """What each player was seen doing this round until ``step`` (the public ledger), in words.
     The ledger until a step is the game's at that version: kept per game and version and read
     on from the nearest one kept (``ledger_words.kept``), so stepping through a replay reads each

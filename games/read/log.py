@@ -9,6 +9,8 @@ from typing import Any
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy, ngettext
 
+from games.engine import ViewMe
+
 from .card_names import card_name, role_name, translated
 
 GOAL_LABELS = {"north": gettext_lazy("north"), "middle": gettext_lazy("middle")}
@@ -41,7 +43,7 @@ class Entry:
     private: bool
 
 
-def knowledge_lines(mine: dict, names: dict[str, str]) -> list[str]:
+def knowledge_lines(mine: ViewMe, names: dict[str, str]) -> list[str]:
     """What a seat learnt this round (its own view's ``me``), as the game page says it."""
     known = [_("You are the greedy dwarf this round.")] if mine.get("greedy") else []
     for goal, card in sorted(mine["peeks"].items()):

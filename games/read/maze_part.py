@@ -13,6 +13,7 @@ from typing import Any, ClassVar
 
 from django.utils.translation import gettext as _
 
+from games import engine
 from games.engine.cards import GOAL_POSITIONS
 
 from . import history, learn
@@ -106,7 +107,7 @@ def last_act(moves) -> LastAct | None:
     return None
 
 
-def board(view: dict, decision: Bar, moves, since: history.Since | None) -> Board:
+def board(view: engine.View, decision: Bar, moves, since: history.Since | None) -> Board:
     """The maze the viewer looks at (``_lying``), the chosen card's legal spots with a preview of
     it there, the marks; one ring of empty cells around."""
     act = last_act(moves)
@@ -143,7 +144,7 @@ class _Lying:
         return _drawing(at, self.cards, self.peeked, self.backs, decision)
 
 
-def _lying(view: dict) -> _Lying:
+def _lying(view: engine.View) -> _Lying:
     """The running round's maze (its goals face down, or seen by the viewer); while a round's
     gold is shared, that round's as it ended; once the game is over, the last round's with
     every goal face up."""
@@ -153,7 +154,7 @@ def _lying(view: dict) -> _Lying:
     elif view.get("round_ending"):
         ended = view["round_ending"]
     if ended:
-        return _Lying({(x, y): (c, t) for x, y, c, t in ended["board"]}, over=True)
+        return _Lying(history.round_maze(ended), over=True)
     mine = view["me"]["peeks"] if view["me"] else {}
     # A face-down goal I looked at with a map shows its face, marked as seen, to me alone.
     return _Lying(

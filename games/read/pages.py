@@ -74,7 +74,7 @@ class GamePage:
     clock_rules: tuple[str, ...] = ()  # the game's clock in words
     chat: tuple[dict, ...] = ()
     # Once the game runs: the engine's view for the viewer's seat, and the parts.
-    view: dict | None = None
+    view: engine.View | None = None
     me: str | None = None
     my_turn: bool = False
     # The running decision's clock (games.read.clock): "time left" as every view says it.
@@ -109,7 +109,7 @@ class GamePage:
     def clock_shown(self) -> bool:
         """The running decision's "time left" is shown: in the turn line and beside whoever
         decides, while the game is not over and its clock not stopped."""
-        finished = (self.view or {}).get("finished")
+        finished = self.view.get("finished") if self.view else None
         return bool(self.clock) and not finished and self.stopped_reason is None
 
     @property
@@ -285,7 +285,7 @@ class _Table:
     by engine name (their names and labels)."""
 
     state: engine.State
-    view: dict
+    view: engine.View
     me: str | None
     names: dict[str, str]
     labels: dict[str, str]
@@ -500,7 +500,7 @@ def my_hand(game: Game, user) -> list[str]:
     if seat is None or game.snapshot is None:
         return []
     state = game.engine_state()
-    return engine.view_for(state, seat.engine_name)["me"]["hand"]
+    return engine.own_view(state, seat.engine_name)["hand"]
 
 
 @dataclass
