@@ -22,7 +22,7 @@ from saboteur_site.text import ascii_int
 from . import learn
 from .card_names import card_name
 from .game_parts import Hand, Move, Players, Position
-from .log import goal_label, tool_label
+from .log import LoggedMove, goal_label, tool_label
 
 # -- The bar: the viewer's decision --------------------------------------------------------------
 
@@ -95,7 +95,7 @@ def bar(
     deciding: Deciding,
     hand: Hand,
     players: Players,
-    moves,
+    moves: Sequence[LoggedMove],
     *,
     me: str | None,
     title: bool,
@@ -285,7 +285,9 @@ def _position(text: str | None) -> Position | None:
     return None if x is None or y is None else (x, y)
 
 
-def gold_pick(view: engine.View, players: Players, me: str | None, moves) -> dict | None:
+def gold_pick(
+    view: engine.View, players: Players, me: str | None, moves: Sequence[LoggedMove]
+) -> dict | None:
     """The gold pick in words: "Bob is choosing gold (2 of 4 picks left)", and for the picker
     who picks after them and what the others get."""
     if view["decision"] != engine.PICK_GOLD or view["finished"]:

@@ -24,7 +24,7 @@ from games.models import Seat
 from . import history, kept, learn, ledger_words, suspicions
 from .card_names import card_name, hand_order, role_name
 from .drawing import card_picture, in_front_svg
-from .log import Entry, knowledge_lines
+from .log import Entry, LoggedMove, knowledge_lines
 from .seats import seat_number
 
 Move = Mapping[str, Any]
@@ -134,7 +134,13 @@ class Hand:
 
 
 def hand(
-    view: engine.View, *, playable: Set[str], selected: str | None, cards_turn: bool, moves, names
+    view: engine.View,
+    *,
+    playable: Set[str],
+    selected: str | None,
+    cards_turn: bool,
+    moves: Sequence[LoggedMove],
+    names: dict[str, str],
 ) -> Hand:
     """``cards_turn``: the viewer's turn to play cards (reasons for the greyed ones are given
     then, not while picking gold or stealing)."""
@@ -166,7 +172,7 @@ def hand(
     )
 
 
-def _newly_drawn(ordered: list[str], moves, me: str) -> set[int]:
+def _newly_drawn(ordered: list[str], moves: Sequence[LoggedMove], me: str) -> set[int]:
     """The positions in the hand of the cards the viewer drew on their latest turn."""
     for _sequence, events, _automatic, _seat in reversed(moves):
         if any(e["kind"] == "round-started" for e in events):
@@ -200,7 +206,12 @@ class Log:
 
 
 def log(
-    entries: Sequence[Entry], view: engine.View, moves, names, me: str | None, since: int | None
+    entries: Sequence[Entry],
+    view: engine.View,
+    moves: Sequence[LoggedMove],
+    names: dict[str, str],
+    me: str | None,
+    since: int | None,
 ) -> Log:
     """``since``: the version after which lines are new to the viewer (None: a watcher)."""
     groups = history.log_by_round(list(entries), moves, view["round"], names, me)
