@@ -14,7 +14,6 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence, Set
 from dataclasses import dataclass
-from typing import Any
 
 from django.utils.translation import gettext as _
 
@@ -27,7 +26,7 @@ from .drawing import card_picture, in_front_svg
 from .log import Entry, LoggedMove, knowledge_lines
 from .seats import seat_number
 
-Move = Mapping[str, Any]
+Move = engine.Move  # what the bar offers: one of the viewer's legal moves
 Position = tuple[int, int]
 
 
