@@ -2,6 +2,8 @@ from allauth.account.forms import SignupForm as AllauthSignupForm
 from django import forms
 from django.utils.translation import gettext_lazy as _
 
+from saboteur_site.fields import choice_field
+
 from .languages import native_choices
 from .names import DISPLAY_NAME_MAX_LENGTH, display_name_error, normalize_display_name
 from .services import PROFILE_FIELDS, reminder_hours_cleaned
@@ -101,11 +103,12 @@ class ProfileForm(forms.Form):
     )
 
     def __init__(self, *args, user, **kwargs):
-        initial = {name: getattr(user, name) for name in PROFILE_FIELDS}
-        super().__init__(*args, initial=initial, **kwargs)
+        kwargs["initial"] = {name: getattr(user, name) for name in PROFILE_FIELDS}
+        super().__init__(*args, **kwargs)
         self.user = user
-        self.fields["language"].choices = [("", _("As my browser asks")), *native_choices()]
-        field = self.fields["time_zone"]
+        language = choice_field(self, "language")
+        language.choices = [("", _("As my browser asks")), *native_choices()]
+        field = choice_field(self, "time_zone")
         field.choices = zone_choices()
         # A player who never chose a zone has the model's default: their browser's is offered.
         default = user._meta.get_field("time_zone").default
@@ -126,7 +129,8 @@ class ProfileForm(forms.Form):
             raise forms.ValidationError(str(error)) from None
 
     def clean(self):
-        cleaned = super().clean()
+        super().clean()
+        cleaned = self.cleaned_data
         quiet = (cleaned.get("quiet_from"), cleaned.get("quiet_until"))
         if not self.has_error("quiet_from") and not self.has_error("quiet_until"):
             if (quiet[0] is None) != (quiet[1] is None):

@@ -12,7 +12,7 @@ from . import names
 from .names import DISPLAY_NAME_MAX_LENGTH
 
 
-class UserManager(BaseUserManager):
+class UserManager(BaseUserManager["User"]):
     def create_superuser(self, username, email=None, password=None, **extra_fields):
         """A superuser (``createsuperuser``) with their address verified, as an account made
         in the admin has: mail goes only to verified addresses, and a seat needs one."""
@@ -30,6 +30,8 @@ class User(AbstractUser):
     """A player. Others see only ``display_name``; the email address stays private."""
 
     objects: ClassVar[UserManager] = UserManager()
+    # The display name as loaded (``from_db``): ``save`` renews the derived key when it changed.
+    _stored_display_name: str | None
 
     email = models.EmailField(_("email address"), unique=True)
     display_name = models.CharField(

@@ -9,6 +9,7 @@ from __future__ import annotations
 import secrets
 from dataclasses import dataclass
 from datetime import time
+from typing import TYPE_CHECKING
 
 from allauth.account.models import EmailAddress
 from django.conf import settings
@@ -22,6 +23,9 @@ from django.utils.translation import gettext as _
 from . import signals
 from .names import display_name_error, normalize_display_name
 from .zones import zone_names
+
+if TYPE_CHECKING:
+    from .models import User
 
 PROFILE_FIELDS = (
     "display_name",
@@ -176,7 +180,7 @@ def guide_dismiss(*, user) -> None:
 
 @dataclass(frozen=True)
 class AdminAccount:
-    user: object
+    user: User
     created: bool
     password: str | None  # the password made for the account, None when it was given or kept
 

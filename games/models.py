@@ -21,6 +21,7 @@ from games.engine.state import State as EngineState
 
 if TYPE_CHECKING:
     from accounts.models import User
+    from games.engine.types import Event
 
 MIN_TURN_LIMIT = timedelta(hours=1)
 MAX_TURN_LIMIT = timedelta(days=7)
@@ -250,7 +251,7 @@ class Move(models.Model):
     seat = models.ForeignKey(Seat, on_delete=models.PROTECT, related_name="moves")
     payload = models.JSONField()
     # What the engine said happened; events with a "to" are private to that seat.
-    events = models.JSONField(default=list)
+    events: models.JSONField[list[Event], list[Event]] = models.JSONField(default=list)
     idempotency_key = models.CharField(max_length=64, blank=True, default="")
     # A digest of the request as the client sent it: a retry with the same key must describe the
     # same move (its hand positions are read against the hand it saw, which has changed since).

@@ -20,6 +20,7 @@ import redis.exceptions
 from celery.beat import PersistentScheduler
 from celery.signals import beat_init
 from redbeat import schedulers as redbeat  # type: ignore[import-untyped]  # ships no types
+from redis.lock import Lock
 
 log = logging.getLogger(__name__)
 
@@ -62,6 +63,8 @@ class RedBeatScheduler(redbeat.RedBeatScheduler):
 
     #: Seconds between tries while Redis does not answer (at most beat's loop interval).
     REDIS_RETRY_SECONDS = 5.0
+    #: RedBeat's lock while this beat holds it, else None.
+    lock: Lock | None
 
     def __init__(self, app, *args, **kwargs) -> None:
         _show_redbeat_its_settings(app)

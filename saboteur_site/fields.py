@@ -35,3 +35,12 @@ def ascii_choice(value: str) -> int:
     if number is None:
         raise ValueError(value)
     return number
+
+
+def choice_field(form: forms.BaseForm, name: str) -> forms.ChoiceField:
+    """The form's own copy of its choice field ``name``, to set its choices (``form.fields``
+    holds plain ``Field``s for the type checker)."""
+    field = form.fields[name]
+    if not isinstance(field, forms.ChoiceField):
+        raise TypeError(f"{type(form).__name__}.{name} is not a choice field")
+    return field

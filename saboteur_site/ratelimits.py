@@ -213,7 +213,7 @@ def rate_limited(route: str, *, answer: Answer = too_fast_page):
                     return response
             return view(request, *args, **kwargs)
 
-        limited.rate_limit = route  # read by tests/web/test_rate_limits.py
+        vars(limited)["rate_limit"] = route  # read by tests/web/test_rate_limits.py
         return limited
 
     return decorate

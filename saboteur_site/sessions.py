@@ -19,11 +19,15 @@ session at once, with Redis or without).
 from __future__ import annotations
 
 from django.contrib.sessions.backends.cached_db import SessionStore as CachedDbStore
+from django.core.cache.backends.base import BaseCache
 
 CACHED_SECONDS = 60
 
 
 class SessionStore(CachedDbStore):
+    # Django's cached_db store keeps its cache here (django-stubs leaves it out).
+    _cache: BaseCache | _ShortLived
+
     def __init__(self, session_key=None):
         super().__init__(session_key)
         self._cache = _ShortLived(self._cache)

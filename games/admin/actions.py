@@ -18,7 +18,7 @@ from games.models import Seat
 from games.moderation import tables
 from games.outbox.sending import verified_email
 from games.play.errors import ServiceError
-from saboteur_site.fields import AsciiIntegerField, ascii_choice
+from saboteur_site.fields import AsciiIntegerField, ascii_choice, choice_field
 
 
 class ReasonForm(forms.Form):
@@ -29,8 +29,10 @@ class ReasonForm(forms.Form):
         help_text=_("Kept in the admin log with the action."),
     )
 
+    prefix = "moderation"
+
     def __init__(self, *args, queryset=None, **kwargs):
-        super().__init__(*args, prefix="moderation", **kwargs)
+        super().__init__(*args, **kwargs)
         self.queryset = queryset
 
 
@@ -72,7 +74,7 @@ class ReplaceSeatForm(ReasonForm):
         seats = []
         if game is not None:
             seats = game.seats.select_related("user").live()
-        self.fields["position"].choices = [
+        choice_field(self, "position").choices = [
             (seat.position, _seat_label(seat)) for seat in seats if seat.position is not None
         ]
 
@@ -94,7 +96,8 @@ class ReplaceSeatForm(ReasonForm):
         return user
 
     def clean(self):
-        data = super().clean()
+        super().clean()
+        data = self.cleaned_data
         if not data.get("bot") and data.get("new_user") is None and "new_user" not in self.errors:
             self.add_error("new_user", gettext("Name the new player, or hand the seat to a bot."))
         return data

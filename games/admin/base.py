@@ -13,7 +13,7 @@ HIDDEN = _("hidden until the game is over")
 SECRET_FIELDS = {"snapshot", "payload", "events", "data"}
 
 
-class NoSecretLookups:
+class NoSecretLookups(admin.ModelAdmin):
     """Refuse changelist filters into secret JSON fields (``?snapshot__roles__0=saboteur``
     would otherwise tell, by its result count, what a running game hides)."""
 

@@ -22,6 +22,7 @@ from django.utils.translation import gettext_lazy as _
 from games.admin.actions import ExtendForm, ReasonForm, ReplaceSeatForm, action_with_form
 from games.admin.base import HIDDEN, OVER, NoSecretLookups
 from games.admin.display import clock_words, duration, seat_shown
+from games.engine.types import RoundResult
 from games.models import Game, Seat, TableEvent
 from games.moderation import tables
 from games.read.clock import clock_of, rules_lines
@@ -98,7 +99,7 @@ class TableEventInline(admin.TabularInline):
         return describe(event)
 
 
-def _round_line(number: int, done: dict, names: dict[str, str]) -> str:
+def _round_line(number: int, done: RoundResult, names: dict[str, str]) -> str:
     def listed(pairs):
         return ", ".join(f"{names.get(seat, seat)}: {value}" for seat, value in pairs) or "-"
 

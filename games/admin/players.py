@@ -76,7 +76,7 @@ class PlayerAdmin(UserAdmin):
 
     def _deactivate(self, request, queryset, *, ban: bool):
         def perform(user, data):
-            seats = []
+            seats: list[Seat] = []
             if ban:
                 outcomes, seats = players.user_ban(
                     user=user, by=request.user, reason=data["reason"]

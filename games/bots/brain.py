@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import random
 from collections.abc import Iterable, Mapping
-from typing import Any
 
 from games import ledger
 from games.engine import board as maze
@@ -37,7 +36,16 @@ from games.engine.cards import (
     tunnels_of,
 )
 from games.engine.state import Placed
-from games.engine.types import ActionMove, ClearMove, Move, PlaceMove
+from games.engine.types import (
+    ActionEvent,
+    ActionMove,
+    ClearMove,
+    Event,
+    Move,
+    PlaceMove,
+    View,
+    ViewMe,
+)
 
 # How much a role wants the treasure found this round: +1 digs, -1 blocks, 0 does not care.
 STANCE = {
@@ -49,8 +57,6 @@ STANCE = {
     GEOLOGIST: -0.2,
     SABOTEUR: -1.0,
 }
-# An engine Event as the bot reads it back (from a Move row's JSON, or straight from apply).
-StoredEvent = Mapping[str, Any]
 # Public events whose meaning suspicion follows (the rest say nothing about a role).
 HOSTILE_EFFECTS = ("break", "trapped")
 FRIENDLY_EFFECTS = ("repair", "free")
@@ -67,16 +73,16 @@ PATH_SUSPICION = {
 }
 
 
-def public_events(events: Iterable[StoredEvent]) -> list[StoredEvent]:
+def public_events(events: Iterable[Event]) -> list[Event]:
     """The events everyone saw (``to`` is None): the only history a bot may remember."""
     return [event for event in events if event.get("to") is None]
 
 
 def choose_move(
-    view: dict,
+    view: View,
     moves: list[Move],
     rng: random.Random,
-    history: Iterable[StoredEvent] = (),
+    history: Iterable[Event] = (),
     seen: Mapping[str, ledger.SeatRecord] | None = None,
 ) -> Move:
     """One of ``moves`` (the seat's legal moves) for the seat whose ``view`` this is.
@@ -104,11 +110,13 @@ class Table:
 
     def __init__(
         self,
-        view: dict,
-        history: Iterable[StoredEvent],
+        view: View,
+        history: Iterable[Event],
         seen: Mapping[str, ledger.SeatRecord] | None = None,
     ):
         me = view["me"]
+        if me is None:
+            raise ValueError("a bot plays from its own seat's view, not a spectator's")
         self.view = view
         self.me = me["seat"]
         self.role = me["role"]
@@ -137,7 +145,7 @@ class Table:
 
     # -- Knowledge ---------------------------------------------------------------------------
 
-    def _board(self, view: dict, me: dict) -> None:
+    def _board(self, view: View, me: ViewMe) -> None:
         board = {(c["x"], c["y"]): Placed(c["card"], c["turned"]) for c in view["board"]}
         known = {}
         self.goal_positions = {}
@@ -177,7 +185,7 @@ class Table:
         return -min(distances) + 0.3 * sum(0.5**d for d in distances)
 
     def _suspicion(
-        self, events: list[StoredEvent], seen: Mapping[str, ledger.SeatRecord] | None = None
+        self, events: list[Event], seen: Mapping[str, ledger.SeatRecord] | None = None
     ) -> dict[str, float]:
         """Per other seat: above 1 looks like a saboteur, below 0 like a digger. Path cards are
         judged as the public ledger counts them (games/ledger.py, the one the pages show):
@@ -203,7 +211,7 @@ class Table:
         return suspicion
 
     def _action_suspicion(
-        self, suspicion: dict[str, float], seat: str | None, event: StoredEvent
+        self, suspicion: dict[str, float], seat: str | None, event: ActionEvent
     ) -> float:
         """How much an action card ``seat`` played changes the suspicion of them."""
         effect = CATALOGUE[event["card"]].effect
@@ -378,7 +386,8 @@ class Table:
 
     def _score_hostile(self, move: ActionMove, card) -> float:
         target = move["target"]
-        lying = self.players.get(target, {}).get("in_front", [])
+        player = self.players.get(target)
+        lying = player.get("in_front", []) if player is not None else []
         crippled = any(c.startswith("break-") or c == "trapped" for c in lying)
         friend = self.ally(target)
         if self.role == GEOLOGIST:
@@ -465,15 +474,15 @@ def _dead(card) -> bool:
     return not card.ladder and any(len(t) == 1 for t in card.tunnels)
 
 
-def _hostile(event: StoredEvent) -> bool:
+def _hostile(event: Event) -> bool:
     if event["kind"] != "action":
         return False
     return CATALOGUE[event["card"]].effect in HOSTILE_EFFECTS + ("rockfall",)
 
 
-def _this_round(history: Iterable[StoredEvent]) -> list[StoredEvent]:
+def _this_round(history: Iterable[Event]) -> list[Event]:
     """The public events since the current round began."""
-    events: list[StoredEvent] = []
+    events: list[Event] = []
     for event in history:
         if event.get("to") is not None:
             continue  # never another seat's private event (nor the bot's own: the view has them)

@@ -26,9 +26,9 @@ from dataclasses import dataclass, field
 
 from games.engine import apply_in_place, legal_moves, new_game, view_for
 from games.engine.cards import GEOLOGIST, PLAYERS, ROLES, VARIANTS
-from games.engine.types import RoundResult
+from games.engine.types import Event, RoundResult
 
-from .brain import StoredEvent, choose_move, public_events
+from .brain import choose_move, public_events
 
 SEATS = [f"p{i}" for i in range(12)]
 
@@ -63,7 +63,7 @@ def play_game(
         round_seeds=[f"{seed}-{r}-{rng.random()}" for r in range(rounds)],
         gold_seed=f"{seed}-gold",
     )
-    history: list[StoredEvent] = []
+    history: list[Event] = []
     while state.to_move is not None and not state.finished:
         seat = state.seats[state.to_move]
         moves = legal_moves(state, seat)

@@ -7,7 +7,8 @@ Public API:
 - ``legal_moves(state, seat, card=None)`` -> list of moves (only those playing ``card``)
 - ``playable_cards(state, seat)`` -> the hand's cards that some legal move plays
 - ``playable_on_turn(state, seat)`` -> those that would be playable were it the seat's turn
-- ``view_for(state, seat)`` -> what that seat may know (``seat=None``: the public view)
+- ``view_for(state, seat)`` -> what that seat may know (``seat=None``: the public view), a ``View``
+- ``own_view(state, seat)`` -> that seat's own part of it (``view_for(...)["me"]``), a ``ViewMe``
 - ``replay(state_config_json, moves)`` rebuilds a state from its seeds and moves
 - ``round_draws(config, round)`` / ``gold_draws(config)``: what a deal drew (docs/fairness.md)
 - ``State.to_json()`` / ``State.from_json()``: the stable snapshot form
@@ -38,8 +39,8 @@ from .legal import discard_moves, legal_moves, playable_cards, playable_on_turn
 from .rules import apply, apply_in_place
 from .setup import gold_draws, round_draws
 from .state import GAME_OVER, PICK_GOLD, STEAL, TURN, Config, State
-from .types import Event, Move
-from .view import seed_hash, view_for
+from .types import Event, Move, View, ViewMe, ViewRound
+from .view import own_view, seed_hash, view_for
 
 
 def replay(config: Config, moves: Iterable[tuple[str, Mapping[str, Any]]]) -> State:
@@ -69,6 +70,9 @@ __all__ = [
     "Event",
     "IllegalMove",
     "Move",
+    "View",
+    "ViewMe",
+    "ViewRound",
     "discard_moves",
     "gold_draws",
     "round_draws",
@@ -77,6 +81,7 @@ __all__ = [
     "apply_in_place",
     "legal_moves",
     "new_game",
+    "own_view",
     "playable_cards",
     "playable_on_turn",
     "replay",

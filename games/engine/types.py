@@ -1,5 +1,5 @@
-"""The shapes of moves and events: the dicts that flow from the engine to the play service, the
-stored ``Move`` rows (``payload``, ``events``), the bots, the pages and the emails.
+"""The shapes of moves, events and views: the dicts that flow from the engine to the play service,
+the stored ``Move`` rows (``payload``, ``events``), the bots, the pages and the emails.
 
 They stay plain dicts (``TypedDict``) so that their JSON form is exactly what it was; these
 types only name their keys. A move from outside (a form, a one-tap link, a scenario file) is
@@ -235,3 +235,90 @@ class RoundResult(TypedDict):
     set_aside: NotRequired[list[str]]
     board: NotRequired[list[list[int | str | bool]]]  # [x, y, card, turned]
     seed: NotRequired[str]
+
+
+# -- What one seat may know (``view_for``, docs/rules.md 8) ----------------------------------------
+
+
+class ViewCard(TypedDict):
+    """A face-up card in the maze."""
+
+    x: int
+    y: int
+    card: str
+    turned: bool
+
+
+class ViewGoal(TypedDict):
+    name: str  # "north", "middle", "south"
+    x: int
+    y: int
+    face_down: bool
+    card: str | None  # None while face down
+
+
+class ViewPlayer(TypedDict):
+    seat: str
+    hand_size: int
+    in_front: list[str]  # the broken tools, thefts and traps in front of the seat
+    has_gold: NotRequired[bool]  # saboteur2 only: who has gold is public, how much is not
+    gold: NotRequired[int]  # once the game is over
+
+
+class ViewMe(TypedDict):
+    """The viewer's own seat: its hand, role and what it alone has seen."""
+
+    seat: str
+    hand: list[str]
+    role: str
+    greedy: bool
+    peeks: dict[str, str]  # goal name -> goal card seen this round
+    inspections: dict[str, str]  # seat name -> role seen this round
+    gold: int
+    offer: list[int]  # the gold cards to pick from, while it is this seat's pick
+
+
+class ViewRound(TypedDict):
+    """A finished round (or the one whose gold is being shared), as the viewer may see it."""
+
+    treasure_found: bool
+    finisher: str | None
+    winners: list[str]
+    thefts: list[Theft]
+    roles: dict[str, str]  # seat name -> role
+    goals: dict[str, str]  # goal name -> goal card
+    seed: str  # "" while the round's gold is being shared
+    seed_hash: str
+    set_aside: list[str]
+    board: list[list[int | str | bool]]  # the round's final maze: [x, y, card, turned]
+    reach: dict[str, bool]  # saboteur2: which doors reach the treasure (older rounds: empty)
+    teams: list[str]  # saboteur2: the winning teams
+    trapped: list[str]  # saboteur2: winners who were trapped
+    gained: dict[str, int]  # seat name -> gold: everyone's once the game is over, else only mine
+
+
+class View(TypedDict):
+    """The game as one seat (or, with ``me`` None, a spectator) may see it."""
+
+    ruleset: str
+    variants: list[str]
+    seats: list[str]
+    rounds: int
+    round: int
+    version: int
+    decision: str  # TURN, PICK_GOLD, STEAL or GAME_OVER (``state.py``)
+    to_move: str | None  # the seat name deciding, if any
+    finished: bool
+    board: list[ViewCard]  # face-up cards, sorted by position
+    goals: list[ViewGoal]
+    pile_count: int
+    discard_count: int
+    players: list[ViewPlayer]
+    offer_count: int  # gold cards left to pick from (base, at a round's end)
+    pickers: list[str]  # the pick rotation, the one choosing first
+    seed_hash: str
+    gold_seed_hash: str | None  # base only
+    gold_seed: str | None  # base only, once the game is over
+    rounds_done: list[ViewRound]
+    round_ending: ViewRound | None  # the round whose gold is being shared
+    me: ViewMe | None  # None for a spectator

@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Mapping
-from typing import Any
 
 from .cards import BASE
 from .state import PICK_GOLD, State
+from .types import RoundResult, View, ViewMe, ViewPlayer, ViewRound
 
 
 def seed_hash(seed: str) -> str:
@@ -15,7 +14,7 @@ def seed_hash(seed: str) -> str:
     return hashlib.sha256(seed.encode()).hexdigest()
 
 
-def view_for(state: State, seat: str | None = None) -> dict:
+def view_for(state: State, seat: str | None = None) -> View:
     """The game as ``seat`` may see it; ``seat=None`` is the public (spectator) view.
 
     The result is plain JSON-ready data. It never holds another seat's hand, role, peeks or gold,
@@ -32,7 +31,7 @@ def view_for(state: State, seat: str | None = None) -> dict:
         ((x, y, p) for (x, y), p in state.board.items() if not p.face_down),
         key=lambda item: (item[0], item[1]),
     )
-    view = {
+    view: View = {
         "ruleset": state.ruleset,
         "variants": list(state.config.variants),
         "seats": list(names),
@@ -71,8 +70,16 @@ def view_for(state: State, seat: str | None = None) -> dict:
     return view
 
 
-def _player(state: State, index: int) -> dict:
-    player = {
+def own_view(state: State, seat: str) -> ViewMe:
+    """What ``seat`` alone knows (``view_for(state, seat)["me"]``): its hand, role, peeks."""
+    me = state.seat_index(seat)
+    if me is None:
+        raise ValueError(f"{seat!r} is not a seat of this game")
+    return _mine(state, me)
+
+
+def _player(state: State, index: int) -> ViewPlayer:
+    player: ViewPlayer = {
         "seat": state.seats[index],
         "hand_size": len(state.hands[index]),
         "in_front": sorted(state.in_front[index]),
@@ -85,7 +92,7 @@ def _player(state: State, index: int) -> dict:
     return player
 
 
-def _mine(state: State, me: int) -> dict:
+def _mine(state: State, me: int) -> ViewMe:
     return {
         "seat": state.seats[me],
         "hand": list(state.hands[me]),
@@ -98,12 +105,12 @@ def _mine(state: State, me: int) -> dict:
     }
 
 
-def _round_ending(state: State, me: int | None) -> dict:
+def _round_ending(state: State, me: int | None) -> ViewRound:
     """The round that has ended but whose gold is still being shared: its roles, goals and maze
     are public since its "round-ended" event; its seed and set-aside cards only once it is done
     (``_finish_round``), the gold gained only to its owner."""
     assert state.result is not None  # only while a round is being settled
-    result: dict = dict(state.result)
+    result = state.result.copy()
     result["roles"] = dict(zip(state.seats, state.roles, strict=True))
     result["goals"] = {name: state.board[pos].card for name, pos in state.goals.items()}
     result["board"] = [[x, y, p.card, p.turned] for (x, y), p in sorted(state.board.items())]
@@ -114,24 +121,29 @@ def _round_ending(state: State, me: int | None) -> dict:
     return done
 
 
-def _round_done(state: State, result: Mapping[str, Any], me: int | None) -> dict:
+def _round_done(state: State, result: RoundResult, me: int | None) -> ViewRound:
     """A finished round: roles, goals and seed are public; gold gained only to its owner until
     the game ends."""
-    done = {
-        key: result[key]
-        for key in ("treasure_found", "finisher", "winners", "thefts", "roles", "goals", "seed")
-    }
-    done["set_aside"] = list(result["set_aside"])
-    # Older snapshots lack these (recorded since the round recaps).
-    done["board"] = [list(cell) for cell in result.get("board", [])]
-    done["reach"] = dict(result.get("reach") or {})
-    done["teams"] = list(result.get("teams") or [])
-    done["trapped"] = list(result.get("trapped") or [])
-    done["seed_hash"] = seed_hash(result["seed"])
     if state.finished:
-        done["gained"] = dict(result["gained"])
+        gained = dict(result["gained"])
     elif me is not None and state.seats[me] in result["gained"]:
-        done["gained"] = {state.seats[me]: result["gained"][state.seats[me]]}
+        gained = {state.seats[me]: result["gained"][state.seats[me]]}
     else:
-        done["gained"] = {}
-    return done
+        gained = {}
+    return {
+        "treasure_found": result["treasure_found"],
+        "finisher": result["finisher"],
+        "winners": result["winners"],
+        "thefts": result["thefts"],
+        "roles": result["roles"],
+        "goals": result["goals"],
+        "seed": result["seed"],
+        "set_aside": list(result["set_aside"]),
+        # Older snapshots lack these (recorded since the round recaps).
+        "board": [list(cell) for cell in result.get("board", [])],
+        "reach": dict(result.get("reach") or {}),
+        "teams": list(result.get("teams") or []),
+        "trapped": list(result.get("trapped") or []),
+        "seed_hash": seed_hash(result["seed"]),
+        "gained": gained,
+    }

@@ -12,6 +12,7 @@ from functools import lru_cache
 
 import cairosvg
 
+from games.engine import View
 from games.read.drawing import card_svg
 from games.read.maze_drawing import board_svg
 
@@ -20,7 +21,7 @@ MAZE_MAX_PIXELS = 640  # the widest a maze is drawn; a bigger maze is scaled dow
 
 
 def maze_png(
-    view: dict, changed: AbstractSet[tuple[int, int]] = frozenset()
+    view: View, changed: AbstractSet[tuple[int, int]] = frozenset()
 ) -> tuple[bytes, int, int]:
     """The maze as ``view`` shows it, the ``changed`` positions outlined: (png, width, height)."""
     cells = [(c["x"], c["y"], c["card"], c["turned"]) for c in view["board"]]

@@ -72,6 +72,8 @@ class NoticeEmail(EmailMultiAlternatives):
             # The HTML part becomes multipart/related with the pictures it shows by "cid:", so
             # mail clients show them without loading anything remote.
             html = message.get_body(("html",))
+            if html is None:  # never: ``build_email`` attaches the HTML part with the pictures
+                raise ValueError("an email with pictures needs its HTML part")
             for cid, png in self.inline_images:
                 html.add_related(
                     png,

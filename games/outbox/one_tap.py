@@ -7,17 +7,15 @@ makes the move through ``move_submit``.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import timedelta
-from typing import Any
 
 from django.core import signing
 from django.utils.translation import gettext as _
 
 from games import engine
 from games.engine.cards import ACTION, CATALOGUE
-from games.engine.types import PassMove
+from games.engine.types import ActionMove, PassMove
 from games.models import MAX_TURN_LIMIT
 from games.read.card_names import card_name, hand_key, hand_order
 from games.read.learn import SELF_HARM
@@ -34,13 +32,13 @@ class Tap:
     game_id: int
     seat_id: int
     version: int
-    move: dict
+    # As signed: one of the seat's one-tap moves when the email was written (the engine checks
+    # it again when it is made).
+    move: engine.Move
     key: str  # the idempotency key of the move it makes
 
 
-def tap_token(
-    *, user_id: int, game_id: int, seat_id: int, version: int, move: Mapping[str, Any]
-) -> str:
+def tap_token(*, user_id: int, game_id: int, seat_id: int, version: int, move: engine.Move) -> str:
     data = {"u": user_id, "g": game_id, "s": seat_id, "v": version, "m": move}
     return signing.dumps(data, salt=SALT, compress=True)
 
@@ -61,7 +59,9 @@ def read_tap(token: str, *, max_age: timedelta = MAX_AGE) -> Tap | str:
     if not all(isinstance(f, int) for f in fields) or not isinstance(move, dict):
         return "invalid"
     key = "tap:" + hashlib.sha256(token.encode()).hexdigest()[:40]
-    return Tap(*fields, move=move, key=key)
+    # The site signed it: one of the moves it listed (``tap_token``), checked again when made.
+    signed: engine.Move = data["m"]
+    return Tap(*fields, move=signed, key=key)
 
 
 def one_tap_moves(state: engine.State, me: str) -> list[engine.Move]:
@@ -73,13 +73,13 @@ def one_tap_moves(state: engine.State, me: str) -> list[engine.Move]:
         return engine.legal_moves(state, me)
     if state.decision != engine.TURN:
         return []
-    moves: list[engine.Move] = []
+    moves: list[ActionMove] = []
     for card in sorted(engine.playable_cards(state, me), key=hand_key):
         if CATALOGUE[card].kind == ACTION:
             moves += [
                 m
                 for m in engine.legal_moves(state, me, card=card)
-                if "at" not in m and not _hurts_oneself(m, me)
+                if m["move"] == "action" and "at" not in m and not _hurts_oneself(m, me)
             ]
     moves.sort(key=lambda m: _usefulness(m, me))  # stable: the hand's order within a kind
     passes: list[PassMove] = [
@@ -131,7 +131,7 @@ def listed_moves(state: engine.State, me: str, names: dict[str, str]) -> list[Li
     return listed
 
 
-def _hurts_oneself(move: Mapping[str, Any], me: str) -> bool:
+def _hurts_oneself(move: ActionMove, me: str) -> bool:
     return move.get("target") == me and CATALOGUE[move["card"]].effect in SELF_HARM
 
 
@@ -140,7 +140,7 @@ def _hurts_oneself(move: Mapping[str, Any], me: str) -> bool:
 _USEFULNESS = {"repair": 2, "map": 1, "break": 3}
 
 
-def _usefulness(move: Mapping[str, Any], me: str) -> int:
+def _usefulness(move: ActionMove, me: str) -> int:
     effect = CATALOGUE[move["card"]].effect
     if effect == "repair" and move.get("target") == me:
         return 0
@@ -155,17 +155,18 @@ def path_cards(state: engine.State, me: str) -> list[str]:
     return sorted((c for c in playable if CATALOGUE[c].kind != ACTION), key=hand_key)
 
 
-def move_label(move: Mapping[str, Any], names: dict[str, str], me: str) -> str:
+def move_label(move: engine.Move, names: dict[str, str], me: str) -> str:
     """A one-tap move in words, for the email and the confirmation page."""
-    kind = move["move"]
-    if kind == "pick-gold":
+    if move["move"] == "pick-gold":
         return _("Keep %(value)d gold") % {"value": move["value"]}
-    if kind == "steal":
+    if move["move"] == "steal":
         if move["victim"] is None:
             return _("Steal nothing")
         return _("Steal from %(name)s") % {"name": names.get(move["victim"], "?")}
-    if kind == "pass":
+    if move["move"] == "pass":
         return _("Pass, discarding %(card)s") % {"card": card_name(move["discard"][0])}
+    if move["move"] != "action":
+        raise ValueError(f"a {move['move']} move is never a one-tap move")
     card = CATALOGUE[move["card"]]
     if card.effect == "map":
         return _("Look at the %(goal)s goal") % {"goal": goal_label(move["goal"])}
@@ -188,7 +189,7 @@ def move_label(move: Mapping[str, Any], names: dict[str, str], me: str) -> str:
     return _("Play %(card)s on %(name)s") % {"card": card_name(card.id), "name": name}
 
 
-def move_group(move: Mapping[str, Any]) -> str:
+def move_group(move: engine.Move) -> str:
     """The heading a one-tap move is listed under."""
     return {
         "pick-gold": _("Keep a gold card"),

@@ -9,14 +9,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.db.models import Max
+from django.db.models import Max, QuerySet
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.http import urlencode
 from django.utils.translation import gettext as _
 
 from games import engine
-from games.models import Game, Notice, Seat
+from games.models import Game, Move, Notice, Seat
 from games.read import clock as clocks
 from games.read import durations, history, ledger_words
 from games.read.card_names import card_name, hand_order, role_name
@@ -105,7 +105,7 @@ def _turn(notice: Notice) -> dict:
     }
 
 
-def _did_since_last_move(game: Game, seat: Seat, view: dict, names: dict[str, str]) -> dict:
+def _did_since_last_move(game: Game, seat: Seat, view: engine.View, names: dict[str, str]) -> dict:
     """One short line per player of what everyone saw them do since the reader's last move
     (the public ledger, games/read/ledger_words.py); for a player who took the seat over and has not
     moved yet, since the seat's last move; before any, since the game began."""
@@ -124,7 +124,13 @@ def _did_since_last_move(game: Game, seat: Seat, view: dict, names: dict[str, st
     return {"did": list(did.values()), "did_heading": heading}
 
 
-def _play_from_email(notice: Notice, state: engine.State, names: dict, moves, words: dict) -> dict:
+def _play_from_email(
+    notice: Notice,
+    state: engine.State,
+    names: dict[str, str],
+    moves: QuerySet[Move],
+    words: dict[str, str],
+) -> dict[str, Any]:
     """The maze picture, the deadline and, unless the player turned them off, their role, hand
     and one-tap links: all from the seat's own ``view_for``."""
     game, seat, user = notice.the_game(), notice.the_seat(), notice.user
@@ -137,16 +143,14 @@ def _play_from_email(notice: Notice, state: engine.State, names: dict, moves, wo
             if event["kind"] == "round-started":
                 # The picture shows this round's maze: the earlier rounds' changes are not in it.
                 changed, said = set(), []
-            maze_event = event["kind"] in ("placed", "goal-revealed") or (
-                event["kind"] == "action" and "at" in event
-            )
+            spot = _maze_spot(event)
+            maze_event = event["kind"] == "goal-revealed" or spot is not None
             if event.get("to") is None and maze_event:
                 line = describe(event, names, me)
                 if line:
                     said.append(line)
-                if "at" in event:
-                    x, y = event["at"]
-                    changed.add((x, y))
+                if spot is not None:
+                    changed.add(spot)
     png, width, height = email_art.maze_png(view, changed)
     maze_cid = f"maze-{game.pk}-{game.version}@saboteur"
     if said:
@@ -188,6 +192,14 @@ def _left_words(game: Game) -> str:
     count), as the reminder says it."""
     left = clocks.time_left(game, timezone.now())
     return "-" if left is None else durations.words(left)
+
+
+def _maze_spot(event: engine.Event) -> tuple[int, int] | None:
+    """Where a placed card or a rockfall changed the maze (None for the other events)."""
+    if event["kind"] == "placed" or (event["kind"] == "action" and "at" in event):
+        x, y = event["at"]
+        return x, y
+    return None
 
 
 def _tap_groups(notice: Notice, state: engine.State, names: dict) -> list[tuple[str, list]]:

@@ -32,6 +32,7 @@ from openskill.models import PlackettLuce
 
 from games import engine
 from games.engine.cards import BLUE, BOSS, GEOLOGIST, GOLD_DIGGER, GREEN, PROFITEER, SABOTEUR
+from games.engine.types import RoundResult
 
 MU = 25.0
 SIGMA = MU / 3
@@ -74,7 +75,7 @@ def conservative(mu: float, sigma: float) -> float:
     return mu - 3 * sigma
 
 
-def won(result: dict, seat: str, role: str) -> bool:
+def won(result: RoundResult, seat: str, role: str) -> bool:
     """Whether ``seat`` got what its role plays for in this finished round (``rounds_done``)."""
     if role == GEOLOGIST:
         return result.get("gained", {}).get(seat, 0) > 0
@@ -161,7 +162,14 @@ def game_matches(
     return matches
 
 
-def _match(game, number, ruleset, result, seats, moves: Sequence[MoveRow]) -> Match | None:
+def _match(
+    game: int,
+    number: int,
+    ruleset: str,
+    result: RoundResult,
+    seats: Mapping[int, SeatRow],
+    moves: Sequence[MoveRow],
+) -> Match | None:
     if not moves or any(seats[m.seat].bot for m in moves):
         return None  # rounds with a bot are not rated
     players = _players(result, seats, moves)
@@ -171,17 +179,19 @@ def _match(game, number, ruleset, result, seats, moves: Sequence[MoveRow]) -> Ma
     return Match(moves[-1].id, game, number, ruleset, tuple(players), moves[-1].at)
 
 
-def _players(result, seats, moves: Sequence[MoveRow]) -> list[Player]:
+def _players(
+    result: RoundResult, seats: Mapping[int, SeatRow], moves: Sequence[MoveRow]
+) -> list[Player]:
     """Every position of the round's result as a player. A position is its seat's when one seat
     alone moved there in the round; its account is rated unless the account moved at another
     position too or a stand-in bot moved for that seat."""
     movers: dict[int, set[int]] = {}  # position -> the seats that moved there in the round
     stood_in: set[int] = set()
     for move in moves:
-        seat = seats[move.seat]
-        movers.setdefault(seat.position, set()).add(seat.id)
+        mover = seats[move.seat]
+        movers.setdefault(mover.position, set()).add(mover.id)
         if move.stand_in:
-            stood_in.add(seat.id)
+            stood_in.add(mover.id)
     users = [seats[next(iter(ids))].user for ids in movers.values() if len(ids) == 1]
     twice = {user for user in users if user is not None and users.count(user) > 1}
     players = []

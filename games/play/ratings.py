@@ -17,7 +17,7 @@ from __future__ import annotations
 import dataclasses
 import itertools
 import logging
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -115,7 +115,12 @@ def _config_of(game: Game) -> engine.Config:
     return engine.Config(**game.snapshot["config"])
 
 
-def _replayed(game_id, config, seats, moves) -> list[maths.Match]:
+def _replayed(
+    game_id: int,
+    config: engine.Config,
+    seats: Mapping[int, maths.SeatRow],
+    moves: Sequence[maths.MoveRow],
+) -> list[maths.Match]:
     """The game's rated rounds; none when its moves do not replay (a snapshot put in place by
     hand, as some tests do): the live update and the rebuild skip such a game alike."""
     try:
@@ -255,9 +260,10 @@ def _snapshot() -> tuple[dict[int, int], list[maths.Match]]:
             .values_list("game_id", "pk", "seat_id", "stand_in", "payload", "created_at")
         )
         for game, game_moves in _by_game(moves.iterator(chunk_size=2000)):
-            if configs.get(game) is None:
+            game_config = configs.get(game)
+            if game_config is None:
                 continue
-            matches += _replayed(game, configs[game], seats[game], game_moves)
+            matches += _replayed(game, game_config, seats[game], game_moves)
     return versions, matches
 
 

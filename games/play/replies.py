@@ -25,6 +25,7 @@ from __future__ import annotations
 import hashlib
 import re
 import unicodedata
+from collections.abc import Iterable
 from dataclasses import dataclass
 from email.message import Message
 from email.utils import getaddresses, parseaddr
@@ -244,7 +245,7 @@ def _act(game: Game, user, address, text: quotes.OwnText, key: str) -> tuple[str
     ]
 
 
-def _learnt(game: Game, user, events) -> list[str]:
+def _learnt(game: Game, user, events: Iterable[engine.Event]) -> list[str]:
     """What the move showed its player alone, as their log says it: the goal card a map showed,
     the role a look revealed, the cards drawn (the one-tap page shows the same)."""
     names = seat_names(game)

@@ -17,12 +17,13 @@ from django.utils.translation import gettext as _
 
 from games import engine
 from games.engine.cards import CATALOGUE, GOAL_POSITIONS, PATH
+from games.engine.types import ActionMove
 from saboteur_site.text import ascii_int
 
 from . import learn
 from .card_names import card_name
 from .game_parts import Hand, Move, Players, Position
-from .log import goal_label, tool_label
+from .log import LoggedMove, goal_label, tool_label
 
 # -- The bar: the viewer's decision --------------------------------------------------------------
 
@@ -91,11 +92,11 @@ class Deciding:
 
 
 def bar(
-    view: dict,
+    view: engine.View,
     deciding: Deciding,
     hand: Hand,
     players: Players,
-    moves,
+    moves: Sequence[LoggedMove],
     *,
     me: str | None,
     title: bool,
@@ -149,14 +150,16 @@ def _action_choices(
     return tuple(
         _choice(m, players, me)
         for m in deciding.legal
-        if m.get("card") == deciding.selected and m["move"] == "action" and "at" not in m
+        if m["move"] == "action" and m["card"] == deciding.selected and "at" not in m
     )
 
 
 def _looks(deciding: Deciding) -> tuple[tuple[Position, str], ...]:
     """The goals a chosen map can look at, by their cell."""
     goals = (
-        m["goal"] for m in deciding.legal if m.get("card") == deciding.selected and "goal" in m
+        m["goal"]
+        for m in deciding.legal
+        if m["move"] == "action" and m["card"] == deciding.selected and "goal" in m
     )
     return tuple((GOAL_POSITIONS[goal], goal) for goal in goals if goal in GOAL_POSITIONS)
 
@@ -221,7 +224,7 @@ def decision_title(bar: Bar) -> str:
     return _("Choose whom to play %(card)s on.") % card
 
 
-def _choice(move: Move, players: Players, me: str | None) -> Choice:
+def _choice(move: ActionMove, players: Players, me: str | None) -> Choice:
     """An action's button; one played on a player or a goal takes two steps, like placing:
     choose, then confirm (the chosen target comes from the page's address)."""
     confirm = "goal" in move or "target" in move
@@ -244,7 +247,7 @@ def _warning(confirm: Choice | None, me: str | None) -> str:
     return str(learn.SELF_HARM[effect]) if effect in learn.SELF_HARM else ""
 
 
-def _choice_label(move: Move, players: Players, me: str | None) -> str:
+def _choice_label(move: ActionMove, players: Players, me: str | None) -> str:
     if "goal" in move:
         return _("Look at the %(goal)s goal") % {"goal": goal_label(move["goal"])}
     if move["target"] == me:
@@ -259,10 +262,11 @@ def _choice_label(move: Move, players: Players, me: str | None) -> str:
 
 def _fields(move: Move) -> dict:
     """A move as the flat form fields the move view reads."""
-    fields = {"kind": move["move"]}
+    fields: dict[str, object] = {"kind": move["move"]}
+    given = {key: value for key, value in move.items() if value is not None}
     for key in ("card", "target", "tool", "goal", "value", "victim"):
-        if key in move and move[key] is not None:
-            fields[key] = move[key]
+        if key in given:
+            fields[key] = given[key]
     return fields
 
 
@@ -275,7 +279,11 @@ def _spots(legal: Sequence[Move], kind: str | None, selected, turned: bool) -> s
             if m["move"] == "place" and m["card"] == selected and m["turned"] == turned
         }
     if kind == "rockfall":
-        return {(m["at"][0], m["at"][1]) for m in legal if m.get("card") == selected and "at" in m}
+        return {
+            (m["at"][0], m["at"][1])
+            for m in legal
+            if m["move"] == "action" and m["card"] == selected and "at" in m
+        }
     return set()
 
 
@@ -285,7 +293,9 @@ def _position(text: str | None) -> Position | None:
     return None if x is None or y is None else (x, y)
 
 
-def gold_pick(view: dict, players: Players, me: str | None, moves) -> dict | None:
+def gold_pick(
+    view: engine.View, players: Players, me: str | None, moves: Sequence[LoggedMove]
+) -> dict | None:
     """The gold pick in words: "Bob is choosing gold (2 of 4 picks left)", and for the picker
     who picks after them and what the others get."""
     if view["decision"] != engine.PICK_GOLD or view["finished"]:

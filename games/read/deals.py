@@ -62,7 +62,9 @@ def revealed(game: Game, number: int, rounds_done: int) -> bool:
     return number <= rounds_done
 
 
-def panel(game: Game, seats: list[Seat], me_seat: Seat | None, view: dict | None) -> Panel | None:
+def panel(
+    game: Game, seats: list[Seat], me_seat: Seat | None, view: engine.View | None
+) -> Panel | None:
     """The commitments, the players' seeds and the viewer's own; None for a game dealt before
     deals were checkable."""
     if not game.server_seeds or (game.status != Game.Status.LOBBY and not game.joined_seeds):

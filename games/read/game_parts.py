@@ -14,19 +14,19 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence, Set
 from dataclasses import dataclass
-from typing import Any
 
 from django.utils.translation import gettext as _
 
+from games import engine
 from games.models import Seat
 
 from . import history, kept, learn, ledger_words, suspicions
 from .card_names import card_name, hand_order, role_name
 from .drawing import card_picture, in_front_svg
-from .log import Entry, knowledge_lines
+from .log import Entry, LoggedMove, knowledge_lines
 from .seats import seat_number
 
-Move = Mapping[str, Any]
+Move = engine.Move  # what the bar offers: one of the viewer's legal moves
 Position = tuple[int, int]
 
 
@@ -49,7 +49,7 @@ class Players:
 
 
 def players(
-    view: dict,
+    view: engine.View,
     names: dict[str, str],
     labels: dict[str, str],
     me: str | None,
@@ -133,7 +133,13 @@ class Hand:
 
 
 def hand(
-    view: dict, *, playable: Set[str], selected: str | None, cards_turn: bool, moves, names
+    view: engine.View,
+    *,
+    playable: Set[str],
+    selected: str | None,
+    cards_turn: bool,
+    moves: Sequence[LoggedMove],
+    names: dict[str, str],
 ) -> Hand:
     """``cards_turn``: the viewer's turn to play cards (reasons for the greyed ones are given
     then, not while picking gold or stealing)."""
@@ -165,7 +171,7 @@ def hand(
     )
 
 
-def _newly_drawn(ordered: list[str], moves, me: str) -> set[int]:
+def _newly_drawn(ordered: list[str], moves: Sequence[LoggedMove], me: str) -> set[int]:
     """The positions in the hand of the cards the viewer drew on their latest turn."""
     for _sequence, events, _automatic, _seat in reversed(moves):
         if any(e["kind"] == "round-started" for e in events):
@@ -199,7 +205,12 @@ class Log:
 
 
 def log(
-    entries: Sequence[Entry], view: dict, moves, names, me: str | None, since: int | None
+    entries: Sequence[Entry],
+    view: engine.View,
+    moves: Sequence[LoggedMove],
+    names: dict[str, str],
+    me: str | None,
+    since: int | None,
 ) -> Log:
     """``since``: the version after which lines are new to the viewer (None: a watcher)."""
     groups = history.log_by_round(list(entries), moves, view["round"], names, me)
@@ -247,7 +258,7 @@ class Recap:
 
 
 def recap(
-    view: dict,
+    view: engine.View,
     players: Players,
     round_names: list[dict[str, str]],
     names: dict[str, str],
@@ -278,12 +289,13 @@ def recap(
         )
 
     round_end = round_result = None
-    if view.get("round_ending") and not view["finished"]:
+    ending = view["round_ending"]
+    if ending and not view["finished"]:
         # The round is over and its gold is being shared: everyone sees how it ended first.
         number = view["round"]
         sentences, by_author = guesses(number)
         round_end = history.round_recap(
-            view["round_ending"],
+            ending,
             number,
             named(number),
             ruleset=ruleset,
@@ -305,7 +317,7 @@ def recap(
 
 
 def round_recap(
-    done: dict,
+    done: engine.ViewRound,
     number: int,
     names: dict[str, str],
     ruleset: str,
@@ -374,7 +386,7 @@ class Ledger:
         return next((row for row in self.rows if row.seat == seat), None)
 
 
-def ledger_part(seen: ledger_words.Ledger, view: dict, players: Players) -> Ledger:
+def ledger_part(seen: ledger_words.Ledger, view: engine.View, players: Players) -> Ledger:
     """``seen``: the public ledger of the game's moves (pure, from the public log). Kept under
     the digest of what it is made from (``games.read.kept``): the same for every viewer."""
     number = view["round"]

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import json
 import zlib
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import ClassVar
+from typing import Any, ClassVar, NotRequired, TypedDict
 
 from django.core.cache import caches
 from django.db.models import Case, CharField, Value, When
@@ -27,7 +27,16 @@ from saboteur_site.cache import get_or_build
 from . import kept, ledger_words
 from .card_names import card_name, hand_order, role_name
 from .drawing import card_use, goal_back_use
-from .log import Entry, entries_for, goal_label, knowledge_lines, names_at, position_label
+from .log import (
+    Entry,
+    LoggedMove,
+    Renames,
+    entries_for,
+    goal_label,
+    knowledge_lines,
+    names_at,
+    position_label,
+)
 
 CACHE_SECONDS = 6 * 3600
 
@@ -70,7 +79,14 @@ def maze_html(rows: list[list[MazeCell]], testid: str = "maze") -> str:
     return mark_safe(html)  # noqa: S308 - our own template's output, already escaped
 
 
-def maze_rows(cards: dict, backs=(), *, new=(), removed=()) -> list[list[MazeCell]]:
+def round_maze(done: engine.ViewRound) -> dict[tuple[int, int], tuple[str, bool]]:
+    """A finished round's maze as ``maze_rows`` takes it, from its [x, y, card, turned] lists."""
+    return {(int(x), int(y)): (str(card), bool(turned)) for x, y, card, turned in done["board"]}
+
+
+def maze_rows(
+    cards: Mapping[tuple[int, int], tuple[str, bool]], backs=(), *, new=(), removed=()
+) -> list[list[MazeCell]]:
     """Rows of cells for ``cards`` ({(x, y): (card, turned)}) and face-down goals at ``backs``,
     with one empty ring around them."""
     taken = set(cards) | set(backs)
@@ -97,7 +113,7 @@ def maze_rows(cards: dict, backs=(), *, new=(), removed=()) -> list[list[MazeCel
 
 
 def round_recap(
-    done: dict,
+    done: engine.ViewRound,
     number: int,
     names: dict[str, str],
     *,
@@ -146,11 +162,13 @@ def round_recap(
     }
     if maze:
         # Every goal face up: the round is over and its goals are public.
-        recap["rows"] = maze_rows({(x, y): (card, turned) for x, y, card, turned in done["board"]})
+        recap["rows"] = maze_rows(round_maze(done))
     return recap
 
 
-def recap_lines(done: dict, number: int, names: dict[str, str], *, ruleset: str) -> list[str]:
+def recap_lines(
+    done: engine.ViewRound, number: int, names: dict[str, str], *, ruleset: str
+) -> list[str]:
     """A round's recap as sentences (emails)."""
     recap = round_recap(done, number, names, ruleset=ruleset)
     found = (
@@ -173,7 +191,7 @@ def recap_lines(done: dict, number: int, names: dict[str, str], *, ruleset: str)
     return lines
 
 
-def _decided(done: dict, name, ruleset: str) -> list[str]:
+def _decided(done: engine.ViewRound, name, ruleset: str) -> list[str]:
     """What decided the round, in sentences."""
     lines = []
     finisher = done["finisher"]
@@ -210,13 +228,13 @@ def _decided(done: dict, name, ruleset: str) -> list[str]:
     return lines
 
 
-def game_end(view: dict, names: dict[str, str]) -> dict | None:
+def game_end(view: engine.View, names: dict[str, str]) -> dict | None:
     """The end of the game: winners with their gold, gold per player per round, the seeds."""
     if not view["finished"]:
         return None
     players = [p for p in view["players"]]
     best = max((p["gold"] for p in players), default=0)
-    table = []
+    table: list[dict[str, Any]] = []
     for p in players:
         per_round = [done["gained"].get(p["seat"], 0) for done in view["rounds_done"]]
         table.append({"name": names.get(p["seat"], "?"), "rounds": per_round, "total": p["gold"]})
@@ -238,13 +256,13 @@ class Since:
     """What changed after ``version`` (the viewer's previous visit or own move)."""
 
     version: int
-    placed: set = field(default_factory=set)  # (x, y) in the current round
-    removed: set = field(default_factory=set)
+    placed: set[tuple[int, int]] = field(default_factory=set)  # (x, y) in the current round
+    removed: set[tuple[int, int]] = field(default_factory=set)
     rounds_ended: list[int] = field(default_factory=list)
     entries: list[Entry] = field(default_factory=list)
 
 
-def since_version(seat: Seat | None, moves, *, visit: bool = True) -> int:
+def since_version(seat: Seat | None, moves: Iterable[LoggedMove], *, visit: bool = True) -> int:
     """The version after which changes are new to ``seat``: its previous visit (``visit``: the
     start of the current visit; else the last page it looked at) or its own last move."""
     if seat is None:
@@ -255,7 +273,13 @@ def since_version(seat: Seat | None, moves, *, visit: bool = True) -> int:
 
 
 def changes_since(
-    moves, version: int, names: dict[str, str], me: str | None, *, lines: bool = True, renames=()
+    moves: Iterable[LoggedMove],
+    version: int,
+    names: dict[str, str],
+    me: str | None,
+    *,
+    lines: bool = True,
+    renames: Renames = (),
 ) -> Since:
     """The maze's changes and the log lines after ``version``. ``moves`` are (sequence, events,
     automatic, seat position) tuples; only public events mark the maze."""
@@ -265,16 +289,17 @@ def changes_since(
         for event in events:
             if event.get("to") is not None:
                 continue
-            kind = event["kind"]
-            if kind == "placed":
-                since.placed.add(tuple(event["at"]))
-                since.removed.discard(tuple(event["at"]))
-            elif kind == "action" and "at" in event:
-                since.removed.add(tuple(event["at"]))
-                since.placed.discard(tuple(event["at"]))
-            elif kind == "round-ended":
+            if event["kind"] == "placed":
+                x, y = event["at"]
+                since.placed.add((x, y))
+                since.removed.discard((x, y))
+            elif event["kind"] == "action" and "at" in event:
+                x, y = event["at"]
+                since.removed.add((x, y))
+                since.placed.discard((x, y))
+            elif event["kind"] == "round-ended":
                 since.rounds_ended.append(event["round"])
-            elif kind == "round-started":
+            elif event["kind"] == "round-started":
                 since.placed, since.removed = set(), set()
     if lines:  # the game page marks its own log lines instead
         since.entries = entries_for(later, names, me, renames)
@@ -293,7 +318,7 @@ BY_SITE = Case(
 )
 
 
-def move_log(game: Game) -> list[tuple]:
+def move_log(game: Game) -> list[LoggedMove]:
     """The moves up to the game's version as (sequence, events, automatic, seat position),
     oldest first.
 
@@ -302,7 +327,7 @@ def move_log(game: Game) -> list[tuple]:
     of a game that moved all ask for the same new version).
     """
 
-    def load():
+    def load() -> list[LoggedMove]:
         moves = game.moves.filter(sequence__lte=game.version).order_by("sequence")
         return list(moves.values_list("sequence", "events", BY_SITE, "seat__position"))
 
@@ -310,14 +335,16 @@ def move_log(game: Game) -> list[tuple]:
     return get_or_build(caches["local"], key, load, MOVE_LOG_SECONDS)
 
 
-def round_names(moves, names: dict[str, str], renames) -> list[dict[str, str]]:
+def round_names(
+    moves: Iterable[LoggedMove], names: dict[str, str], renames: Renames
+) -> list[dict[str, str]]:
     """For each finished round, the seat names as they were when it ended: a seat taken over
     later still shows, in that round's recap, the player who played it."""
     ends = [seq for seq, events, *_rest in moves if any(e["kind"] == "round-ended" for e in events)]
     return [names_at(names, renames, seq) if renames else names for seq in ends]
 
 
-def since_for_email(game: Game, seat: Seat, names: dict[str, str], renames=()) -> Since:
+def since_for_email(game: Game, seat: Seat, names: dict[str, str], renames: Renames = ()) -> Since:
     """For the "your turn" email: what changed since the player last looked or moved."""
     moves = move_log(game)
     version = since_version(seat, moves, visit=False)
@@ -355,7 +382,11 @@ def change_lines(since: Since) -> list[str]:
 
 
 def log_by_round(
-    log: list[Entry], moves, current_round: int, names: dict[str, str], me: str | None
+    log: list[Entry],
+    moves: Iterable[LoggedMove],
+    current_round: int,
+    names: dict[str, str],
+    me: str | None,
 ) -> list[dict]:
     """The log (newest first) grouped by round, newest round first; only the current one open.
     A move that ends a round and deals the next one splits: "Round 2 begins" opens round 2."""
@@ -405,11 +436,11 @@ class ReplayPage:
     knowledge: list[str]
     log: list[Entry]
     step_lines: list[str]  # what this step's move did
-    view: dict
+    view: engine.View
     key: str = ""  # a digest of what the page is made of: the template keeps its markup under it
 
 
-def _moves(game: Game) -> list[tuple]:
+def _moves(game: Game) -> list[tuple[int, Sequence[engine.Event], str, int, engine.Move]]:
     return list(
         game.moves.order_by("sequence").values_list(
             "sequence", "events", BY_SITE, "seat__position", "payload"
@@ -426,37 +457,64 @@ def step_cache_key(game: Game, me: str | None, revealed: bool, step: int, names)
     return f"replay:{game.pk}:{game.version}:{me}:{int(revealed)}:{step}:{get_language()}:{who}"
 
 
-def _step_data(game: Game, me: str | None, revealed: bool, step: int, names, renames=()) -> dict:
+class _Step(TypedDict):
+    """One replay step's plain data, as cached (``_step_data``)."""
+
+    view: engine.View
+    hands: dict[str, list[str]]  # seat name -> hand, once the game is over
+    roles: dict[str, str]  # seat name -> role, once the game is over
+    goals: dict[str, str]  # goal name -> goal card this round, once the game is over
+    placed: list[tuple[int, int]]  # what the step's move placed on the maze
+    removed: list[tuple[int, int]]
+    step_lines: list[str]
+    log: list[tuple[int, str, bool]]  # the log until then, newest first: ``Entry`` fields
+    maze: NotRequired[str]  # the maze's HTML, once drawn
+
+
+def _step_data(
+    game: Game,
+    me: str | None,
+    revealed: bool,
+    step: int,
+    names: dict[str, str],
+    renames: Renames = (),
+) -> _Step:
     """The plain data of one replay step (cached): the viewer's view at that step, the revealed
     hands, roles and goals after the game, the log until then and what the step changed."""
     key = step_cache_key(game, me, revealed, step, names)
-    data = kept.recalled(key)
-    if data is not None:
-        return data
+    recalled: _Step | None = kept.recalled(key)
+    if recalled is not None:
+        return recalled
     all_moves = _moves(game)
     config = game.engine_state().config
     state = engine.replay(config, [(str(m[3]), m[4]) for m in all_moves[:step]])
-    data = {"view": engine.view_for(state, me), "hands": {}, "roles": {}, "goals": {}}
+    moves: list[LoggedMove] = [(m[0], m[1], m[2], m[3]) for m in all_moves[:step]]
+    # What this step changed (marked on the maze) and the log until then, newest first.
+    # Log lines keep the name of the player who made them, before any seat takeover.
+    changes = changes_since(moves, step - 1, names, me, renames=renames) if step else Since(0)
+    log = entries_for(moves, names, me, renames)[-LOG_LENGTH:][::-1]
+    data: _Step = {
+        "view": engine.view_for(state, me),
+        "hands": {},
+        "roles": {},
+        "goals": {},
+        "placed": sorted(changes.placed),
+        "removed": sorted(changes.removed),
+        "step_lines": [e.text for e in changes.entries] if step else [],
+        "log": [(e.sequence, e.text, e.private) for e in log],
+    }
     if revealed:
         for seat in state.seats:
-            mine = engine.view_for(state, seat)["me"]
+            mine = engine.own_view(state, seat)
             data["hands"][seat], data["roles"][seat] = mine["hand"], mine["role"]
         final = engine.view_for(game.engine_state(), None)
         if state.round <= len(final["rounds_done"]):
             data["goals"] = final["rounds_done"][state.round - 1]["goals"]
-    moves = [m[:4] for m in all_moves[:step]]
-    # What this step changed (marked on the maze) and the log until then, newest first.
-    # Log lines keep the name of the player who made them, before any seat takeover.
-    changes = changes_since(moves, step - 1, names, me, renames=renames) if step else Since(0)
-    data["placed"], data["removed"] = sorted(changes.placed), sorted(changes.removed)
-    data["step_lines"] = [e.text for e in changes.entries] if step else []
-    log = entries_for(moves, names, me, renames)[-LOG_LENGTH:][::-1]
-    data["log"] = [[e.sequence, e.text, e.private] for e in log]
     kept.keep(key, data, CACHE_SECONDS)
     return data
 
 
-def _seen_doing(game: Game, view: dict, step: int, names: dict[str, str]) -> dict[str, str]:
+def _seen_doing(game: Game, view: engine.View, step: int, names: dict[str, str]) -> dict[str, str]:
     """What each player was seen doing this round until ``step`` (the public ledger), in words.
     The ledger until a step is the game's at that version: kept per game and version and read
     on from the nearest one kept (``ledger_words.kept``), so stepping through a replay reads each
@@ -496,8 +554,8 @@ def replay_page(game: Game, step: int | None, names: dict[str, str], me: str | N
         rows = maze_rows(
             cards,
             backs,
-            new={tuple(p) for p in data["placed"]},
-            removed={tuple(p) for p in data["removed"]},
+            new=set(data["placed"]),
+            removed=set(data["removed"]),
         )
         data["maze"] = maze_html(rows, "board")
         kept.keep(step_cache_key(game, viewer, revealed, step, names), data, CACHE_SECONDS)

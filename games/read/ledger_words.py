@@ -12,7 +12,6 @@ with the bots); here the phrases the pages and emails say it with.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
 
 from django.core.cache import caches
 from django.utils.translation import gettext as _
@@ -36,7 +35,7 @@ from games.ledger import (
 )
 
 from .card_names import card_name
-from .log import goal_label, tool_label
+from .log import LoggedMove, goal_label, tool_label
 
 __all__ = [
     "CUT",
@@ -65,13 +64,13 @@ __all__ = [
 KEPT_SECONDS = 3600
 
 
-def public(game_id: int, moves: Sequence[Sequence[Any]], seats: Sequence[str]) -> Ledger:
+def public(game_id: int, moves: Sequence[LoggedMove], seats: Sequence[str]) -> Ledger:
     """The public ledger of game ``game_id`` after ``moves`` (``history.move_log``: its moves up
     to a version, oldest first) for its engine seats ``seats``."""
     return kept(game_id, moves, seats).ledger
 
 
-def kept(game_id: int, moves: Sequence[Sequence[Any]], seats: Sequence[str]) -> Kept:
+def kept(game_id: int, moves: Sequence[LoggedMove], seats: Sequence[str]) -> Kept:
     """The ledger after ``moves`` as ``games.ledger.read`` keeps it, kept per process under
     the game and its version (``caches["local"]``), and the game's newest one besides: a new
     version reads on from the newest kept, so each move is read once per process. A move log
@@ -94,7 +93,7 @@ def kept(game_id: int, moves: Sequence[Sequence[Any]], seats: Sequence[str]) -> 
 
 
 def changes_since(
-    moves: Iterable[Sequence[Any]], seats: Sequence[str], names: Mapping[str, str], after: int
+    moves: Iterable[LoggedMove], seats: Sequence[str], names: Mapping[str, str], after: int
 ) -> dict[str, str]:
     """One short line per seat that did something after move ``after``: seat -> line."""
     found = ledger(moves, seats, after)

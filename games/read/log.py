@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy, ngettext
+
+from games.engine import Event, ViewMe
+from games.engine.types import ActionEvent
 
 from .card_names import card_name, role_name, translated
 
@@ -34,6 +36,14 @@ def position_label(x: int, y: int) -> str:
     return translated(POSITION)["at"] % {"x": x, "y": y}
 
 
+# One move of the log: (sequence, its events as stored, by the site, seat position), as
+# ``history.move_log`` gives it. By the site: "" for the player's own move, "timeout" or
+# "stand-in" (a bool is read as "timeout").
+LoggedMove = tuple[int, Sequence[Event], str | bool, int]
+# Seat takeovers: (after_version, engine seat name, name before) (``table_events.renames``).
+Renames = Sequence[tuple[int, str, str]]
+
+
 @dataclass(frozen=True)
 class Entry:
     sequence: int
@@ -41,7 +51,7 @@ class Entry:
     private: bool
 
 
-def knowledge_lines(mine: dict, names: dict[str, str]) -> list[str]:
+def knowledge_lines(mine: ViewMe, names: dict[str, str]) -> list[str]:
     """What a seat learnt this round (its own view's ``me``), as the game page says it."""
     known = [_("You are the greedy dwarf this round.")] if mine.get("greedy") else []
     for goal, card in sorted(mine["peeks"].items()):
@@ -57,7 +67,12 @@ def knowledge_lines(mine: dict, names: dict[str, str]) -> list[str]:
     return known
 
 
-def entries_for(moves, names: dict[str, str], me: str | None, renames=()) -> list[Entry]:
+def entries_for(
+    moves: Iterable[LoggedMove],
+    names: dict[str, str],
+    me: str | None,
+    renames: Renames = (),
+) -> list[Entry]:
     """Log lines for the viewer ``me`` (an engine seat name, or None for a spectator).
 
     ``moves`` yields (sequence, events, by the site, seat position) as ``history.move_log``
@@ -88,7 +103,7 @@ def entries_for(moves, names: dict[str, str], me: str | None, renames=()) -> lis
     return entries
 
 
-def names_at(names: dict[str, str], renames, sequence: int) -> dict[str, str]:
+def names_at(names: dict[str, str], renames: Renames, sequence: int) -> dict[str, str]:
     """The seat names as they were when move ``sequence`` was made."""
     earlier = dict(names)
     # The earliest takeover after the move names who sat there then.
@@ -98,30 +113,29 @@ def names_at(names: dict[str, str], renames, sequence: int) -> dict[str, str]:
     return earlier
 
 
-def describe(event: Mapping[str, Any], names: dict[str, str], me: str | None) -> str | None:
+def describe(event: Event, names: dict[str, str], me: str | None) -> str | None:
     """One event (an engine ``Event``, as stored) as a sentence, or None for events not worth a
     line."""
-    kind = event["kind"]
-    who = names.get(event.get("seat", ""), "?")
-    if kind == "placed":
+    who = names.get(_actor(event), "?")
+    if event["kind"] == "placed":
         return _("%(who)s placed %(card)s at %(where)s.") % {
             "who": who,
             "card": card_name(event["card"]),
             "where": position_label(*event["at"]),
         }
-    if kind == "goal-revealed":
+    if event["kind"] == "goal-revealed":
         return _("The %(goal)s goal is revealed: %(card)s.") % {
             "goal": goal_label(event["goal"]),
             "card": card_name(event["card"]),
         }
-    if kind == "action":
+    if event["kind"] == "action":
         return _action(event, who, names)
-    if kind == "repaired":
+    if event["kind"] == "repaired":
         return _("%(target)s's %(tool)s is repaired.") % {
             "target": names.get(event["target"], "?"),
             "tool": tool_label(event["tool"]),
         }
-    if kind == "passed":
+    if event["kind"] == "passed":
         return ngettext(
             "%(who)s passed and discarded %(count)d card face down.",
             "%(who)s passed and discarded %(count)d cards face down.",
@@ -130,38 +144,44 @@ def describe(event: Mapping[str, Any], names: dict[str, str], me: str | None) ->
             "who": who,
             "count": event["count"],
         }
-    if kind == "cleared":
+    if event["kind"] == "cleared":
         return _("%(who)s discarded two cards to remove %(card)s.") % {
             "who": who,
             "card": card_name(event["removed"]),
         }
-    if kind == "gold-taken":
+    if event["kind"] == "gold-taken":
         return _("%(who)s took a gold card.") % {"who": who}
-    if kind == "stole":
+    if event["kind"] == "stole":
         if event["victim"] is None:
             return _("%(who)s stole nothing.") % {"who": who}
         return _("%(who)s stole one gold from %(victim)s.") % {
             "who": who,
             "victim": names.get(event["victim"], "?"),
         }
-    if kind == "round-ended":
+    if event["kind"] == "round-ended":
         found = event["treasure_found"]
         return (
             _("Round %(round)d is over: the treasure was found.")
             if found
             else _("Round %(round)d is over: the treasure was not found.")
         ) % {"round": event["round"]}
-    if kind == "round-started":
+    if event["kind"] == "round-started":
         return _("Round %(round)d begins; %(who)s starts.") % {
             "round": event["round"],
             "who": names.get(event["first"], "?"),
         }
-    if kind == "game-ended":
+    if event["kind"] == "game-ended":
         return _("The game is over.")
     return _private(event, names)
 
 
-def _action(event: Mapping[str, Any], who: str, names: dict[str, str]) -> str:
+def _actor(event: Event) -> str:
+    """The seat that acted, for the events that name one ("" for the others)."""
+    seat = event.get("seat", "")
+    return seat if isinstance(seat, str) else ""
+
+
+def _action(event: ActionEvent, who: str, names: dict[str, str]) -> str:
     card = card_name(event["card"])
     if "goal" in event:
         return _("%(who)s used a map on the %(goal)s goal.") % {
@@ -183,27 +203,26 @@ def _action(event: Mapping[str, Any], who: str, names: dict[str, str]) -> str:
     return _("%(who)s played %(card)s.") % {"who": who, "card": card}
 
 
-def _private(event: Mapping[str, Any], names: dict[str, str]) -> str | None:
-    kind = event["kind"]
-    if kind == "drew":
+def _private(event: Event, names: dict[str, str]) -> str | None:
+    if event["kind"] == "drew":
         return _("You drew %(cards)s.") % {"cards": _cards(event["cards"])}
-    if kind == "discarded":
+    if event["kind"] == "discarded":
         return _("You discarded %(cards)s.") % {"cards": _cards(event["cards"])}
-    if kind == "peeked":
+    if event["kind"] == "peeked":
         return _("You saw: the %(goal)s goal is %(card)s.") % {
             "goal": goal_label(event["goal"]),
             "card": card_name(event["card"]),
         }
-    if kind == "inspected":
+    if event["kind"] == "inspected":
         return _("You saw: %(target)s is %(role)s.") % {
             "target": names.get(event["target"], "?"),
             "role": role_name(event["role"]),
         }
-    if kind == "new-role":
+    if event["kind"] == "new-role":
         return _("Your new role: %(role)s.") % {"role": role_name(event["role"])}
-    if kind == "hand-received":
+    if event["kind"] == "hand-received":
         return _("Your hand is now: %(cards)s.") % {"cards": _cards(event["cards"])}
-    if kind == "gold-picked":
+    if event["kind"] == "gold-picked":
         return _("You kept a gold card worth %(value)d.") % {"value": event["value"]}
     return None
 

@@ -8,11 +8,13 @@ move the maze outlines. ``games.templatetags.maze`` draws the cells.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from django.utils.translation import gettext as _
 
+from games import engine
 from games.engine.cards import GOAL_POSITIONS
 
 from . import history, learn
@@ -20,6 +22,7 @@ from .bar_part import Bar
 from .card_names import card_name
 from .drawing import card_use, goal_back_use
 from .game_parts import Position
+from .log import LoggedMove
 
 # -- The maze ------------------------------------------------------------------------------------
 
@@ -78,35 +81,47 @@ class LastAct:
     passed: bool = False  # a pass: the mover's own chip shows it (nothing else moved)
 
 
-ACTS = ("placed", "action", "passed", "cleared", "stole", "gold-taken")
-
-
-def last_act(moves) -> LastAct | None:
+def last_act(moves: Sequence[LoggedMove]) -> LastAct | None:
     """This round's latest act from the public events (None before the round's first)."""
     for sequence, events, _automatic, _seat in reversed(moves):
         for event in reversed(events):
             if event["kind"] == "round-started":
                 return None  # a new maze: nothing of the last round's is "the last move"
-            if event["to"] is not None or event["kind"] not in ACTS:
-                continue
-            at = event.get("at")
-            if "goal" in event:
-                at = GOAL_POSITIONS.get(event["goal"])
-            seat = event.get("target") or event.get("victim") or ""
-            if event["kind"] == "cleared":
-                seat = event["seat"]
-            return LastAct(
-                sequence=sequence,
-                mover=event["seat"],
-                card=event.get("card", ""),
-                seat=seat,
-                at=(at[0], at[1]) if at else None,
-                passed=event["kind"] == "passed",
-            )
+            act = _act(sequence, event)
+            if act is not None:
+                return act
     return None
 
 
-def board(view: dict, decision: Bar, moves, since: history.Since | None) -> Board:
+def _act(sequence: int, event: engine.Event) -> LastAct | None:
+    """A public act (a card placed or played, a pass, a clearing, a theft, a gold card taken) as
+    ``LastAct``; None for the other events."""
+    if event["to"] is not None:
+        return None
+    if event["kind"] == "placed":
+        x, y = event["at"]
+        return LastAct(sequence, event["seat"], card=event["card"], at=(x, y))
+    if event["kind"] == "action":
+        at = event.get("at")
+        spot = (at[0], at[1]) if at else None
+        if "goal" in event:
+            spot = GOAL_POSITIONS.get(event["goal"])
+        seat = event.get("target") or ""
+        return LastAct(sequence, event["seat"], card=event["card"], seat=seat, at=spot)
+    if event["kind"] == "passed":
+        return LastAct(sequence, event["seat"], passed=True)
+    if event["kind"] == "cleared":
+        return LastAct(sequence, event["seat"], seat=event["seat"])
+    if event["kind"] == "stole":
+        return LastAct(sequence, event["seat"], seat=event["victim"] or "")
+    if event["kind"] == "gold-taken":
+        return LastAct(sequence, event["seat"])
+    return None
+
+
+def board(
+    view: engine.View, decision: Bar, moves: Sequence[LoggedMove], since: history.Since | None
+) -> Board:
     """The maze the viewer looks at (``_lying``), the chosen card's legal spots with a preview of
     it there, the marks; one ring of empty cells around."""
     act = last_act(moves)
@@ -143,7 +158,7 @@ class _Lying:
         return _drawing(at, self.cards, self.peeked, self.backs, decision)
 
 
-def _lying(view: dict) -> _Lying:
+def _lying(view: engine.View) -> _Lying:
     """The running round's maze (its goals face down, or seen by the viewer); while a round's
     gold is shared, that round's as it ended; once the game is over, the last round's with
     every goal face up."""
@@ -153,7 +168,7 @@ def _lying(view: dict) -> _Lying:
     elif view.get("round_ending"):
         ended = view["round_ending"]
     if ended:
-        return _Lying({(x, y): (c, t) for x, y, c, t in ended["board"]}, over=True)
+        return _Lying(history.round_maze(ended), over=True)
     mine = view["me"]["peeks"] if view["me"] else {}
     # A face-down goal I looked at with a map shows its face, marked as seen, to me alone.
     return _Lying(

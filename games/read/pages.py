@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import threading
 from collections import OrderedDict
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from functools import cached_property
@@ -37,7 +38,7 @@ from . import (
     table_events,
 )
 from .clock import Clock, clock_of, rules_lines
-from .log import Entry, entries_for
+from .log import Entry, LoggedMove, Renames, entries_for
 from .seats import display_name, live_seat, seat_label, seat_names
 
 LOG_LENGTH = 80
@@ -74,7 +75,7 @@ class GamePage:
     clock_rules: tuple[str, ...] = ()  # the game's clock in words
     chat: tuple[dict, ...] = ()
     # Once the game runs: the engine's view for the viewer's seat, and the parts.
-    view: dict | None = None
+    view: engine.View | None = None
     me: str | None = None
     my_turn: bool = False
     # The running decision's clock (games.read.clock): "time left" as every view says it.
@@ -109,7 +110,7 @@ class GamePage:
     def clock_shown(self) -> bool:
         """The running decision's "time left" is shown: in the turn line and beside whoever
         decides, while the game is not over and its clock not stopped."""
-        finished = (self.view or {}).get("finished")
+        finished = self.view.get("finished") if self.view else None
         return bool(self.clock) and not finished and self.stopped_reason is None
 
     @property
@@ -285,7 +286,7 @@ class _Table:
     by engine name (their names and labels)."""
 
     state: engine.State
-    view: dict
+    view: engine.View
     me: str | None
     names: dict[str, str]
     labels: dict[str, str]
@@ -369,7 +370,7 @@ def _waiting(table: _Table, cards_turn: bool) -> frozenset[str]:
     return frozenset(engine.playable_on_turn(table.state, table.me))
 
 
-def _moved_since_round_end(moves, seat) -> bool:
+def _moved_since_round_end(moves: Sequence[LoggedMove], seat: Seat) -> bool:
     """Whether ``seat`` made a decision (a move of its own, not one the site made for it) after
     the move that ended the last round (a gold pick counts)."""
     ended = max(
@@ -382,7 +383,13 @@ def _moved_since_round_end(moves, seat) -> bool:
     )
 
 
-def _log(game: Game, moves, names: dict[str, str], me: str | None, renames) -> list[Entry]:
+def _log(
+    game: Game,
+    moves: Sequence[LoggedMove],
+    names: dict[str, str],
+    me: str | None,
+    renames: Renames,
+) -> list[Entry]:
     """The newest ``LOG_LENGTH`` lines for the viewer, newest first.
 
     Kept per process under everything they are made of: the game's revision (its moves and
@@ -393,7 +400,7 @@ def _log(game: Game, moves, names: dict[str, str], me: str | None, renames) -> l
     key = f"log:{game.pk}:{game.revision}:{me}:{get_language()}:{zone}:{sorted(names.items())}"
     key = f"log:{hashlib.sha256(key.encode()).hexdigest()}"
 
-    def build():
+    def build() -> list[Entry]:
         log = entries_for(moves, names, me, renames) + table_events.table_entries(game)
         log.sort(key=lambda entry: entry.sequence)  # stable: a table event follows its move
         return log[-LOG_LENGTH:][::-1]
@@ -509,7 +516,7 @@ def my_hand(game: Game, user) -> list[str]:
     if seat is None or game.snapshot is None:
         return []
     state = game.engine_state()
-    return engine.view_for(state, seat.engine_name)["me"]["hand"]
+    return engine.own_view(state, seat.engine_name)["hand"]
 
 
 @dataclass

@@ -16,6 +16,7 @@ from collections.abc import Iterable, Mapping
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
+from games.engine import View
 from games.engine.cards import BLUE, GOLD_DIGGER, GREEN, SABOTEUR, SABOTEUR2
 from games.models import Seat
 
@@ -60,12 +61,15 @@ def my_note(seat: Seat | None) -> str:
     return seat.note if seat is not None else ""
 
 
-def public_roles(view: dict) -> dict[int, Mapping[str, str]]:
+def public_roles(view: View) -> dict[int, Mapping[str, str]]:
     """The rounds whose roles are public, and those roles: every finished round, and the round
     being settled (its gold shared)."""
-    roles = {n: done["roles"] for n, done in enumerate(view["rounds_done"], start=1)}
-    if view.get("round_ending"):
-        roles[view["round"]] = view["round_ending"]["roles"]
+    roles: dict[int, Mapping[str, str]] = {
+        n: done["roles"] for n, done in enumerate(view["rounds_done"], start=1)
+    }
+    ending = view["round_ending"]
+    if ending:
+        roles[view["round"]] = ending["roles"]
     return roles
 
 
@@ -119,7 +123,7 @@ def _verdict(mark: dict) -> str:
     return _("right") if mark["right"] else _("wrong")
 
 
-def revealed(seats: Iterable[Seat], view: dict) -> Revealed:
+def revealed(seats: Iterable[Seat], view: View) -> Revealed:
     """Everyone's marks of the rounds whose roles are public (``seats``: the game's seats, as
     loaded for the page)."""
     roles = public_roles(view)

@@ -18,7 +18,7 @@ from games.engine.cards import PLAYERS
 from games.models import Game
 from games.play.lobby import GAME_NAME_ONE_LINE
 from games.read.card_names import hand_order
-from saboteur_site.fields import AsciiIntegerField, ascii_choice
+from saboteur_site.fields import AsciiIntegerField, ascii_choice, choice_field
 from saboteur_site.text import ascii_int, has_line_breaks
 
 MOVE_KINDS = ("place", "action", "pass", "clear", "pick-gold", "steal")
@@ -238,12 +238,13 @@ class GameCreateForm(forms.Form):
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
-        field = self.fields["clock_zone"]
+        field = choice_field(self, "clock_zone")
         field.choices = [("", _("My time zone")), *zone_choices()]
         field.widget.attrs.update(picker_attrs())
 
     def clean(self):
-        data = super().clean()
+        super().clean()
+        data = self.cleaned_data
         ruleset, seats = data.get("ruleset"), data.get("max_seats")
         if ruleset and seats:
             low, high = PLAYERS[ruleset]
@@ -275,7 +276,8 @@ class PracticeForm(forms.Form):
     )
 
     def clean(self):
-        data = super().clean()
+        super().clean()
+        data = self.cleaned_data
         ruleset, bots = data.get("ruleset"), data.get("bots")
         if ruleset and bots:
             low, high = PLAYERS[ruleset]

@@ -20,8 +20,10 @@ from __future__ import annotations
 import hashlib
 import logging
 import time
+from collections.abc import Callable
 from datetime import timedelta
 from email.errors import MessageError
+from typing import Any
 
 from anymail.exceptions import (
     AnymailConfigurationError,
@@ -33,7 +35,7 @@ from anymail.webhooks.postmark import PostmarkInboundWebhookView
 from django.conf import settings
 from django.core.cache import cache
 from django.dispatch import Signal, receiver
-from django.http import Http404, HttpResponse, HttpResponseBadRequest
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBadRequest
 from django.http.request import RawPostDataException
 from django.views.decorators.csrf import csrf_exempt
 
@@ -140,6 +142,9 @@ class CheckedPosts:
 
     esp_name: str
     signal: Signal
+    # Anymail's webhook view, which this is mixed into, has these (anymail ships no types).
+    run_validators: Callable[[HttpRequest], None]
+    parse_events: Callable[[HttpRequest], list[Any]]
 
     def post(self, request, *args, **kwargs):
         try:

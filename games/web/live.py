@@ -66,7 +66,7 @@ def game_live(request, pk):
     listener = live.listen(pk, user_id=request.user.pk, session_key=request.session.session_key)
     if listener is None:
         return HttpResponse(status=503)  # no pub/sub now: the page polls and retries
-    if listener == live.TOO_MANY:
+    if isinstance(listener, str):  # live.TOO_MANY, the only text ``listen`` answers
         return HttpResponse(status=429)  # this page polls instead, as without pub/sub
     revision = access.revision_of(pk)  # read after listening: no change slips in between
     if revision is None:

@@ -45,14 +45,17 @@ class Command(BaseCommand):
         if game is None:
             game = self._create()
         seat = game.seats.select_related("user").get(position=game.to_move)
+        player = seat.user
+        if player is None:  # the demo's seats are the demo players'
+            raise CommandError(f"{game.name!r}: the seat to move has no player.")
         self.stdout.write(
-            f"  Demo game {game.name!r}: it is {seat.user.username}'s turn "
+            f"  Demo game {game.name!r}: it is {player.username}'s turn "
             f"({site_url(reverse('game', args=[game.pk]))})"
         )
         email = turn_email_file(game)
         if email is not None:
             self.stdout.write(
-                f'  {seat.user.username}\'s "Your turn" email, to answer by reply '
+                f'  {player.username}\'s "Your turn" email, to answer by reply '
                 f'(README, "Answering the emails"): {shown(email)}'
             )
 
