@@ -24,7 +24,7 @@ from __future__ import annotations
 from functools import lru_cache
 
 from django.templatetags.static import static
-from django.utils.html import escape, format_html
+from django.utils.html import format_html
 from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import get_language
 
@@ -361,7 +361,8 @@ def _svg(inner: str, title: str, size: float, css_class: str, *, alone=True) -> 
         _n(size * CARD_H / CARD_W),
         css_class,
     )
-    return mark_safe(head + _title(title) + inner + "</svg>")  # noqa: S308 - our own markup
+    drawn = mark_safe(inner)  # noqa: S308 - drawn by this module's helpers, values escaped
+    return format_html("{}{}{}</svg>", head, _title(title), drawn)
 
 
 def card_svg(card_id: str, turned: bool = False, *, size: float = 60) -> SafeString:
@@ -389,18 +390,19 @@ def cards_sprite() -> str:
     symbols = []
     for card_id, card in CATALOGUE.items():
         for turned in (False, True) if card.kind != "action" else (False,):
-            symbols.append(
-                f'<symbol id="{_symbol(card_id, turned)}" viewBox="0 0 {CARD_W} {CARD_H}">'
-                f"{_face(card_id, turned)}</symbol>"
-            )
-    symbols.append(
-        f'<symbol id="back" viewBox="0 0 {CARD_W} {CARD_H}">{_goal_back_face()}</symbol>'
-    )
+            symbols.append(_symbol_of(_symbol(card_id, turned), _face(card_id, turned)))
+    symbols.append(_symbol_of("back", _goal_back_face()))
     symbols.extend(
-        f'<symbol id="front-{card_id}" viewBox="-22 -22 44 44">{_in_front_face(card_id)}</symbol>'
+        _symbol_of(f"front-{card_id}", _in_front_face(card_id), "-22 -22 44 44")
         for card_id in IN_FRONT
     )
     return '<svg xmlns="http://www.w3.org/2000/svg">' + "".join(symbols) + "</svg>\n"
+
+
+def _symbol_of(name: str, face: str, view_box: str = f"0 0 {CARD_W} {CARD_H}") -> SafeString:
+    """One ``<symbol>`` of the sprite: ``face``, drawn by the helpers (our own markup)."""
+    inner = mark_safe(face)  # noqa: S308 - drawn by this module's helpers, values escaped
+    return format_html('<symbol id="{}" viewBox="{}">{}</symbol>', name, view_box, inner)
 
 
 def card_use(card_id: str, turned: bool = False, *, size: float = 60) -> SafeString:
@@ -412,7 +414,7 @@ def card_use(card_id: str, turned: bool = False, *, size: float = 60) -> SafeStr
 def card_picture(card_id: str) -> SafeString:
     """A card face beside its written name (a card of the hand, a choice of discard): the picture
     alone, hidden from screen readers, which read the name once."""
-    href = escape(f"{static(SPRITE)}#{_symbol(card_id, False)}")
+    href = f"{static(SPRITE)}#{_symbol(card_id, False)}"
     return format_html(
         '<svg viewBox="0 0 {} {}" class="card-svg" aria-hidden="true"><use href="{}"/></svg>',
         CARD_W,
@@ -427,8 +429,8 @@ def goal_back_use(*, size: float = 60) -> SafeString:
 
 
 def _card_use(symbol: str, title: str, size: float, css_class: str) -> SafeString:
-    href = escape(f"{static(SPRITE)}#{symbol}")
-    return _svg(f'<use href="{href}"/>', title, size, css_class, alone=False)
+    use = format_html('<use href="{}"/>', f"{static(SPRITE)}#{symbol}")
+    return _svg(use, title, size, css_class, alone=False)
 
 
 def goal_back_svg(*, size: float = 60) -> SafeString:
@@ -438,14 +440,18 @@ def goal_back_svg(*, size: float = 60) -> SafeString:
 
 def card_group(card_id: str, turned: bool, x: float, y: float) -> SafeString:
     """The card face as a ``<g>`` translated to (x, y), for use inside a bigger ``<svg>``."""
-    inner = _title(card_name(card_id)) + _face(card_id, turned)
-    return mark_safe(f'<g transform="translate({_n(x)} {_n(y)})">{inner}</g>')  # noqa: S308
+    return _placed(_title(card_name(card_id)) + _face(card_id, turned), x, y)
 
 
 def goal_back_group(x: float, y: float) -> SafeString:
     """The face-down goal as a ``<g>`` translated to (x, y)."""
-    inner = _title(str(GOAL_BACK_NAME)) + _goal_back_face()
-    return mark_safe(f'<g transform="translate({_n(x)} {_n(y)})">{inner}</g>')  # noqa: S308
+    return _placed(_title(str(GOAL_BACK_NAME)) + _goal_back_face(), x, y)
+
+
+def _placed(inner: str, x: float, y: float) -> SafeString:
+    """``inner`` (drawn by this module, its title escaped) as a ``<g>`` translated to (x, y)."""
+    drawn = mark_safe(inner)  # noqa: S308 - drawn by this module's helpers, values escaped
+    return format_html('<g transform="translate({} {})">{}</g>', _n(x), _n(y), drawn)
 
 
 def in_front_svg(card_id: str, *, size: float = 24) -> SafeString:
@@ -473,7 +479,7 @@ def _in_front_face(card_id: str) -> str:
 @lru_cache(maxsize=64)
 def _in_front_svg(card_id: str, size: float, language: str) -> SafeString:
     """A ``<use>`` of the icon drawn once in ``static/cards.svg`` (as ``front-<card>``)."""
-    href = escape(f"{static(SPRITE)}#front-{card_id}")
+    href = f"{static(SPRITE)}#front-{card_id}"
     return format_html(
         '<svg width="{}" height="{}" class="icon-svg" role="img"><title>{}</title>'
         '<use href="{}"/></svg>',

@@ -2,14 +2,16 @@
 
 Shared by the card faces (``drawing``), the action cards' icons (``card_icons``) and the maze
 (``maze_drawing``). The helpers keep their leading underscore: they are for those modules alone,
-never for pages or emails, which ask for whole drawings. Every attribute value is escaped.
+never for pages or emails, which ask for whole drawings. Every element is written by
+``format_html`` (each attribute value escaped); what a group holds is the helpers' own markup.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 
-from django.utils.html import escape
+from django.utils.html import format_html, format_html_join
+from django.utils.safestring import SafeString, mark_safe
 
 CARD_W, CARD_H = 60, 90
 CX, CY = CARD_W / 2, CARD_H / 2
@@ -54,19 +56,26 @@ def _n(value: float) -> str:
     return "0" if text == "-0" else text
 
 
-def _attrs(**attrs) -> str:
-    parts = []
-    for key, value in attrs.items():
-        if value is None:
-            continue
-        if isinstance(value, float | int) and not isinstance(value, bool):
-            value = _n(value)
-        parts.append(f'{key.rstrip("_").replace("_", "-")}="{escape(value)}"')
-    return " ".join(parts)
+def _attrs(**attrs) -> SafeString:
+    """Attributes as ``name="value"``, each value escaped by ``format_html_join``; numbers
+    compact, None left out."""
+    pairs = (
+        (key.rstrip("_").replace("_", "-"), _value(value))
+        for key, value in attrs.items()
+        if value is not None
+    )
+    return format_html_join(" ", '{}="{}"', pairs)
 
 
-def _el(tag: str, **attrs) -> str:
-    return f"<{tag} {_attrs(**attrs)}/>"
+def _value(value) -> str:
+    """The text of an attribute's value (a plain str: format_html escapes it whatever it is)."""
+    if isinstance(value, float | int) and not isinstance(value, bool):
+        return _n(value)
+    return f"{value}"
+
+
+def _el(tag: str, **attrs) -> SafeString:
+    return format_html("<{} {}/>", tag, _attrs(**attrs))
 
 
 def _line(x1, y1, x2, y2, stroke, width, cap="butt", **extra) -> str:
@@ -120,9 +129,11 @@ def _path(d: str, fill="none", stroke=None, width=None, cap="round", join="round
     )
 
 
-def _g(content: str, transform: str | None = None, **attrs) -> str:
+def _g(content: str, transform: str | None = None, **attrs) -> SafeString:
+    """A group of elements this module's helpers drew (``content``, our own markup)."""
     head = _attrs(transform=transform, **attrs)
-    return f"<g {head}>{content}</g>" if head else f"<g>{content}</g>"
+    inner = mark_safe(content)  # noqa: S308 - elements drawn by these helpers, values escaped
+    return format_html("<g {}>{}</g>", head, inner) if head else format_html("<g>{}</g>", inner)
 
 
 def _icon(content: str, x: float, y: float, scale: float = 1.0) -> str:

@@ -35,6 +35,8 @@ from typing import Any
 
 from django.conf import settings
 from django.core.cache import caches
+from django.utils.html import format_html
+from django.utils.safestring import mark_safe
 
 PART = re.compile(r"<!--p:(?P<id>[\w-]+)-->(?P<html>.*?)<!--/p:(?P=id)-->", re.S)
 SEAT = re.compile(r'<li class="seat[^"]*" id="(?P<id>seat-\d+)".*?</li>', re.S)
@@ -431,7 +433,7 @@ def _log(sent: Sent, now: Sent, html: str) -> list[str] | None:
         return None
     lines = {m["id"]: m[0] for m in LINE.finditer(html)}
     old_ids = {key for ids in old_groups.values() for key in ids}
-    swaps = []
+    swaps: list[str] = []
     for group, ids in new_groups.items():
         kept = [key for key in old_groups[group] if key in lines]
         added = ids[: len(ids) - len(kept)]
@@ -439,9 +441,10 @@ def _log(sent: Sent, now: Sent, html: str) -> list[str] | None:
             return None  # not only new lines at the top: the log whole
         if added:
             inserted = "".join(lines[key] for key in added)
-            swaps.append(f'<ol hx-swap-oob="afterbegin:#{group}">{inserted}</ol>')
+            rendered = mark_safe(inserted)  # noqa: S308 - lines of the rendered page
+            swaps.append(format_html('<ol hx-swap-oob="afterbegin:#{}">{}</ol>', group, rendered))
         gone = [key for key in old_groups[group] if key not in lines]
-        swaps += [f'<li id="{key}" hx-swap-oob="delete"></li>' for key in gone]
+        swaps += [format_html('<li id="{}" hx-swap-oob="delete"></li>', key) for key in gone]
         swaps += [oob(lines[key]) for key in kept if sent.items.get(key) != now.items[key]]
     return swaps
 
@@ -508,7 +511,8 @@ def _cell(sent: Sent, now: Sent, at: tuple[int, int], cell: str) -> str:
 
 def _template(tag: str, how: str, content: str) -> str:
     """Table rows or cells put in at ``how`` ("afterend:#mzl3"): htmx inserts the content."""
-    return f'<template><{tag} hx-swap-oob="{how}">{content}</{tag}></template>'
+    rendered = mark_safe(content)  # noqa: S308 - rows or cells of the rendered page
+    return format_html('<template><{0} hx-swap-oob="{1}">{2}</{0}></template>', tag, how, rendered)
 
 
 _LISTS = {
