@@ -240,3 +240,11 @@ def test_a_clone_holds_every_field_and_shares_no_list_with_the_state():
     clone.discard.append("map")
     clone.rounds_done[0]["winners"].append("cid")
     assert clone.discard != state.discard and state.rounds_done[0]["winners"] == ["ann", "bob"]
+
+
+def test_a_single_nugget_is_gold_others_see():
+    """A player who holds one nugget has gold, as far as the others may know (mutation testing
+    found ``> 0`` could be ``> 1`` unnoticed: every pinned state had players with more)."""
+    state = at_the_steal()
+    state.gold[:] = [0, 1, 0]
+    assert [p["has_gold"] for p in view_for(state, "cid")["players"]] == [False, True, False]
