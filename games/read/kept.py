@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import hashlib
 import pickle
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from django.core.cache import cache, caches
@@ -36,6 +36,16 @@ from saboteur_site.cache import get_or_build
 STAND_INS = {"csrf_token": "!csrf-token!", "move_key": "!move-key!", "csp_nonce": "!csp-nonce!"}
 
 SECONDS = 3600  # a part nobody asked for in an hour is dropped (the cache's bound drops it sooner)
+
+
+def put_in(html: str, names: Iterable[str], value_of: Callable[[str], str]) -> str:
+    """``html``, rendered with the ``STAND_INS`` of ``names``, with this answer's own values in
+    their place; ``value_of(name)`` is asked only for a stand-in the markup holds (a form token
+    is made only for a page with a form)."""
+    for name in names:
+        if STAND_INS[name] in html:
+            html = html.replace(STAND_INS[name], value_of(name))
+    return html
 
 
 def digest(*data: Any) -> str:

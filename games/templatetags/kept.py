@@ -23,7 +23,7 @@ from games.read import kept
 register = template.Library()
 
 # Stand-ins for what every render makes anew (games.read.kept).
-VOLATILE = kept.STAND_INS
+STAND_INS = kept.STAND_INS
 
 
 class KeptNode(template.Node):
@@ -35,17 +35,15 @@ class KeptNode(template.Node):
         if not data[0] and data[0] is not None:
             return self.nodelist.render(context)  # an empty first value: rendered, never kept
         # Which stand-ins this render has (no token without a request): part of the key.
-        present = tuple(name for name in VOLATILE if name in context)
+        present = tuple(name for name in STAND_INS if name in context)
         key = f"kept:part:{self.name}:{kept.digest(present, *data)}"
         cache = caches["local"]
         html = cache.get(key)
         if html is None:
-            with context.push({name: VOLATILE[name] for name in present}):
+            with context.push({name: STAND_INS[name] for name in present}):
                 html = self.nodelist.render(context)
             cache.set(key, html, kept.SECONDS)
-        for name in present:
-            if VOLATILE[name] in html:  # the real token only where the part has a form
-                html = html.replace(VOLATILE[name], str(context[name]))
+        html = kept.put_in(html, present, lambda name: str(context[name]))
         return mark_safe(html)  # noqa: S308 - the template's own output, escaped as it rendered
 
 

@@ -14,8 +14,6 @@ from django.template.loader import render_to_string
 
 from games.read import kept
 
-STAND_INS = kept.STAND_INS
-
 
 def kept_page(request, template_name: str, *data) -> HttpResponse:
     """A whole page that is the same for everyone who sees ``data`` (in their language and time
@@ -28,8 +26,8 @@ def kept_page(request, template_name: str, *data) -> HttpResponse:
     cache = caches["local"]
     html = cache.get(key)
     if html is None:
-        stand_ins = {"csrf_token": STAND_INS["csrf_token"], "csp_nonce": STAND_INS["csp_nonce"]}
+        stand_ins = {name: kept.STAND_INS[name] for name in ("csrf_token", "csp_nonce")}
         html = render_to_string(template_name, stand_ins, request=request)
         cache.set(key, html, kept.SECONDS)
-    html = html.replace(STAND_INS["csrf_token"], get_token(request))
-    return HttpResponse(html.replace(STAND_INS["csp_nonce"], str(get_nonce(request))))
+    own = {"csrf_token": lambda: get_token(request), "csp_nonce": lambda: str(get_nonce(request))}
+    return HttpResponse(kept.put_in(html, own, lambda name: own[name]()))
