@@ -15,7 +15,7 @@ import pytest
 from playwright.sync_api import expect
 
 from .deals import BASE_DEAL
-from .test_game_play import WAIT, game_url, made, open_turn, settled, version
+from .test_game_play import WAIT, confirm_by_keyboard, game_url, open_turn, settled
 from .test_table import SIZES, submit
 
 LIVE = 20_000  # an open page learns of a move live (or by its poll, every 10 s)
@@ -63,11 +63,7 @@ def test_the_focus_goes_back_to_the_hand_after_a_move(
     expect(page.locator(".maze__spot").first).to_be_focused(timeout=WAIT)
     page.locator('a.maze__spot[data-at="1,0"]').focus()
     page.keyboard.press("Enter")
-    confirm = page.get_by_test_id("confirm-move")
-    expect(confirm).to_be_focused(timeout=WAIT)
-    before = version(page)
-    page.keyboard.press("Enter")
-    made(page, before)
+    confirm_by_keyboard(page)
     settled(page)
     # Waiting for the others: the focus is in the bar, a Tab before the hand (not the page's top).
     assert page.evaluate("() => !!document.activeElement.closest('#bar')")

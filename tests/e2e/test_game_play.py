@@ -50,6 +50,14 @@ def version(page):
     return int(page.locator('#play input[name="version"]').first.input_value())
 
 
+def confirm_by_keyboard(page):
+    """The focus is on "Confirm" (the keyboard's path to a move): Enter makes the move."""
+    expect(page.get_by_test_id("confirm-move")).to_be_focused(timeout=WAIT)
+    before = version(page)
+    page.keyboard.press("Enter")
+    made(page, before)
+
+
 def made(page, before):
     """The move was accepted: the play area now carries the next version.
 

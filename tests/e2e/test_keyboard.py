@@ -5,7 +5,7 @@ the polite live region; the create form disables the base-only variants for Sabo
 import pytest
 from playwright.sync_api import expect
 
-from .test_game_play import game_url, made, version
+from .test_game_play import confirm_by_keyboard, game_url, made, version
 
 WAIT = 10_000
 DEAL = {
@@ -64,11 +64,7 @@ def test_moves_by_keyboard_alone_and_announced(
         "Empty spot at column 1, row 0. North: empty; east: empty; south: empty; west: Start."
     )
     page.keyboard.press("Enter")
-    confirm = page.get_by_test_id("confirm-move")
-    expect(confirm).to_be_focused(timeout=WAIT)
-    before = version(page)
-    page.keyboard.press("Enter")
-    made(page, before)
+    confirm_by_keyboard(page)
     announcer = page.get_by_test_id("announcer")
     expect(announcer).to_contain_text("Ann placed Straight (east-west) at column 1, row 0.")
     assert announcer.get_attribute("aria-live") == "polite"
