@@ -2,7 +2,9 @@
 nothing of games (``pyproject.toml``'s ``one-direction`` contract): what an account does to a
 player's games (a new name or clock, deleting the account) lives in games.
 
-- ``models``: the user (display name, language, time zone, quiet hours...), bans, push devices;
+- ``models``: the user (display name, language, time zone, quiet hours, bot flag...), bans, push
+  devices, follows and blocks;
+- ``relations``: who follows whom (friends) and who keeps away from whom (blocks);
 - ``services``: the only code that changes a player's profile;
 - ``signals``: what a profile change tells whoever listens (games): a new name, a new clock;
 - ``forms``: signing up, the profile, deleting an account;

@@ -80,6 +80,9 @@ class User(AbstractUser):
     )
     # The first-game guide on the game page, until the player dismisses it (issue 13).
     guide_dismissed = models.BooleanField(_("first-game guide dismissed"), default=False)
+    # A bot account (the public API's bot play): set by its owner before it plays any game;
+    # shown with a bot mark everywhere and rated in its own pool.
+    is_bot = models.BooleanField(_("bot account"), default=False)
 
     REQUIRED_FIELDS = ["email", "display_name"]
 
@@ -179,3 +182,60 @@ class PushSubscription(models.Model):
 
     def __str__(self) -> str:
         return f"{self.label} ({self.user})"
+
+
+class Follow(models.Model):
+    """One player follows another (friends, issue "finding a table"). The followed player may
+    remove it (``accounts.relations.remove_follower``); following is one-way, friends are two."""
+
+    follower = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="following",
+        verbose_name=_("follower"),
+    )  # fmt: skip
+    followed = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="followers",
+        verbose_name=_("followed player"),
+    )  # fmt: skip
+    created_at = models.DateTimeField(_("since"), auto_now_add=True)
+
+    class Meta:
+        verbose_name = _("follow")
+        verbose_name_plural = _("follows")
+        constraints = [
+            models.UniqueConstraint(fields=["follower", "followed"], name="accounts_follow_once"),
+            models.CheckConstraint(
+                condition=~models.Q(follower=models.F("followed")), name="accounts_follow_not_self"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.follower} → {self.followed}"
+
+
+class Block(models.Model):
+    """One player keeps away from another: the blocked player's chat is hidden for the blocker,
+    their mentions send nothing, and the two are never seated together by matchmaking or a
+    challenge (``accounts.relations``). The blocked player is never told."""
+
+    blocker = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="blocks_made",
+        verbose_name=_("blocked by"),
+    )  # fmt: skip
+    blocked = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="blocks_received",
+        verbose_name=_("blocked player"),
+    )  # fmt: skip
+    created_at = models.DateTimeField(_("since"), auto_now_add=True)
+
+    class Meta:
+        verbose_name = _("block")
+        verbose_name_plural = _("blocks")
+        constraints = [
+            models.UniqueConstraint(fields=["blocker", "blocked"], name="accounts_block_once"),
+            models.CheckConstraint(
+                condition=~models.Q(blocker=models.F("blocked")), name="accounts_block_not_self"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.blocker} ⊘ {self.blocked}"
