@@ -83,9 +83,7 @@ def apart_ids(user) -> set[int]:
 
 
 def apart(a, b) -> bool:
-    return Block.objects.filter(
-        Q(blocker=a, blocked=b) | Q(blocker=b, blocked=a)
-    ).exists()
+    return Block.objects.filter(Q(blocker=a, blocked=b) | Q(blocker=b, blocked=a)).exists()
 
 
 def any_apart(user_ids: Iterable[int]) -> bool:
