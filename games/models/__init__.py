@@ -1,0 +1,44 @@
+"""The games' tables in the database, one module per subject; every model is imported here, so
+``from games.models import Game`` works and Django finds them all.
+
+- ``tables``: a game (an append-only log of moves and a cached engine snapshot), its seats,
+  moves, chat, table events and invitations;
+- ``notices``: the email outbox, replies acted on, push deliveries, vacations;
+- ``ratings``: ratings per rule set and the rounds that counted.
+"""
+
+from .notices import InboundMail, Notice, PushDelivery, Vacation
+from .ratings import RatedRound, Rating
+from .tables import (
+    MAX_BANK,
+    MAX_TURN_LIMIT,
+    MIN_TURN_LIMIT,
+    ChatMessage,
+    Game,
+    Invitation,
+    Move,
+    Seat,
+    SeatQuerySet,
+    TableEvent,
+    new_invite_token,
+)
+
+__all__ = [
+    "MAX_BANK",
+    "MAX_TURN_LIMIT",
+    "MIN_TURN_LIMIT",
+    "ChatMessage",
+    "Game",
+    "InboundMail",
+    "Invitation",
+    "Move",
+    "Notice",
+    "PushDelivery",
+    "RatedRound",
+    "Rating",
+    "Seat",
+    "SeatQuerySet",
+    "TableEvent",
+    "Vacation",
+    "new_invite_token",
+]
