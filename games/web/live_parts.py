@@ -60,6 +60,8 @@ FIRST_TAG = re.compile(r"^\s*<(?P<tag>[a-zA-Z][\w-]*)")
 # A form's token and move key: new at every render, the same for what the page does.
 VOLATILE = re.compile(r'(name="(?:csrfmiddlewaretoken|key)" value=")[^"]*(")')
 REVISION = re.compile(r"[?&]v=(\d+)")
+# The poll element's URL in a play area as sent: the revision it shows and the page's token.
+POLLED = re.compile(r"/poll/\?v=(?P<revision>\d+)&amp;p=(?P<token>[\w-]+)")
 TOKEN = re.compile(r"[A-Za-z0-9_-]{8,32}")
 # Set in the poll URL of the play area when it is rendered, replaced by the page's own token.
 TOKEN_PLACEHOLDER = "PAGETOKEN0"  # noqa: S105 - not a secret: where the page's token goes

@@ -221,6 +221,20 @@ def game_poll(request, pk):
     return _render_game(request, visible_game(request, pk), partial="play", shown=shown)
 
 
+def watcher_update(request, pk: int, shown: int) -> tuple[int, str] | None:
+    """What the poll would answer this watcher's page (its token in ``request.GET["p"]``), which
+    shows revision ``shown``: the revision the answer shows and its body; None when the viewer
+    is not (or no longer) a watcher, may not see the game, or nothing changed. The live stream
+    carries it to watchers' pages (games/web/live.py), so that a move watched by many pages is
+    not asked for by all of them: the same code, the same user, the same answer."""
+    view = access.poll_view(pk, request.user)
+    if view is None or not view.watcher or view.revision == shown:
+        return None
+    body = _watcher_part(request, pk, view.revision, shown).content.decode()
+    found = live_parts.POLLED.search(body)
+    return (int(found["revision"]), body) if found else None
+
+
 def _watcher_part(request, pk: int, revision: int, shown: int | None):
     """The play area for someone who watches without a seat (games/web/watched.py)."""
 

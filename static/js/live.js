@@ -11,6 +11,11 @@
 // - A tab hidden for 30 s closes its stream and catches up when shown again (browsers allow only
 //   a few open connections per site over HTTP/1.1).
 // - The stream's "end" event (the viewer logged out or may no longer see the game) stops it.
+// - A watcher's page (no seat in play) is carried its part in the stream: a "part" event holds
+//   what the poll view would answer it (games/web/live.py). The page applies it when it still
+//   shows the revision the part starts from ("from") and no request of its own is in flight;
+//   otherwise it asks, as for a "revision" event. The stream learns that revision and the page's
+//   token from its URL (?v=&p=, the poll element's), read anew each time the stream opens.
 // The template passes the stream's and the poll's URLs as data attributes of this script tag; its
 // data-state says "open", "closed" or "ended" (for tests and the curious).
 (function () {
@@ -83,26 +88,59 @@
     setState("open");
   }
 
+  function streamUrl(element) {
+    var url = new URL(liveUrl, window.location.href);
+    var asked = new URL(element.getAttribute("hx-get"), window.location.href).searchParams;
+    if (asked.get("v") !== null && asked.get("p")) {
+      url.searchParams.set("v", asked.get("v"));
+      url.searchParams.set("p", asked.get("p"));
+    }
+    return url.toString();
+  }
+
+  function announced(data) {
+    if (typeof data.revision === "number" && data.revision > wanted) {
+      wanted = data.revision;
+    }
+    refresh();
+  }
+
+  function parsed(event) {
+    try {
+      return JSON.parse(event.data);
+    } catch (error) {
+      return null;
+    }
+  }
+
   function open() {
-    if (source !== null || ended || document.hidden || !pollElement()) {
+    var element = pollElement();
+    if (source !== null || ended || document.hidden || !element) {
       return;
     }
     clearTimeout(retryTimer);
-    source = new EventSource(liveUrl);
+    source = new EventSource(streamUrl(element));
     source.addEventListener("open", heard);
     source.addEventListener("ping", heard);
     source.addEventListener("revision", function (event) {
       heard();
-      var data;
-      try {
-        data = JSON.parse(event.data);
-      } catch (error) {
+      var data = parsed(event);
+      if (data !== null) {
+        announced(data);
+      }
+    });
+    source.addEventListener("part", function (event) {
+      heard();
+      var data = parsed(event);
+      if (data === null) {
         return;
       }
-      if (typeof data.revision === "number" && data.revision > wanted) {
-        wanted = data.revision;
+      var element = pollElement();
+      if (element && busy === 0 && typeof data.html === "string" && data.from === shownRevision(element)) {
+        htmx.swap(element, data.html, { swapStyle: "none" });
+        lastAsked = Date.now(); // as good as an answer of the poll view
       }
-      refresh();
+      announced(data); // asks only if the page is still behind
     });
     source.addEventListener("end", function () {
       ended = true;

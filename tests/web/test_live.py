@@ -253,8 +253,8 @@ def test_without_pub_sub_the_page_is_told_to_poll(players, settings, fresh_hub):
 class Stream:
     """An open stream read through the test client (the view's WSGI path)."""
 
-    def __init__(self, client: Client, game_id: int):
-        self.response = client.get(f"/games/{game_id}/live/")
+    def __init__(self, client: Client, game_id: int, query: str = ""):
+        self.response = client.get(f"/games/{game_id}/live/{query}")
         assert self.response.status_code == 200, self.response.status_code
         self.chunks = iter(self.response.streaming_content)
         self.raw: list[bytes] = []
@@ -287,8 +287,9 @@ def real_streams(settings, fresh_hub):
     settings.LIVE_HEARTBEAT_SECONDS = 1
     streams = []
 
-    def open_stream(user, game):
-        stream = Stream(logged_in(user) if not isinstance(user, Client) else user, game.pk)
+    def open_stream(user, game, query=""):
+        client = logged_in(user) if not isinstance(user, Client) else user
+        stream = Stream(client, game.pk, query)
         streams.append(stream)
         return stream
 
@@ -484,11 +485,11 @@ def stop_server(process):
 class HttpStream:
     """An SSE stream read over a real socket."""
 
-    def __init__(self, port, game_id, session):
+    def __init__(self, port, game_id, session, query=""):
         self.conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
         self.conn.request(
             "GET",
-            f"/games/{game_id}/live/",
+            f"/games/{game_id}/live/{query}",
             headers={"Cookie": f"sessionid={session}", "Accept": "text/event-stream"},
         )
         self.response = self.conn.getresponse()
@@ -537,9 +538,18 @@ def test_under_uvicorn_a_published_revision_reaches_an_open_stream(players):
         stream.close()  # a page closed: the server lets its stream go
         spectator = HttpStream(port, game.pk, session_of(players[3]))
         assert spectator.next_event() == ("revision", {"game": game.pk, "revision": revision(game)})
+        # A watcher's page says its revision and token: it is carried its part (a thread of
+        # the server works it out, under ASGI too).
+        shown, token = revision(game), "watcherpage1"
+        carried = HttpStream(port, game.pk, session_of(players[3]), f"?v={shown}&p={token}")
+        assert carried.next_event() == ("revision", {"game": game.pk, "revision": shown})
         play_one(game)
         assert spectator.next_event() == ("revision", {"game": game.pk, "revision": revision(game)})
+        name, data = carried.next_event()
+        assert (name, data["from"], data["revision"]) == ("part", shown, revision(game))
+        assert f"/poll/?v={revision(game)}&amp;p={token}" in data["html"]
         spectator.close()
+        carried.close()
         time.sleep(0.5)
     finally:
         stop_server(server)
