@@ -21,6 +21,7 @@ from django.urls import reverse
 from django.utils import timezone
 from django.utils.translation import get_language
 
+from accounts.models import Block
 from games import engine
 from games.engine.cards import PLAYERS
 from games.models import ChatMessage, Game, Seat
@@ -431,7 +432,7 @@ def _chat(game: Game, me_seat: Seat | None) -> list[dict]:
         return list(
             ChatMessage.objects.filter(game=game)
             .order_by("-created_at", "-pk")
-            .values_list("seat_id", "text", "created_at")[:CHAT_LENGTH]
+            .values_list("pk", "seat_id", "text", "created_at")[:CHAT_LENGTH]
         )
 
     # Kept per process under the game's revision: a line posted or deleted (by a player leaving
@@ -442,14 +443,33 @@ def _chat(game: Game, me_seat: Seat | None) -> list[dict]:
     since = me_seat.since_at
     return [
         {
+            "id": pk,
             "author": display_name(seats[seat_id]),
+            # The author's account: a person's line may be reported, and hidden by a block.
+            "author_id": seats[seat_id].user_id if seats[seat_id].bot is None else None,
+            "mine": seats[seat_id].user_id == me_seat.user_id,
             "text": text,
             "at": at,
             # Unread: written by someone else after the viewer's previous visit.
             "unread": seat_id != me_seat.pk and (since is None or at > since),
         }
-        for seat_id, text, at in reversed(messages)
+        for pk, seat_id, text, at in reversed(messages)
     ]
+
+
+def visible_chat(page: GamePage, user) -> tuple[dict, ...]:
+    """The page's chat without the lines of the players ``user`` has blocked (the page itself is
+    shared by every request made of the same rows; a block is the viewer's own). A query only
+    when someone else wrote in it."""
+    others = {m["author_id"] for m in page.chat if m["author_id"] and not m["mine"]}
+    if not others:
+        return page.chat
+    hidden = set(
+        Block.objects.filter(blocker_id=user.pk, blocked_id__in=others).values_list(
+            "blocked_id", flat=True
+        )
+    )
+    return tuple(m for m in page.chat if m["author_id"] not in hidden)
 
 
 def _named(round_names: list[dict[str, str]], number: int, names: dict[str, str]):

@@ -167,6 +167,7 @@ def _render_game(
     key = secrets.token_urlsafe(12)
     context = {"page": page, "notice": notice, "error": error, "move_key": key}
     context["chat_error"] = chat_error
+    context["chat"] = pages.visible_chat(page, request.user)
     with lists.awaiting_read_once():  # the next game and the header's count: one read
         context["after_move"] = after_move(request.user, page, moved=notice is not None)
         context["play_again"] = rematch.play_again(game, request.user)
@@ -350,6 +351,10 @@ def chat_create(request, pk):
         chat.chat_post(game_id=game.pk, user=request.user, text=request.POST.get("text", ""))
     except chat.ChatTooFast as refused:
         return _chat_too_fast(request, refused, pk)
+    except chat.ChatMuted as refused:
+        # Said under the message box, which keeps what was typed (hx-preserve); nothing posted.
+        partial = "play" if request.htmx else None
+        return _render_game(request, game, partial=partial, status=403, chat_error=refused.message)
     except errors.ServiceError as refused:
         return _answer(request, game, error=refused.message, status=422)
     if request.htmx:
