@@ -7,6 +7,7 @@ never see a ``Game`` row, its snapshot or the engine state.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import threading
 from collections import OrderedDict
@@ -94,7 +95,8 @@ class GamePage:
     # Deals anyone can check: the commitments, the players' seeds, the viewer's own.
     fairness: deals.Panel | None = None
     # The digest of everything the page was made from (``made_of``, ``games.read.kept``): the
-    # same for two pages only when they are the same page. Set by ``game_page`` alone: a copy
+    # same for two pages only when they are the same page. Set by ``game_page`` (and
+    # ``without_blocked``, for the same page with lines left out) alone: a copy
     # made with ``dataclasses.replace`` (other data) has none, and its markup is never kept.
     digest: str = field(default="", init=False, compare=False)
 
@@ -457,19 +459,25 @@ def _chat(game: Game, me_seat: Seat | None) -> list[dict]:
     ]
 
 
-def visible_chat(page: GamePage, user) -> tuple[dict, ...]:
-    """The page's chat without the lines of the players ``user`` has blocked (the page itself is
-    shared by every request made of the same rows; a block is the viewer's own). A query only
-    when someone else wrote in it."""
+def without_blocked(page: GamePage, user) -> GamePage:
+    """The page without the chat lines of the players ``user`` has blocked: the page itself is
+    shared by every request made of the same rows, and a block is the viewer's own (a query
+    only when someone else wrote in the chat). A page with lines left out gets a digest of its
+    own, so that what is kept of it (``{% kept %}``) is never another's."""
     others = {m["author_id"] for m in page.chat if m["author_id"] and not m["mine"]}
     if not others:
-        return page.chat
+        return page
     hidden = set(
         Block.objects.filter(blocker_id=user.pk, blocked_id__in=others).values_list(
             "blocked_id", flat=True
         )
     )
-    return tuple(m for m in page.chat if m["author_id"] not in hidden)
+    if not hidden:
+        return page
+    chat = tuple(m for m in page.chat if m["author_id"] not in hidden)
+    shown = dataclasses.replace(page, chat=chat)
+    object.__setattr__(shown, "digest", kept.digest(page.digest, sorted(hidden)))
+    return shown
 
 
 def _named(round_names: list[dict[str, str]], number: int, names: dict[str, str]):

@@ -163,11 +163,11 @@ def _render_game(
     """The game page, or its play area for htmx; ``shown``: the revision a polling page shows
     (it is then sent only what changed since, games/web/live_parts.py)."""
     page = pages.game_page(game, request.user, **_selection(request))
+    page = pages.without_blocked(page, request.user)
     # A fresh idempotency key per rendered page: a double click or a retry sends the same one.
     key = secrets.token_urlsafe(12)
     context = {"page": page, "notice": notice, "error": error, "move_key": key}
     context["chat_error"] = chat_error
-    context["chat"] = pages.visible_chat(page, request.user)
     with lists.awaiting_read_once():  # the next game and the header's count: one read
         context["after_move"] = after_move(request.user, page, moved=notice is not None)
         context["play_again"] = rematch.play_again(game, request.user)
