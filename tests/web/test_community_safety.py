@@ -4,6 +4,7 @@ data. Built through the services; the pages asked as the players would."""
 from __future__ import annotations
 
 import json
+import re
 from datetime import timedelta
 
 import pytest
@@ -344,3 +345,25 @@ def test_the_download_holds_ones_data_and_no_one_elses_secrets(world):
     assert "snapshot" not in text and "role" not in text
     assert Client().get(reverse("my_data")).status_code == 302
     assert logged_in(world.ann).post(reverse("my_data")).status_code == 405
+
+
+def strip(text: str) -> str:
+    """A page without what differs at every request (its CSRF token and script nonces)."""
+    text = re.sub(r'name="csrfmiddlewaretoken" value="[^"]*"', "", text)
+    text = re.sub(r'"X-CSRFToken": "[^"]*"', "", text)
+    return re.sub(r'nonce="[^"]*"', "", text)
+
+
+def test_the_blocked_player_sees_no_sign_of_the_block(world):
+    say(world, world.ann, "Ann writes")
+    bob = logged_in(world.bob)
+    game_url = reverse("game", args=[world.game.pk])
+    ann_page = reverse("player", args=["Ann"])
+    before = bob.get(ann_page).content.decode()
+    relations.block(world.ann, world.bob)
+    after = bob.get(ann_page).content.decode()
+    assert strip(before) == strip(after)
+    assert "Ann writes" in bob.get(game_url).content.decode()
+    say(world, world.bob, "Bob still writes")  # refused nothing, told nothing
+    data = bob.get(reverse("my_data")).content.decode()
+    assert "blocked" in data and "Ann" not in data.split('"blocked_players"')[1].split("]")[0]
