@@ -43,10 +43,11 @@ class ReportAdmin(ReadOnlyAdmin):
     actions = ["dismiss", "warn", "mute", "ban"]
     fields = (
         "reporter", "reported", "reason", "text", "about", "game_link", "chat_around",
-        "outcome", "handled_by", "handled_at", "created_at_zoned",
+        "outcome", "handled_by", "handled_at_zoned", "created_at_zoned",
     )  # fmt: skip
     readonly_fields = fields
     created_at_zoned = zoned(Report, "created_at")
+    handled_at_zoned = zoned(Report, "handled_at")
 
     def get_queryset(self, request):
         open_ones = (

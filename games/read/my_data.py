@@ -1,7 +1,7 @@
 """A player's own data, as the download of their profile page gives it (GDPR: access and
 portability): their profile and preferences, addresses, devices, games with their own moves,
-chat and notes, the notices sent to them, ratings, vacations, blocks, follows and the reports
-they made.
+chat and notes, the notices sent to them, their emailed replies, ratings, vacations, blocks,
+follows and the reports they made.
 
 Never another player's secrets: only the player's own moves (what they sent, not what the
 engine told them back), no game's state, no one else's notes or marks, and of reports about
@@ -15,7 +15,17 @@ from typing import Any
 from allauth.account.models import EmailAddress
 
 from accounts.models import Ban, Block, Follow, PushSubscription
-from games.models import ChatMessage, ChatMute, Move, Notice, Rating, Report, Seat, Vacation
+from games.models import (
+    ChatMessage,
+    ChatMute,
+    InboundMail,
+    Move,
+    Notice,
+    Rating,
+    Report,
+    Seat,
+    Vacation,
+)
 
 # Fields of the user's row left out: secrets of the account itself, and what is only an index.
 USER_LEFT_OUT = {"password", "display_name_key"}
@@ -79,6 +89,11 @@ def my_data(user) -> dict[str, Any]:
             Notice.objects.filter(user=user)
             .order_by("pk")
             .values("kind", "status", "game_id", "due_at", "sent_at", "created_at")
+        ),
+        "emailed_replies": list(
+            InboundMail.objects.filter(user=user)
+            .order_by("pk")
+            .values("game_id", "outcome", "received_at")
         ),
         "ratings": list(
             Rating.objects.filter(user=user).values(

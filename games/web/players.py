@@ -1,5 +1,6 @@
-"""The pages about a player's games: their public page (statistics, ratings, reliability) and
-deleting their account, which their running games may refuse (``games.play.account_deletion``).
+"""The pages about a player's games: their public page (statistics, ratings, reliability, and
+blocking or reporting them), the download of one's own data (``games.read.my_data``) and
+deleting one's account (``games.play.account_deletion``).
 
 ``accounts`` imports nothing of games: its pages (profile, devices) link to these by URL name.
 """

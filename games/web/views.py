@@ -354,7 +354,7 @@ def chat_create(request, pk):
     except chat.ChatMuted as refused:
         # Said under the message box, which keeps what was typed (hx-preserve); nothing posted.
         partial = "play" if request.htmx else None
-        return _render_game(request, game, partial=partial, status=403, chat_error=refused.message)
+        return _render_game(request, game, partial=partial, status=422, chat_error=refused.message)
     except errors.ServiceError as refused:
         return _answer(request, game, error=refused.message, status=422)
     if request.htmx:

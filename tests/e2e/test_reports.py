@@ -1,9 +1,13 @@
 """Reporting a chat message from a phone (issue 53): the line's "Report" link, the form by taps,
-the thanks, and "Your reports" with the outcome; nothing wider than the screen."""
+the thanks, and "Your reports" with the outcome; nothing wider than the screen. A muted
+player's message refused with the mute's end, the typed text kept."""
 
+from datetime import timedelta
+
+from django.utils import timezone
 from playwright.sync_api import expect
 
-from games.models import Report
+from games.models import ChatMessage, ChatMute, Report
 from games.play import lobby
 from games.play.chat import chat_post
 
@@ -38,3 +42,24 @@ def test_a_chat_message_is_reported_from_a_phone(
     assert (saved.reporter, saved.reported, saved.reason) == (ann, bob, "abuse")
     assert saved.text == "Insults at the table"
     assert not browser_problems.problems, browser_problems.problems
+
+
+def test_a_muted_player_is_told_until_when_and_keeps_the_typed_text(
+    make_player, player_page, live_server, browser_problems
+):
+    ann, bob, cid = (make_player(name) for name in ("ann", "bob", "cid"))
+    game = lobby.game_create(creator=ann, name="Deep mine", ruleset="base", max_seats=3)
+    for user in (bob, cid):
+        lobby.seat_join(game_id=game.pk, user=user)
+    lobby.game_start(game_id=game.pk, user=ann)
+    ChatMute.objects.create(user=bob, until=timezone.now() + timedelta(hours=5))
+    page = player_page(bob, **PHONE)
+    page.goto(f"{live_server.url}/games/{game.pk}/")
+    page.locator("#chat-text").fill("Can I speak now?")
+    page.locator("#chat-form").get_by_role("button", name="Send").tap()
+    expect(page.get_by_test_id("chat-error")).to_contain_text("muted you in the chat until")
+    expect(page.locator("#chat-text")).to_have_value("Can I speak now?")
+    assert not ChatMessage.objects.exists()
+    # The browser logs the refusal's status (422) as a failed load: that one is expected.
+    others = [p for p in browser_problems.problems if "status of 422" not in p]
+    assert not others, others
