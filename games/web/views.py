@@ -168,6 +168,8 @@ def _render_game(
     key = secrets.token_urlsafe(12)
     context = {"page": page, "notice": notice, "error": error, "move_key": key}
     context["chat_error"] = chat_error
+    # A refused message stays in the box (htmx keeps the box itself; a plain form gets it back).
+    context["chat_text"] = request.POST.get("text", "")[:500] if chat_error else ""
     with lists.awaiting_read_once():  # the next game and the header's count: one read
         context["after_move"] = after_move(request.user, page, moved=notice is not None)
         context["play_again"] = rematch.play_again(game, request.user)

@@ -221,6 +221,9 @@ def test_a_mute_refuses_chat_with_its_end_and_keeps_nothing(world, admin_client)
     assert refused.status_code == 422
     assert "muted you in the chat until" in refused.content.decode()
     assert ChatMessage.objects.count() == lines
+    plain = bob.post(url, {"text": "Without scripts"})  # a plain form: the text comes back
+    assert plain.status_code == 422 and 'value="Without scripts"' in plain.content.decode()
+    assert ChatMessage.objects.count() == lines
     tasks.sweep()
     assert [m.subject for m in sent_to(world.bob)] == ["You are muted in the chat"]
     assert "until" in sent_to(world.bob)[0].body
