@@ -7,7 +7,7 @@ page, which hides them itself (``games.admin.base``)."""
 
 from __future__ import annotations
 
-from django.contrib import admin
+from django.contrib import admin, messages
 from django.db.models import Count, OuterRef, Subquery
 from django.urls import reverse
 from django.utils.html import format_html, format_html_join
@@ -16,7 +16,7 @@ from django.utils.translation import gettext_lazy as _
 
 from games.admin.actions import ReasonForm, action_with_form
 from games.admin.base import ReadOnlyAdmin
-from games.models import ChatMute, Report
+from games.models import ChatMute, Game, Report, Seat
 from games.moderation import reports
 from games.play.errors import ServiceError
 from games.read.seats import display_name
@@ -116,6 +116,7 @@ class ReportAdmin(ReadOnlyAdmin):
     def _handle(self, request, queryset, *, action, form_class, title):
         done: dict[int, str] = {}
         tried: list[bool] = []
+        offered: set[int] = set()
 
         def perform(report, data):
             if not tried:  # once for all the selected reports: each player's action once
@@ -131,10 +132,43 @@ class ReportAdmin(ReadOnlyAdmin):
                 )
             if report.pk not in done:
                 raise ServiceError(gettext("Handled already."))
+            if action == "ban" and report.reported_id not in offered:
+                offered.add(report.reported_id)
+                self._offer_replacements(request, report.reported_id)
             return done[report.pk]
 
         return action_with_form(
             self, request, queryset, form_class=form_class, title=title, perform=perform
+        )
+
+    def _offer_replacements(self, request, user_id: int) -> None:
+        """As the users' ban does: a link per running game to hand the banned seat over."""
+        seats = list(
+            Seat.objects.live()
+            .select_related("game")
+            .filter(
+                user_id=user_id,
+                state=Seat.State.ABSENT,
+                game__status__in=(Game.Status.RUNNING, Game.Status.PAUSED),
+            )
+            .order_by("game_id")
+        )
+        if not seats:
+            return
+        links = format_html_join(
+            ", ",
+            '<a href="{}">{}</a>',
+            (
+                (
+                    reverse("admin:games_game_moderate", args=[seat.game_id, "replace_seat"])
+                    + f"?position={seat.position}",
+                    gettext("replace their seat in %(game)s") % {"game": seat.game.name},
+                )
+                for seat in seats
+            ),
+        )
+        self.message_user(
+            request, format_html("{} {}", gettext("Their running games:"), links), messages.WARNING
         )
 
     @admin.action(description=_("Dismiss the selected reports"))

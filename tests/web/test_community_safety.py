@@ -235,7 +235,11 @@ def test_a_mute_refuses_chat_with_its_end_and_keeps_nothing(world, admin_client)
 
 def test_a_ban_from_the_queue_is_the_existing_ban(world, admin_client):
     _line, one, two = two_reports(world)
-    run_action(admin_client, Report, "ban", [one.pk, two.pk], reason="Repeated abuse")
+    response = run_action(admin_client, Report, "ban", [one.pk, two.pk], reason="Repeated abuse")
+    response = admin_client.get(response["Location"])
+    # As the users' ban does: a link to hand the seat over (one, for the one player banned).
+    replace = reverse("admin:games_game_moderate", args=[world.game.pk, "replace_seat"])
+    assert response.content.decode().count(replace) == 1
     assert Ban.objects.filter(user=world.bob, reason="Repeated abuse").count() == 1
     world.bob.refresh_from_db()
     assert not world.bob.is_active
