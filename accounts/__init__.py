@@ -8,7 +8,7 @@ player's games (a new name or clock, deleting the account) lives in games.
 - ``services``: the only code that changes a player's profile;
 - ``signals``: what a profile change tells whoever listens (games): a new name, a new clock;
 - ``forms``: signing up, the profile, deleting an account;
-- ``views``: the profile, push subscriptions, devices;
+- ``views``: the profile, push subscriptions, devices, blocking and unblocking;
 - ``players``: which player a player page shows, and its address;
 - ``zones``: time zones by name (pure Python; the games' clock reads them too);
 - ``zone_choices``: the time-zone pickers' choices;

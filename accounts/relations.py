@@ -73,6 +73,19 @@ def blocked_ids(user) -> set[int]:
     return set(Block.objects.filter(blocker=user).values_list("blocked_id", flat=True))
 
 
+def blocks_of(user) -> list[Block]:
+    """The blocks ``user`` made, with the blocked players, by name (their profile's list)."""
+    return list(
+        Block.objects.filter(blocker=user)
+        .select_related("blocked")
+        .order_by("blocked__display_name", "pk")
+    )
+
+
+def is_blocked(blocker, blocked) -> bool:
+    return Block.objects.filter(blocker=blocker, blocked=blocked).exists()
+
+
 def apart_ids(user) -> set[int]:
     """Ids of the players ``user`` must never be seated with or invited by: those ``user`` blocked
     and those who blocked ``user``."""

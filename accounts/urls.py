@@ -7,4 +7,6 @@ urlpatterns = [
     path("accounts/guide/dismiss/", views.guide_dismiss, name="guide_dismiss"),
     path("accounts/devices/", views.push_subscribe, name="push_subscribe"),
     path("accounts/devices/<int:pk>/remove/", views.device_remove, name="device_remove"),
+    path("accounts/blocks/<int:pk>/", views.block_create, name="block"),
+    path("accounts/blocks/<int:pk>/remove/", views.block_remove, name="unblock"),
 ]

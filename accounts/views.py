@@ -1,4 +1,5 @@
-"""Views: thin. They read the request, call a selector or a service, and render."""
+"""Views: thin. They read the request, call a selector or a service, and render. The profile,
+push devices, and blocking and unblocking another player (``relations``)."""
 
 from __future__ import annotations
 
@@ -6,10 +7,12 @@ import json
 
 from django.conf import settings
 from django.contrib import messages
+from django.contrib.auth import get_user_model
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
 from django.http import Http404, HttpResponse, HttpResponseRedirect, JsonResponse
 from django.shortcuts import redirect, render
+from django.urls import reverse
 from django.utils import translation
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import gettext as _
@@ -18,7 +21,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 from saboteur_site import vapid
 from saboteur_site.ratelimits import rate_limited, with_refusal
 
-from . import devices, services
+from . import devices, relations, services
 from .forms import ProfileForm
 from .players import player_url
 
@@ -66,6 +69,7 @@ def _profile_page(request, form, *, status=None):
         "devices": devices.devices_of(user),
         "this_device": request.COOKIES.get(devices.COOKIE, ""),
         "push_key": vapid.public_key(),
+        "blocks": relations.blocks_of(user),
     }
     return render(request, "accounts/profile.html", context, status=status)
 
@@ -137,3 +141,47 @@ def guide_dismiss(request):
     ):
         target = "/"  # a path of this site only: redirect() would take "abc" for a view's name
     return HttpResponseRedirect(target)
+
+
+def _back(request) -> str:
+    """The page the form was on (``next``, a path of this site), else the profile."""
+    target = request.POST.get("next", "")
+    if not target.startswith("/") or not url_has_allowed_host_and_scheme(
+        target, allowed_hosts={request.get_host()}, require_https=request.is_secure()
+    ):
+        return reverse("profile")
+    return target
+
+
+def _other_player(request, pk: int):
+    """The player of a block or unblock: an existing account other than oneself (the one kept
+    away from may be inactive: unblocking them is still allowed)."""
+    other = get_user_model().objects.filter(pk=pk).first()
+    if other is None or other.pk == request.user.pk:
+        raise Http404
+    return other
+
+
+@require_POST
+@login_required
+@rate_limited("block")
+def block_create(request, pk: int):
+    """Block a player: their chat is hidden for you, their mentions of you send nothing, and
+    you are never seated together nor invited by one another. They are not told."""
+    other = _other_player(request, pk)
+    relations.block(request.user, other)
+    messages.success(
+        request,
+        _("You have blocked %(name)s. They are not told.") % {"name": other.display_name},
+    )
+    return HttpResponseRedirect(_back(request))
+
+
+@require_POST
+@login_required
+@rate_limited("unblock")
+def block_remove(request, pk: int):
+    other = _other_player(request, pk)
+    relations.unblock(request.user, other)
+    messages.success(request, _("You have unblocked %(name)s.") % {"name": other.display_name})
+    return HttpResponseRedirect(_back(request))

@@ -104,6 +104,11 @@ LIMITS: dict[str, Limit] = {
     "push_subscribe": Limit("30/m,120/h"),
     "device_remove": Limit("20/m"),
     "set_language": Limit("10/m,60/h"),
+    # Community safety: reports are also capped in the database (20 a day,
+    # games/moderation/reports.py); blocking and unblocking change nothing anyone else sees.
+    "report": Limit("5/m,30/h"),
+    "block": Limit("20/m,200/h"),
+    "unblock": Limit("20/m,200/h"),
     # A link of an email, without logging in (the token names one player and one purpose).
     "unsubscribe": Limit("10/m", per="token"),
 }

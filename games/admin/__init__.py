@@ -4,6 +4,7 @@
 - ``records``: moves, chat, vacations and emailed replies: what players did at the tables;
 - ``outbox``: the email outbox;
 - ``log``: the audit log;
+- ``reports``: the moderators' queue of players' reports, and chat mutes;
 - ``players``: the user's page with their seats, their outbox and the actions on players (it
   extends and replaces ``accounts.admin.UserAdmin``);
 - ``actions``: the forms and the intermediate page of every action with a reason;
@@ -22,9 +23,9 @@ Django's autodiscovery imports this package: importing each area registers its p
 from django.contrib import admin
 from django.utils.translation import gettext_lazy as _
 
-from games.admin import games, log, outbox, players, records
+from games.admin import games, log, outbox, players, records, reports
 
 admin.site.site_header = _("Saboteur administration")
 admin.site.site_title = _("Saboteur admin")
 
-__all__ = ["games", "log", "outbox", "players", "records"]
+__all__ = ["games", "log", "outbox", "players", "records", "reports"]

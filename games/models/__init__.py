@@ -4,11 +4,13 @@
 - ``tables``: a game (an append-only log of moves and a cached engine snapshot), its seats,
   moves, chat, table events and invitations;
 - ``notices``: the email outbox, replies acted on, push deliveries, vacations;
-- ``ratings``: ratings per rule set and the rounds that counted.
+- ``ratings``: ratings per rule set and the rounds that counted;
+- ``reports``: players' reports to the moderators and the chat mutes they give.
 """
 
 from .notices import InboundMail, Notice, PushDelivery, Vacation
 from .ratings import RatedRound, Rating
+from .reports import ChatMute, Report
 from .tables import (
     MAX_BANK,
     MAX_TURN_LIMIT,
@@ -28,6 +30,7 @@ __all__ = [
     "MAX_TURN_LIMIT",
     "MIN_TURN_LIMIT",
     "ChatMessage",
+    "ChatMute",
     "Game",
     "InboundMail",
     "Invitation",
@@ -36,6 +39,7 @@ __all__ = [
     "PushDelivery",
     "RatedRound",
     "Rating",
+    "Report",
     "Seat",
     "SeatQuerySet",
     "TableEvent",

@@ -42,6 +42,9 @@ class Notice(models.Model):
         VACATION_ENDING = "vacation-end", _("Your vacation ends tomorrow")
         TAKEN_OVER = "taken-over", _("A seat taken over (the table)")
         ANSWER = "answer", _("Answer to an emailed reply")
+        REPORT_DONE = "report-done", _("Your report was handled")
+        WARNED = "warned", _("A moderator's warning")
+        MUTED = "muted", _("Muted in the chat")
 
     class Status(models.TextChoices):
         PENDING = "pending", _("Pending")

@@ -7,5 +7,6 @@ secrets. It may import the play side and everything below it; only the web, the 
 
 - ``players``: deactivating, banning and reactivating players, ending their sessions;
 - ``tables``: renaming, pausing, resuming, extending and aborting games, handing a seat over,
-  sending an email again.
+  sending an email again;
+- ``reports``: players' reports, and the moderators' answers to them (dismiss, warn, mute, ban).
 """

@@ -10,6 +10,7 @@ never the play side, moderation or ``games.tasks``.
 - ``emails``: the frame every email shares (headers, Reply-To, Message-ID, templates);
 - ``turn_emails``: "your turn", its reminder and the answer to a reply;
 - ``event_emails``: the emails that tell of an event (a start, a timeout, a pause, a vacation...);
+- ``moderation_emails``: the moderators' answers to reports (to the reporter, to the reported);
 - ``email_words``: what emails of several kinds say alike (the game's link, times, the decision);
 - ``email_art``: pictures for emails: the site's own SVG rendered to PNG;
 - ``one_tap``: one-tap links: a signed token per decision that needs no maze;

@@ -43,6 +43,7 @@ from .event_emails import (
     _vacation_ending,
 )
 from .links import UNSUBSCRIBE_KINDS, site_url, unsubscribe_token
+from .moderation_emails import _muted, _report_done, _warned
 from .quiet import user_zone
 from .turn_emails import _answer, _turn
 
@@ -181,6 +182,9 @@ def _context(notice: Notice, together: list[Notice]) -> dict:
         Notice.Kind.VACATION_ENDING: _vacation_ending,
         Notice.Kind.TAKEN_OVER: _taken_over,
         Notice.Kind.ANSWER: _answer,
+        Notice.Kind.REPORT_DONE: _report_done,
+        Notice.Kind.WARNED: _warned,
+        Notice.Kind.MUTED: _muted,
     }
     context = {
         "greeting": _greeting(notice.user),

@@ -415,4 +415,7 @@ _TEXTS: dict[str, Callable[[Notice], tuple[str, str]]] = {
     Notice.Kind.VACATION: _as_email,
     Notice.Kind.VACATION_ENDING: _as_email,
     Notice.Kind.TAKEN_OVER: _as_email,
+    Notice.Kind.REPORT_DONE: _as_email,
+    Notice.Kind.WARNED: _as_email,
+    Notice.Kind.MUTED: _as_email,
 }

@@ -13,6 +13,7 @@ from datetime import datetime, time, timedelta
 
 from django.utils import timezone
 
+from accounts.models import Block
 from games import clock
 from games.models import Game, Notice, Seat
 from games.read import clock as clocks
@@ -493,8 +494,11 @@ def notices_for_takeover(*, game: Game, old: Seat, new: Seat, now: datetime) -> 
 def notices_for_mentions(*, game: Game, message, now: datetime) -> list[Notice]:
     """An email to each seated player named as "@Display name" in a chat message: at once
     when none was emailed to them in this game within ``MENTIONS_EVERY``, else with the next
-    one due (an hour after the last), all of them in one email."""
+    one due (an hour after the last), all of them in one email. A player who has blocked the
+    author is sent nothing (``accounts.relations``)."""
     text = message.text.casefold()
+    author_id = Seat.objects.filter(pk=message.seat_id).values_list("user_id", flat=True).first()
+    blocking = set(Block.objects.filter(blocked_id=author_id).values_list("blocker_id", flat=True))
     rows = [
         Notice(
             key=f"mention:{message.pk}:{seat.pk}",
@@ -509,6 +513,7 @@ def notices_for_mentions(*, game: Game, message, now: datetime) -> list[Notice]:
         if seat.user is not None
         and seat.pk != message.seat_id
         and seat.state != Seat.State.REPLACED
+        and seat.user_id not in blocking
         and _mentions(text, seat.user.display_name)
     ]
     Notice.objects.bulk_create(rows, ignore_conflicts=True)

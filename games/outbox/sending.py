@@ -17,6 +17,7 @@ from django.db import DatabaseError, connection, transaction
 from django.db.models import F
 from django.utils import timezone
 
+from accounts.models import Block
 from games import dispatch
 from games.models import ChatMessage, Game, Notice, Seat
 from saboteur_site import logs
@@ -83,6 +84,9 @@ def _still_relevant(notice: Notice) -> str | None:
     if notice.kind == Notice.Kind.MENTION:
         if not ChatMessage.objects.filter(pk=notice.data.get("message")).exists():
             return "the message was deleted"  # by the moderators, while the notice waited
+        author = ChatMessage.objects.filter(pk=notice.data.get("message")).values("seat__user_id")
+        if Block.objects.filter(blocker_id=notice.user_id, blocked_id__in=author).exists():
+            return "the author is blocked"  # blocked while the notice waited
     if notice.kind in (Notice.Kind.TURN, Notice.Kind.REMINDER):
         if game.status != Game.Status.RUNNING:
             return "game not running"

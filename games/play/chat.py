@@ -1,4 +1,5 @@
-"""The table's chat: a message, and emails to the players it mentions."""
+"""The table's chat: a message, and emails to the players it mentions; a player muted by the
+moderators (``ChatMute``) writes nothing until the mute ends."""
 
 from __future__ import annotations
 
@@ -6,11 +7,11 @@ import math
 from datetime import timedelta
 
 from django.db import transaction
-from django.utils import timezone
+from django.utils import formats, timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
-from games.models import ChatMessage
+from games.models import ChatMessage, ChatMute
 from games.outbox import schedule, sending
 
 from .errors import ServiceError
@@ -40,6 +41,30 @@ class ChatTooFast(ServiceError):
         )
 
 
+class ChatMuted(ServiceError):
+    """The moderators muted the player in the chat until ``until``."""
+
+    def __init__(self, until):
+        self.until = until
+        shown = formats.date_format(timezone.localtime(until), "DATETIME_FORMAT")
+        super().__init__(
+            _("A moderator has muted you in the chat until %(until)s. Your message was not sent.")
+            % {"until": shown},
+            code="muted",
+        )
+
+
+def muted_until(user, now=None):
+    """The end of the player's chat mute, or None when they may write."""
+    now = now or timezone.now()
+    return (
+        ChatMute.objects.filter(user=user, until__gt=now)
+        .order_by("-until")
+        .values_list("until", flat=True)
+        .first()
+    )
+
+
 def _wait_before_writing(user, now) -> int:
     """Seconds until ``user`` may write again (0: now), by the strictest of ``CHAT_LIMITS``."""
     wait = 0.0
@@ -60,6 +85,9 @@ def chat_post(*, game_id: int, user, text: str) -> ChatMessage:
         game = lock_game(game_id)
         seat = player_seat(game, user)
         now = timezone.now()
+        until = muted_until(user, now)
+        if until is not None:
+            raise ChatMuted(until)
         wait = _wait_before_writing(user, now)
         if wait > 0:
             raise ChatTooFast(wait)

@@ -83,9 +83,10 @@ def site_decides(game: Game, seat: Seat | None) -> bool:
     person at the table is waiting: a table where nobody is left keeps its pace, so that a
     player who comes back finds the game where it was.
     """
-    if seat is None or seat.user is None or seat.bot_plays:
+    if seat is None or seat.bot_plays:
         return False
-    if seat.state != Seat.State.ABSENT and seat.user.is_active:
+    # A seat without a player nor a bot: its player deleted their account (account_deletion).
+    if seat.user is not None and seat.state != Seat.State.ABSENT and seat.user.is_active:
         return False
     waiting = game.seats.live().filter(
         state=Seat.State.ACTIVE, bot__isnull=True, user__is_active=True
@@ -123,7 +124,7 @@ def bot_move(*, game_id: int, version: int) -> Move | None:
         state = game.engine_state()
         # A stand-in's move is the site's, not the player's (like a timeout's): "since your last
         # move", statistics and the log must not take it for theirs.
-        stand_in = seat.user is not None
+        stand_in = seat.bot is None  # a player's seat (their account maybe deleted since)
         move = bot_decision(game, state, seat)
         # Like the site's own decision for the absent (``turn_timeout``), a stand-in's costs the
         # seat no bank: a ban brings the deadline to now, and the bank spent then was lost to

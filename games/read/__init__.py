@@ -17,6 +17,7 @@ It never writes a game and imports only ``games.models``, ``games.ledger``, ``ga
 - ``suspicions``: private suspicions as the pages show them;
 - ``seats``: who sits where, as every page, email and log line names them;
 - ``stats``: players' statistics for the public player page;
+- ``my_data``: a player's own data for their download (never another's secrets);
 - ``ratings``: ratings as players see them, and the leaderboards;
 - ``rematch``: what a finished game's page offers: to play again with this table;
 - ``deals``: deals anyone can check: the seeds shown and each round's deal document;

@@ -7,6 +7,7 @@ never see a ``Game`` row, its snapshot or the engine state.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import threading
 from collections import OrderedDict
@@ -21,6 +22,7 @@ from django.urls import reverse
 from django.utils import timezone
 from django.utils.translation import get_language
 
+from accounts.models import Block
 from games import engine
 from games.engine.cards import PLAYERS
 from games.models import ChatMessage, Game, Seat
@@ -93,7 +95,8 @@ class GamePage:
     # Deals anyone can check: the commitments, the players' seeds, the viewer's own.
     fairness: deals.Panel | None = None
     # The digest of everything the page was made from (``made_of``, ``games.read.kept``): the
-    # same for two pages only when they are the same page. Set by ``game_page`` alone: a copy
+    # same for two pages only when they are the same page. Set by ``game_page`` (and
+    # ``without_blocked``, for the same page with lines left out) alone: a copy
     # made with ``dataclasses.replace`` (other data) has none, and its markup is never kept.
     digest: str = field(default="", init=False, compare=False)
 
@@ -431,7 +434,7 @@ def _chat(game: Game, me_seat: Seat | None) -> list[dict]:
         return list(
             ChatMessage.objects.filter(game=game)
             .order_by("-created_at", "-pk")
-            .values_list("seat_id", "text", "created_at")[:CHAT_LENGTH]
+            .values_list("pk", "seat_id", "text", "created_at")[:CHAT_LENGTH]
         )
 
     # Kept per process under the game's revision: a line posted or deleted (by a player leaving
@@ -442,14 +445,39 @@ def _chat(game: Game, me_seat: Seat | None) -> list[dict]:
     since = me_seat.since_at
     return [
         {
+            "id": pk,
             "author": display_name(seats[seat_id]),
+            # The author's account: a person's line may be reported, and hidden by a block.
+            "author_id": seats[seat_id].user_id if seats[seat_id].bot is None else None,
+            "mine": seats[seat_id].user_id == me_seat.user_id,
             "text": text,
             "at": at,
             # Unread: written by someone else after the viewer's previous visit.
             "unread": seat_id != me_seat.pk and (since is None or at > since),
         }
-        for seat_id, text, at in reversed(messages)
+        for pk, seat_id, text, at in reversed(messages)
     ]
+
+
+def without_blocked(page: GamePage, user) -> GamePage:
+    """The page without the chat lines of the players ``user`` has blocked: the page itself is
+    shared by every request made of the same rows, and a block is the viewer's own (a query
+    only when someone else wrote in the chat). A page with lines left out gets a digest of its
+    own, so that what is kept of it (``{% kept %}``) is never another's."""
+    others = {m["author_id"] for m in page.chat if m["author_id"] and not m["mine"]}
+    if not others:
+        return page
+    hidden = set(
+        Block.objects.filter(blocker_id=user.pk, blocked_id__in=others).values_list(
+            "blocked_id", flat=True
+        )
+    )
+    if not hidden:
+        return page
+    chat = tuple(m for m in page.chat if m["author_id"] not in hidden)
+    shown = dataclasses.replace(page, chat=chat)
+    object.__setattr__(shown, "digest", kept.digest(page.digest, sorted(hidden)))
+    return shown
 
 
 def _named(round_names: list[dict[str, str]], number: int, names: dict[str, str]):

@@ -15,7 +15,7 @@ from django.utils.translation import gettext_lazy as _
 
 from accounts.zone_choices import picker_attrs, zone_choices
 from games.engine.cards import PLAYERS
-from games.models import Game
+from games.models import Game, Report
 from games.play.lobby import GAME_NAME_ONE_LINE
 from games.read.card_names import hand_order
 from saboteur_site.fields import AsciiIntegerField, ascii_choice, choice_field
@@ -306,3 +306,28 @@ class VacationForm(forms.Form):
         help_text=_("Leave empty to begin now."),
     )
     days = AsciiIntegerField(label=_("Days"), min_value=1, max_value=365, initial=7)
+
+
+class ReportForm(forms.Form):
+    """A report to the moderators: a reason and a few words; of a game, the player reported."""
+
+    player = forms.TypedChoiceField(label=_("Player"), coerce=ascii_choice, required=False)
+    reason = forms.ChoiceField(
+        label=_("Reason"), choices=Report.Reason.choices, widget=forms.RadioSelect
+    )
+    text = forms.CharField(
+        label=_("What happened"),
+        max_length=500,
+        required=False,
+        widget=forms.Textarea(attrs={"rows": 4, "maxlength": 500}),
+        help_text=_("A few words for the moderators (up to 500 characters)."),
+    )
+
+    def __init__(self, *args, people: Sequence | None = None, **kwargs):
+        super().__init__(*args, **kwargs)
+        if people is None:
+            del self.fields["player"]
+        else:
+            field = choice_field(self, "player")
+            field.required = True
+            field.choices = [("", "—"), *((user.pk, user.display_name) for user in people)]

@@ -1,25 +1,42 @@
-"""The pages about a player's games: their public page (statistics, ratings, reliability) and
-deleting their account, which their running games may refuse (``games.play.account_deletion``).
+"""The pages about a player's games: their public page (statistics, ratings, reliability, and
+blocking or reporting them), the download of one's own data (``games.read.my_data``) and
+deleting one's account (``games.play.account_deletion``).
 
 ``accounts`` imports nothing of games: its pages (profile, devices) link to these by URL name.
 """
 
 from __future__ import annotations
 
+import json
+
 from django.contrib import messages
 from django.contrib.auth import logout
 from django.contrib.auth.decorators import login_required
-from django.http import Http404
+from django.core.serializers.json import DjangoJSONEncoder
+from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_safe
 
+from accounts import relations
 from accounts.forms import AccountDeleteForm
 from accounts.services import AccountError
 from games.play.account_deletion import account_delete as delete_account
 from games.play.account_deletion import account_deletion_check
+from games.read import my_data as data
 from games.read import stats
 from saboteur_site.ratelimits import rate_limited, with_refusal
+
+
+@require_safe
+@login_required
+def my_data(request):
+    """Everything the site holds about the player, as a JSON file to keep (GDPR)."""
+    body = json.dumps(data.my_data(request.user), cls=DjangoJSONEncoder, indent=2)
+    response = HttpResponse(body, content_type="application/json")
+    response["Content-Disposition"] = 'attachment; filename="saboteur-my-data.json"'
+    response["Cache-Control"] = "private, no-store"
+    return response
 
 
 @require_safe
@@ -38,6 +55,7 @@ def player(request, key: str):
             "reliability": stats.reliability(user),
             "reliability_days": stats.RELIABILITY_DAYS,
             "is_me": user.pk == request.user.pk,
+            "blocked": relations.is_blocked(request.user, user),
         },
     )
 

@@ -1,6 +1,6 @@
 from django.urls import path, re_path
 
-from . import deals, inbound, live, players, signed_links, views
+from . import deals, inbound, live, players, reports, signed_links, views
 
 urlpatterns = [
     path("", views.home, name="home"),
@@ -33,7 +33,14 @@ urlpatterns = [
     re_path(r"^inbound/(?P<provider>mailgun|postmark)/$", inbound.webhook, name="inbound"),
     path("vacation/", views.vacation, name="vacation"),
     path("vacation/end/", views.vacation_end, name="vacation_end"),
+    re_path(
+        r"^report/(?P<kind>message|game|player)/(?P<pk>[0-9]{1,18})/$",
+        reports.report,
+        name="report",
+    ),
+    path("reports/", reports.my_reports, name="my_reports"),
     # A player's pages about their games (accounts.urls has the profile and devices).
     path("accounts/delete/", players.account_delete, name="account_delete"),
+    path("accounts/data/", players.my_data, name="my_data"),
     path("players/<path:key>/", players.player, name="player"),
 ]

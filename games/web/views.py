@@ -163,10 +163,13 @@ def _render_game(
     """The game page, or its play area for htmx; ``shown``: the revision a polling page shows
     (it is then sent only what changed since, games/web/live_parts.py)."""
     page = pages.game_page(game, request.user, **_selection(request))
+    page = pages.without_blocked(page, request.user)
     # A fresh idempotency key per rendered page: a double click or a retry sends the same one.
     key = secrets.token_urlsafe(12)
     context = {"page": page, "notice": notice, "error": error, "move_key": key}
     context["chat_error"] = chat_error
+    # A refused message stays in the box (htmx keeps the box itself; a plain form gets it back).
+    context["chat_text"] = request.POST.get("text", "")[:500] if chat_error else ""
     with lists.awaiting_read_once():  # the next game and the header's count: one read
         context["after_move"] = after_move(request.user, page, moved=notice is not None)
         context["play_again"] = rematch.play_again(game, request.user)
@@ -364,6 +367,10 @@ def chat_create(request, pk):
         chat.chat_post(game_id=game.pk, user=request.user, text=request.POST.get("text", ""))
     except chat.ChatTooFast as refused:
         return _chat_too_fast(request, refused, pk)
+    except chat.ChatMuted as refused:
+        # Said under the message box, which keeps what was typed (hx-preserve); nothing posted.
+        partial = "play" if request.htmx else None
+        return _render_game(request, game, partial=partial, status=422, chat_error=refused.message)
     except errors.ServiceError as refused:
         return _answer(request, game, error=refused.message, status=422)
     if request.htmx:

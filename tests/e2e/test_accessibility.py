@@ -1,5 +1,6 @@
 """axe-core in the browser (issue 13): no serious or critical violation on the home, lobby,
-game (base and Saboteur 2), profile, player, leaderboard, vacation and rules pages.
+game (base and Saboteur 2), profile, player, leaderboard, vacation and rules pages, and the
+report form and one's reports (issue 53).
 
 axe is vendored from its npm package (tests/e2e/vendor/axe-core) and injected by Playwright's
 ``evaluate``, which the site's CSP does not apply to; the site never serves it.
@@ -61,6 +62,9 @@ def test_no_serious_violation_on_the_main_pages(
         ("lobby", "/games/"),
         ("profile", "/accounts/profile/"),
         ("player", "/players/Ann/"),
+        ("another player (block, report)", "/players/Bob/"),
+        ("report a player of a game", f"/report/game/{base.pk}/"),
+        ("your reports", "/reports/"),
         ("leaderboard", "/leaderboards/base/"),
         ("vacation", "/vacation/"),
         ("game base", f"/games/{base.pk}/"),

@@ -20,8 +20,9 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
+from accounts.models import Block
 from games import engine
-from games.models import ChatMessage, Game, Move
+from games.models import ChatMessage, Game, Move, Report
 from games.play.chat import chat_post
 from games.play.errors import IdempotencyConflict
 from games.play.lobby import game_create, game_start, seat_join
@@ -317,3 +318,36 @@ def test_an_old_invite_link_to_a_started_private_game_shows_no_players(world):
     lobby = world["lobby"]
     text = client_for(outsider).get(reverse("invite", args=[lobby.invite_token])).content
     assert b"Ann" in text
+
+
+# -- Community safety (issue 53): forged ids, over-long words, double clicks -------------------
+
+
+@pytest.mark.parametrize("number", ["0", "987654321", "9" * 18])
+def test_reports_and_blocks_of_forged_ids_are_not_found_and_change_nothing(world, number):
+    ann = client_for(world["ann"])
+    for kind in ("message", "game", "player"):
+        url = f"/report/{kind}/{number}/"
+        assert ann.get(url).status_code == 404
+        assert ann.post(url, {"reason": "abuse", "player": number}).status_code == 404
+    assert ann.get("/report/message/" + "9" * 19 + "/").status_code == 404  # not a route
+    for name in ("block", "unblock"):
+        assert ann.post(reverse(name, args=[int(number)])).status_code == 404
+    assert ann.post(reverse("block", args=[10**30])).status_code == 404
+    assert not Report.objects.exists() and not Block.objects.exists()
+
+
+def test_an_over_long_report_and_a_double_click_store_one_report_or_none(world):
+    bob = world["running"].seats.exclude(user=world["ann"]).first().user
+    ann = client_for(world["ann"])
+    url = reverse("report", args=["player", bob.pk])
+    too_long = ann.post(url, {"reason": "abuse", "text": "x" * 501})
+    assert too_long.status_code == 422 and not Report.objects.exists()
+    unknown = ann.post(url, {"reason": "boredom"})
+    assert unknown.status_code == 422 and not Report.objects.exists()
+    first = ann.post(url, {"reason": "abuse", "text": "Rude"})
+    second = ann.post(url, {"reason": "abuse", "text": "Rude"})
+    assert (first.status_code, second.status_code) == (302, 422)
+    assert Report.objects.count() == 1
+    assert ann.delete(url).status_code == 405
+    assert ann.post(reverse("my_reports")).status_code == 405

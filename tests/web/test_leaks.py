@@ -25,6 +25,7 @@ import json
 import random
 import re
 from dataclasses import dataclass, field
+from datetime import timedelta
 
 import pytest
 from django.contrib.auth import get_user_model
@@ -34,10 +35,13 @@ from django.core.cache import caches
 from django.test import Client
 from django.test.utils import ContextList
 from django.urls import get_resolver
+from django.utils import timezone
 
+from accounts import relations
 from games import engine
 from games.engine.cards import GOLD_DIGGER, ROLES
-from games.models import ChatMessage, Game, Invitation, Move, Notice, Seat
+from games.models import ChatMessage, ChatMute, Game, Invitation, Move, Notice, Report, Seat
+from games.moderation.reports import report_create
 from games.outbox import one_tap, push
 from games.play.chat import chat_post
 from games.play.lobby import game_create, game_start, seat_join
@@ -235,6 +239,16 @@ def requests_for(routes: list[Route], viewer: Viewer, state: engine.State, game)
         pairs.append((f"{game_url}replay/?step={step}", False, None))
     if viewer.user is not None and viewer.seat is not None:
         pairs.append((f"push:{viewer.user.pk}:{game.pk}", False, None))
+    # Community safety (issue 53): reporting the game and each of its chat lines, one's reports
+    # and one's data; for the staff, the moderators' queue and each report's page.
+    pairs.append((f"/report/game/{game.pk}/", False, None))
+    for line in ChatMessage.objects.filter(game=game).order_by("pk"):
+        pairs.append((f"/report/message/{line.pk}/", False, None))
+    pairs += [("/reports/", False, None), ("/accounts/data/", False, None)]
+    if viewer.label == "staff":
+        pairs.append(("/admin/games/report/", False, None))
+        for report in Report.objects.filter(game=game).order_by("pk"):
+            pairs.append((f"/admin/games/report/{report.pk}/change/", False, None))
     pairs.append(("/no-such-page/", False, None))
     pairs.append((f"/games/{game.pk + 10**6}/", False, None))
     pairs.append((f"/games/{game.pk + 10**6}/poll/?v=-1", True, None))
@@ -660,7 +674,12 @@ def test_no_secret_reaches_any_viewer_through_a_whole_game(
 ):
     rng = random.Random(seed)
     game = start_game(players, count=count, ruleset=ruleset, rng=rng)
-    chat_post(game_id=game.pk, user=players[1], text="Dig east!")
+    line = chat_post(game_id=game.pk, user=players[1], text="Dig east!")
+    # A report, a mute and a block at the table: none may tell anyone what they may not know.
+    report_create(reporter=players[0], reason="cheating", message_id=line.pk)
+    report_create(reporter=players[2], reason="cheating", game_id=game.pk, user_id=players[1].pk)
+    ChatMute.objects.create(user=players[2], until=timezone.now() + timedelta(days=30))
+    relations.block(players[0], players[1])
     viewers = viewers_for(game, outsider, staff)
     routes = walk_routes(route_values(game, players[1]))
     reached = []

@@ -268,18 +268,36 @@ def pass_until(game, done, *, clock=None, step=timedelta(minutes=1)):
 # -- Account deletion --------------------------------------------------------------------------
 
 
-def test_running_game_blocks_deletion_and_the_page_says_why(client, trio):
+def test_a_running_game_goes_on_for_the_others_after_a_deletion(client, trio):
+    """Issue 53: deleting an account while a game runs leaves the seat absent, the site plays
+    it, and the others finish the game; the seat shows "deleted player"."""
     game = started_game(trio)
-    client.force_login(trio[1])
-    page = client.get(reverse("account_delete"))
-    assert page.status_code == 200
-    body = page.content.decode()
-    assert 'data-testid="delete-blocked"' in body
-    assert game.name in body
+    bob = trio[1]
+    Seat.objects.filter(game=game, user=bob).update(note="Ann has the lamp", marks={"0": "x"})
+    client.force_login(bob)
+    body = client.get(reverse("account_delete")).content.decode()
+    assert 'data-testid="delete-running"' in body and game.name in body
     response = client.post(reverse("account_delete"), {"password": PASSWORD})
-    assert response.status_code == 422
-    assert "running game" in response.content.decode()
-    assert User.objects.filter(pk=trio[1].pk).exists()
+    assert response.status_code == 302
+    assert not User.objects.filter(pk=bob.pk).exists()
+    seat = game.seats.get(user=None)
+    assert seat.state == Seat.State.ABSENT and (seat.note, seat.marks) == ("", {})
+    # The others play on: the site decides for the deleted player's seat at its turn.
+    for _ in range(12):
+        game.refresh_from_db()
+        mover = game.seats.get(position=game.to_move)
+        if mover.user is None:
+            assert game.deadline is not None
+            turn_timeout(game_id=game.pk, now=game.deadline)
+            continue
+        state = engine.State.from_json(game.snapshot)
+        move = next(m for m in engine.legal_moves(state, mover.engine_name) if m["move"] == "pass")
+        move_submit(game_id=game.pk, user=mover.user, move=move, expected_version=game.version)
+    game.refresh_from_db()
+    assert game.version >= 12 and game.status == Game.Status.RUNNING
+    assert Move.objects.filter(seat=seat, automatic=True).exists()
+    client.force_login(trio[0])
+    assert "deleted player" in client.get(reverse("game", args=[game.pk])).content.decode()
 
 
 def test_wrong_password_does_not_delete(client, user):

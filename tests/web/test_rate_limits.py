@@ -27,9 +27,9 @@ from django.urls import resolve, reverse
 from django.utils import translation
 
 from accounts import devices
-from accounts.models import PushSubscription
+from accounts.models import Block, PushSubscription
 from games import engine
-from games.models import Game
+from games.models import Game, Report
 from games.outbox import links
 from games.outbox.one_tap import tap_token
 from games.play import lobby, vacations
@@ -413,6 +413,36 @@ def case_unsubscribe(w: World) -> Case:
         last={},
         prepare=subscribe_again,
         changed=lambda: not refresh(w.dan).email_turns,
+    )
+
+
+def case_block(w: World) -> Case:
+    return Case(
+        logged_in(w.dan),
+        reverse("block", args=[w.ann.pk]),
+        last={},
+        prepare=lambda: Block.objects.all().delete(),  # the window's blocks, undone
+        changed=lambda: Block.objects.filter(blocker=w.dan, blocked=w.ann).exists(),
+    )
+
+
+def case_unblock(w: World) -> Case:
+    return Case(
+        logged_in(w.dan),
+        reverse("unblock", args=[w.ann.pk]),  # nothing to unblock yet
+        last={},
+        prepare=lambda: Block.objects.create(blocker=w.dan, blocked=w.ann),
+        changed=lambda: not Block.objects.filter(blocker=w.dan, blocked=w.ann).exists(),
+    )
+
+
+def case_report(w: World) -> Case:
+    return Case(
+        logged_in(w.dan),
+        reverse("report", args=["player", w.ann.pk]),
+        sent=lambda i: {"reason": "not-a-reason"},  # refused by the form: nothing stored
+        last={"reason": "abuse", "text": "Rude"},
+        changed=lambda: Report.objects.filter(reporter=w.dan).exists(),
     )
 
 

@@ -124,10 +124,13 @@ def test_a_very_long_invitation_address_is_fine(players):
     assert game.invitations.count() == 1
 
 
-def test_a_paused_game_also_blocks_account_deletion(players):
+def test_a_paused_game_is_listed_among_the_games_that_go_on_after_a_deletion(players):
+    """Issue 53: a running or paused game no longer stands in the way; the delete page lists
+    it among those whose seat is left absent."""
     game = start(players)
     tables.game_pause(game_id=game.pk)
-    assert not account_deletion_check(players[1]).allowed
+    check = account_deletion_check(players[1])
+    assert check.allowed and check.running == [game]
 
 
 def test_refusals_are_translated_when_shown():
