@@ -94,6 +94,10 @@ LIMITS: dict[str, Limit] = {
     "rematch": Limit("10/m,60/h"),
     "game_create": Limit("10/m"),
     "practice_create": Limit("10/m,60/h"),
+    # Play now: each ask takes a seat (also capped in the database: games/play/matchmaking.py,
+    # 30 asks an hour and 3 waiting seats per player).
+    "play_now": Limit("10/m,60/h"),
+    "play_leave": Limit("10/m,60/h"),
     # The player's own settings.
     "vacation": Limit("10/m,60/h"),
     "vacation_end": Limit("10/m,60/h"),

@@ -4,9 +4,11 @@
 - ``tables``: a game (an append-only log of moves and a cached engine snapshot), its seats,
   moves, chat, table events and invitations;
 - ``notices``: the email outbox, replies acted on, push deliveries, vacations;
-- ``ratings``: ratings per rule set and the rounds that counted.
+- ``ratings``: ratings per rule set and the rounds that counted;
+- ``matchmaking``: play now's forming tables and the players' wishes that seated them.
 """
 
+from .matchmaking import FormingTable, TableWish
 from .notices import InboundMail, Notice, PushDelivery, Vacation
 from .ratings import RatedRound, Rating
 from .tables import (
@@ -28,6 +30,7 @@ __all__ = [
     "MAX_TURN_LIMIT",
     "MIN_TURN_LIMIT",
     "ChatMessage",
+    "FormingTable",
     "Game",
     "InboundMail",
     "Invitation",
@@ -39,6 +42,7 @@ __all__ = [
     "Seat",
     "SeatQuerySet",
     "TableEvent",
+    "TableWish",
     "Vacation",
     "new_invite_token",
 ]

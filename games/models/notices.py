@@ -42,6 +42,7 @@ class Notice(models.Model):
         VACATION_ENDING = "vacation-end", _("Your vacation ends tomorrow")
         TAKEN_OVER = "taken-over", _("A seat taken over (the table)")
         ANSWER = "answer", _("Answer to an emailed reply")
+        FORMING = "forming", _("Play now: the table waits longer")
 
     class Status(models.TextChoices):
         PENDING = "pending", _("Pending")

@@ -33,6 +33,7 @@ from .event_emails import (
     _clock,
     _digest,
     _finished,
+    _forming,
     _invitation,
     _mention,
     _replaced,
@@ -181,6 +182,7 @@ def _context(notice: Notice, together: list[Notice]) -> dict:
         Notice.Kind.VACATION_ENDING: _vacation_ending,
         Notice.Kind.TAKEN_OVER: _taken_over,
         Notice.Kind.ANSWER: _answer,
+        Notice.Kind.FORMING: _forming,
     }
     context = {
         "greeting": _greeting(notice.user),

@@ -267,6 +267,40 @@ def _aborted(notice: Notice) -> dict:
     }
 
 
+def _forming(notice: Notice) -> dict:
+    """Play now (issue 52): a forming table short of players at its start time waits longer
+    (its new start time), or closes."""
+    game = notice.the_game()
+    data = notice.data
+    if data.get("closed"):
+        return {
+            "subject": _("%(game)s did not start") % {"game": game.name},
+            "lines": [
+                _("The table %(game)s was closed before it started; no game is played there.")
+                % {"game": game.name},
+                _("Ask again on the Play now page to be seated at another table."),
+            ],
+            "links": [(_("Play now"), site_url(reverse("play_now")))],
+        }
+    return {
+        "subject": _("%(game)s waits longer for players") % {"game": game.name},
+        "lines": [
+            ngettext(
+                "At its start time the table %(game)s had %(seated)d player of the %(needed)d "
+                "it needs.",
+                "At its start time the table %(game)s had %(seated)d players of the %(needed)d "
+                "it needs.",
+                data["seated"],
+            )
+            % {"game": game.name, "seated": data["seated"], "needed": data["needed"]},
+            _("It now starts at %(when)s, or as soon as it is full.")
+            % {"when": when(datetime.fromisoformat(data["start_at"]))},
+            _("You may leave it until then on the Play now page."),
+        ],
+        "links": [(_("Play now"), site_url(reverse("play_now")))],
+    }
+
+
 def _briefing_lines(game: Game, seat: Seat, old: str) -> list[str]:
     """What a newcomer to a seat needs to know: whose seat, its place, the rule set and limit."""
     return [

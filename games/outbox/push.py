@@ -415,4 +415,5 @@ _TEXTS: dict[str, Callable[[Notice], tuple[str, str]]] = {
     Notice.Kind.VACATION: _as_email,
     Notice.Kind.VACATION_ENDING: _as_email,
     Notice.Kind.TAKEN_OVER: _as_email,
+    Notice.Kind.FORMING: _as_email,
 }

@@ -8,6 +8,7 @@ stay at the app's top: ``games.admin``, ``games.templatetags`` and ``games.manag
 - ``views``: the lobby, the game page and its poll, moves, chat, marks, seats, vacations;
 - ``signed_links``: the pages a signed link opens: invitations, unsubscribing, one-tap moves;
 - ``players``: the public player page and deleting one's account;
+- ``play_now``: play now: stating a wish, the forming tables one sits at, leaving one;
 - ``kept_pages``: whole pages kept per process (the anonymous home), each answer's token put in;
 - ``forms``: posted fields turned into an engine move, or into lobby settings;
 - ``after_move``: what the game page offers once the decision is made (the next game, push);

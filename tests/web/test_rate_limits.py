@@ -29,10 +29,10 @@ from django.utils import translation
 from accounts import devices
 from accounts.models import PushSubscription
 from games import engine
-from games.models import Game
+from games.models import Game, TableWish
 from games.outbox import links
 from games.outbox.one_tap import tap_token
-from games.play import lobby, vacations
+from games.play import lobby, matchmaking, vacations
 from games.read import lists
 from saboteur_site import ratelimits
 from saboteur_site.ratelimits import LIMITS, Limit, wait_for, wait_message
@@ -296,6 +296,39 @@ def case_practice_create(w: World) -> Case:
         sent=lambda i: {"practice-ruleset": "base", "practice-bots": "99"},  # 422
         last={"practice-ruleset": "base", "practice-bots": "2", "practice-rounds": "1"},
         changed=lambda: Game.objects.filter(creator=w.dan, practice=True).exists(),
+    )
+
+
+PLAY_NOW = {"rulesets": ["base"], "min_players": "3", "max_players": "5", "pace": "2d",
+            "languages": ["en"]}  # fmt: skip
+
+
+def _wish():
+    return matchmaking.Wish(
+        rulesets=("base",), min_players=3, max_players=5, pace="2d", languages=("en",)
+    )
+
+
+def case_play_now(w: World) -> Case:
+    return Case(
+        logged_in(w.dan),
+        reverse("play_now"),
+        sent=lambda i: {**PLAY_NOW, "min_players": "1"},  # 422
+        last=PLAY_NOW,
+        changed=lambda: TableWish.objects.filter(user=w.dan, waiting=True).exists(),
+    )
+
+
+def case_play_leave(w: World) -> Case:
+    table = matchmaking.seek(user=w.cid, wish=_wish()).table  # Cid stays: the table forms on
+    matchmaking.seek(user=w.dan, wish=_wish())
+    return Case(
+        logged_in(w.dan),
+        reverse("play_leave", args=[table.pk]),
+        last={},
+        # Dan leaves at the first, then is told he does not wait there; he asks again.
+        prepare=lambda: matchmaking.seek(user=w.dan, wish=_wish()),
+        changed=lambda: not TableWish.objects.filter(user=w.dan, waiting=True).exists(),
     )
 
 
