@@ -155,7 +155,9 @@ def _lock_kinds(kinds: Iterable[str]) -> None:
         return
     with connection.cursor() as cursor:
         for kind in sorted(kinds):
-            cursor.execute("SELECT pg_advisory_xact_lock(%s, %s)", [52, zlib.crc32(kind.encode())])
+            # One 64-bit key: this module's number above the kind's CRC-32 (unsigned, 32 bits).
+            key = (52 << 32) | zlib.crc32(kind.encode())
+            cursor.execute("SELECT pg_advisory_xact_lock(%s::bigint)", [key])
 
 
 def _candidates(wish: Wish, kinds: list[str], apart: set[int], mine: int | None):
