@@ -202,7 +202,8 @@ def dashboard_for(user) -> Dashboard:
     return Dashboard(
         awaiting=[_row(g, clocks=clocks) for g in running if _awaits(g)],
         running=[_row(g, clocks=clocks) for g in running if not _awaits(g)],
-        lobby=[_row(g) for g in mine.filter(status=Game.Status.LOBBY)],
+        # Play now's forming tables have their own list (games/read/forming.py).
+        lobby=[_row(g) for g in mine.filter(status=Game.Status.LOBBY, forming__isnull=True)],
         finished=[_row(g) for g in finished],
     )
 

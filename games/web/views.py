@@ -24,7 +24,7 @@ from accounts import zone_choices
 from games.models import Game
 from games.play import chat, errors, moves, suspicions, vacations, visits
 from games.play import lobby as lobbies
-from games.read import access, learn, lists, pages, ratings, rematch, seats
+from games.read import access, forming, learn, lists, pages, ratings, rematch, seats
 from games.read.vacations import vacation_state
 from saboteur_site.ratelimits import rate_limited, with_refusal
 from saboteur_site.text import ascii_int
@@ -53,7 +53,8 @@ NOTE_SAVED = "games/game.html#note_saved"  # the play area with the chat (its bo
 def home(request):
     if request.user.is_authenticated:
         dashboard = lists.dashboard_for(request.user)
-        return render(request, "games/dashboard.html", {"dashboard": dashboard})
+        context = {"dashboard": dashboard, "forming": forming.my_tables(request.user)}
+        return render(request, "games/dashboard.html", context)
     # The same for every visitor: kept whole (with each answer's own token and nonce).
     return kept_page(request, "games/home.html", "anonymous")
 

@@ -344,3 +344,38 @@ def test_a_forged_or_impossible_wish_on_the_page_says_why_and_changes_nothing(cl
         assert b"errorlist" in answer.content
     assert not FormingTable.objects.exists()
     assert client.post(reverse("play_leave", args=[999])).status_code == 302  # a message only
+
+
+@pytest.mark.django_db
+def test_the_home_page_lists_the_forming_tables_apart_from_the_lobbies(client):
+    ann = create_player("ann")
+    table = seek(user=ann, wish=wish()).table
+    own = lobby.game_create(creator=ann, name="My own lobby", ruleset="base", max_seats=4)
+    client.force_login(ann)
+    text = client.get(reverse("home")).content.decode()
+    assert 'data-testid="forming-tables"' in text and "1 of 4 seats taken" in text
+    lobbies = text.split('id="lobby-title"')[1]
+    assert own.name in lobbies and table.game.name not in lobbies
+
+
+@pytest.mark.django_db
+def test_the_admin_lists_forming_tables_who_waits_and_closes_one_with_a_reason(client):
+    ann, bob = players(2)
+    table = seek(user=ann, wish=wish()).table
+    seek(user=bob, wish=wish())
+    client.force_login(create_player("root", is_staff=True, is_superuser=True))
+    listing = client.get(reverse("admin:games_formingtable_changelist"))
+    assert listing.status_code == 200 and table.game.name in listing.content.decode()
+    page = client.get(reverse("admin:games_formingtable_change", args=[table.pk]))
+    assert page.status_code == 200 and bob.display_name in page.content.decode()
+    url = reverse("admin:games_formingtable_changelist")
+    asked = client.post(url, {"action": "close", "_selected_action": [table.pk]})
+    assert asked.status_code == 200 and b"moderation-reason" in asked.content
+    client.post(
+        url,
+        {"action": "close", "_selected_action": [table.pk], "moderation-apply": "1",
+         "moderation-reason": "spam table"},
+    )  # fmt: skip
+    table.refresh_from_db()
+    assert table.state == FormingTable.State.CLOSED
+    assert Notice.objects.filter(kind=Notice.Kind.FORMING, data__closed=True).count() == 2
