@@ -21,6 +21,7 @@ from games.models.matchmaking import PACE_NAMES
 from games.play.lobby import GAME_NAME_ONE_LINE
 from games.play.matchmaking import Wish
 from games.read.card_names import hand_order
+from games.read.lists import LobbyFilter
 from saboteur_site.fields import AsciiIntegerField, ascii_choice, choice_field
 from saboteur_site.text import ascii_int, has_line_breaks
 
@@ -361,4 +362,36 @@ class PlayNowForm(forms.Form):
             variants=tuple(data["variants"]),
             min_reliability=data["min_reliability"],
             bots_ok=data["bots_ok"],
+        )
+
+
+class LobbyFilterForm(forms.Form):
+    """The lobby list's filters (GET; anything it does not know is left out, never an error)."""
+
+    ruleset = forms.ChoiceField(
+        label=_("Rule set"), required=False, choices=[("", _("Any"))] + Game.Ruleset.choices
+    )
+    pace = forms.ChoiceField(
+        label=_("Pace"), required=False, choices=[("", _("Any")), *PACE_NAMES.items()]
+    )
+    seats = AsciiIntegerField(
+        label=_("Number of players"), required=False, min_value=2, max_value=12
+    )
+    language = forms.ChoiceField(
+        label=_("Creator's language"), required=False, choices=[("", _("Any")), *settings.LANGUAGES]
+    )
+    free = AsciiIntegerField(
+        label=_("At least this many free seats"), required=False, min_value=1, max_value=11
+    )
+
+    def narrowed(self) -> LobbyFilter:
+        """The filter the valid fields make (an invalid one counts as "any")."""
+        self.is_valid()
+        data = getattr(self, "cleaned_data", {})
+        return LobbyFilter(
+            ruleset=data.get("ruleset") or None,
+            pace=data.get("pace") or None,
+            seats=data.get("seats"),
+            language=data.get("language") or None,
+            free=data.get("free"),
         )

@@ -31,7 +31,14 @@ from saboteur_site.text import ascii_int
 
 from . import live_parts, watched
 from .after_move import after_move
-from .forms import GameCreateForm, InvitationForm, MoveForm, PracticeForm, VacationForm
+from .forms import (
+    GameCreateForm,
+    InvitationForm,
+    LobbyFilterForm,
+    MoveForm,
+    PracticeForm,
+    VacationForm,
+)
 from .kept_pages import kept_page
 
 LEADERBOARDS = Game.Ruleset.choices
@@ -72,11 +79,16 @@ def lobby(request):
 
 def _lobby(request, *, form=None, practice_form=None, status=200):
     """The lobby page; after a refused form, with that form and its errors."""
+    filters = LobbyFilterForm(request.GET) if request.method == "GET" else LobbyFilterForm()
+    narrowed = filters.narrowed()
     context = {
         # The open games are the same for everyone: the template keeps their markup per
-        # version (games/read/invalidation.py) and only a new version runs the query.
+        # version (games/read/invalidation.py) and only a new version runs the query; a list
+        # narrowed by the filters is made each time.
         "lobby_version": lists.open_lobbies_version(),
-        "games": SimpleLazyObject(lists.open_lobbies),
+        "games": SimpleLazyObject(lambda: lists.open_lobbies(narrowed)),
+        "filters": filters,
+        "filtered": bool(narrowed),
         "watch": lists.games_to_watch(request.user),
         # A refused form comes back with its errors; the empty ones are cached markup, made
         # (lazily) only when that cache is cold.

@@ -379,3 +379,32 @@ def test_the_admin_lists_forming_tables_who_waits_and_closes_one_with_a_reason(c
     table.refresh_from_db()
     assert table.state == FormingTable.State.CLOSED
     assert Notice.objects.filter(kind=Notice.Kind.FORMING, data__closed=True).count() == 2
+
+
+@pytest.mark.django_db
+def test_the_lobby_filters_by_rule_set_pace_size_language_and_free_seats(client):
+    ann = create_player("ann", language="cs")
+    bob = create_player("bob", language="en")
+    four = lobby.game_create(creator=ann, name="Four base", ruleset="base", max_seats=4)
+    six = lobby.game_create(
+        creator=bob, name="Six two", ruleset="saboteur2", max_seats=6, turn_limit=timedelta(days=1)
+    )
+    lobby.seat_join(game_id=four.pk, user=bob)
+    client.force_login(create_player("cid"))
+
+    def shown(query):
+        text = client.get(reverse("lobby"), query).content.decode()
+        return {name for name in ("Four base", "Six two") if name in text}
+
+    assert shown({}) == {"Four base", "Six two"}
+    assert shown({"ruleset": "saboteur2"}) == {"Six two"}
+    assert shown({"pace": "1d"}) == {"Six two"}
+    assert shown({"pace": "2d"}) == {"Four base"}
+    assert shown({"seats": "4"}) == {"Four base"}
+    assert shown({"language": "cs"}) == {"Four base"}
+    assert shown({"free": "3"}) == {"Six two"}
+    assert shown({"free": "2", "ruleset": "base"}) == {"Four base"}
+    # Nonsense is "any", never an error.
+    assert shown({"free": "x" * 300, "pace": "never", "seats": "٣"}) == {"Four base", "Six two"}
+    text = client.get(reverse("lobby")).content.decode()
+    assert "waiting since just now" in text  # how long each has waited
