@@ -305,14 +305,15 @@ def open_lobbies(narrowed: LobbyFilter | None = None) -> list[GameRow]:
         .order_by("-created_at")
         .annotate(seats_taken=Count("seats"))
     )
-    games = (narrowed or LobbyFilter()).narrow(games)
-    games = list(
-        games.values_list(
+    rows = list(
+        (narrowed or LobbyFilter())
+        .narrow(games)
+        .values_list(
             "pk", "name", "ruleset", "status", "max_seats", "decision_since", "min_reliability",
             "created_at", "seats_taken",
         )[:50]
     )  # fmt: skip
-    seated = _lobby_players([game[0] for game in games], {game[0]: game[2] for game in games})
+    seated = _lobby_players([game[0] for game in rows], {game[0]: game[2] for game in rows})
     return [
         GameRow(
             pk=pk,
@@ -327,7 +328,7 @@ def open_lobbies(narrowed: LobbyFilter | None = None) -> list[GameRow]:
             min_reliability=minimum,
             created_at=created_at,
         )
-        for pk, name, ruleset, status, max_seats, since, minimum, created_at, seats_taken in games
+        for pk, name, ruleset, status, max_seats, since, minimum, created_at, seats_taken in rows
     ]
 
 

@@ -386,7 +386,7 @@ def test_the_lobby_filters_by_rule_set_pace_size_language_and_free_seats(client)
     ann = create_player("ann", language="cs")
     bob = create_player("bob", language="en")
     four = lobby.game_create(creator=ann, name="Four base", ruleset="base", max_seats=4)
-    six = lobby.game_create(
+    lobby.game_create(
         creator=bob, name="Six two", ruleset="saboteur2", max_seats=6, turn_limit=timedelta(days=1)
     )
     lobby.seat_join(game_id=four.pk, user=bob)
