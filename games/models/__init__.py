@@ -5,9 +5,11 @@
   moves, chat, table events and invitations;
 - ``notices``: the email outbox, replies acted on, push deliveries, vacations;
 - ``ratings``: ratings per rule set and the rounds that counted;
-- ``matchmaking``: play now's forming tables and the players' wishes that seated them.
+- ``matchmaking``: play now's forming tables and the players' wishes that seated them;
+- ``challenges``: challenges between friends to a game with the challenger's settings.
 """
 
+from .challenges import Challenge
 from .matchmaking import FormingTable, TableWish
 from .notices import InboundMail, Notice, PushDelivery, Vacation
 from .ratings import RatedRound, Rating
@@ -26,9 +28,11 @@ from .tables import (
 )
 
 __all__ = [
+    "Challenge",
     "MAX_BANK",
     "MAX_TURN_LIMIT",
     "MIN_TURN_LIMIT",
+    "Challenge",
     "ChatMessage",
     "FormingTable",
     "Game",

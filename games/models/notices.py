@@ -43,6 +43,8 @@ class Notice(models.Model):
         TAKEN_OVER = "taken-over", _("A seat taken over (the table)")
         ANSWER = "answer", _("Answer to an emailed reply")
         FORMING = "forming", _("Play now: the table waits longer")
+        CHALLENGE = "challenge", _("A friend's challenge")
+        CHALLENGE_ANSWER = "challenge-no", _("A challenge refused or expired")
 
     class Status(models.TextChoices):
         PENDING = "pending", _("Pending")

@@ -30,6 +30,8 @@ from .event_emails import (
     _aborted,
     _absent,
     _briefing,
+    _challenge,
+    _challenge_answer,
     _clock,
     _digest,
     _finished,
@@ -183,6 +185,8 @@ def _context(notice: Notice, together: list[Notice]) -> dict:
         Notice.Kind.TAKEN_OVER: _taken_over,
         Notice.Kind.ANSWER: _answer,
         Notice.Kind.FORMING: _forming,
+        Notice.Kind.CHALLENGE: _challenge,
+        Notice.Kind.CHALLENGE_ANSWER: _challenge_answer,
     }
     context = {
         "greeting": _greeting(notice.user),

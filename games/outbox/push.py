@@ -416,4 +416,6 @@ _TEXTS: dict[str, Callable[[Notice], tuple[str, str]]] = {
     Notice.Kind.VACATION_ENDING: _as_email,
     Notice.Kind.TAKEN_OVER: _as_email,
     Notice.Kind.FORMING: _as_email,
+    Notice.Kind.CHALLENGE: _as_email,
+    Notice.Kind.CHALLENGE_ANSWER: _as_email,
 }

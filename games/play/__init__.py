@@ -10,6 +10,7 @@ the ledger and the bots, never moderation, the web or ``games.tasks``.
 - ``lobby``: creating, joining, leaving and starting games, invitations and rematches;
 - ``matchmaking``: play now: seating players at forming tables that fit their wish, leaving
   them, starting them when full or at their start time;
+- ``challenges``: challenging friends to a game, answering, expiring;
 - ``bot_turns``: when a bot decides: asking a worker, its move, the overdue ones;
 - ``chat``: the table's chat, and emails to the players a message mentions;
 - ``suspicions``: a player's private marks of the other seats, and their note;

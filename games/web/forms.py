@@ -395,3 +395,26 @@ class LobbyFilterForm(forms.Form):
             language=data.get("language") or None,
             free=data.get("free"),
         )
+
+
+class ChallengeForm(forms.Form):
+    """Challenging friends (games/play/challenges.py checks it again): whom, and the game."""
+
+    friends = forms.TypedMultipleChoiceField(
+        label=_("Friends to challenge"), widget=forms.CheckboxSelectMultiple, coerce=ascii_choice
+    )
+    ruleset = forms.ChoiceField(label=_("Rule set"), choices=Game.Ruleset.choices)
+    pace = forms.ChoiceField(label=_("Pace"), choices=list(PACE_NAMES.items()), initial="2d")
+    rounds = forms.TypedChoiceField(
+        label=_("Rounds"),
+        choices=[("3", _("3 rounds (the full game)")), ("2", _("2 rounds")), ("1", _("1 round"))],
+        coerce=ascii_choice,
+        initial="3",
+    )
+
+    def __init__(self, *args, friends=(), **kwargs):
+        super().__init__(*args, **kwargs)
+        field = self.fields["friends"]
+        if not isinstance(field, forms.TypedMultipleChoiceField):
+            raise TypeError("ChallengeForm.friends is a TypedMultipleChoiceField")
+        field.choices = [(str(person.pk), person.name) for person in friends]

@@ -14,6 +14,7 @@ from django.shortcuts import redirect, render
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_safe
 
+from accounts import relations
 from accounts.forms import AccountDeleteForm
 from accounts.services import AccountError
 from games.play.account_deletion import account_delete as delete_account
@@ -38,6 +39,9 @@ def player(request, key: str):
             "reliability": stats.reliability(user),
             "reliability_days": stats.RELIABILITY_DAYS,
             "is_me": user.pk == request.user.pk,
+            # Following (issue 52): whether the viewer follows the player, and the other way.
+            "i_follow": relations.follows(request.user, user),
+            "follows_me": relations.follows(user, request.user),
         },
     )
 

@@ -26,13 +26,13 @@ from django.test.utils import override_settings
 from django.urls import resolve, reverse
 from django.utils import translation
 
-from accounts import devices
+from accounts import devices, relations
 from accounts.models import PushSubscription
 from games import engine
-from games.models import Game, TableWish
+from games.models import Challenge, Game, TableWish
 from games.outbox import links
 from games.outbox.one_tap import tap_token
-from games.play import lobby, matchmaking, vacations
+from games.play import challenges, lobby, matchmaking, vacations
 from games.read import lists
 from saboteur_site import ratelimits
 from saboteur_site.ratelimits import LIMITS, Limit, wait_for, wait_message
@@ -329,6 +329,70 @@ def case_play_leave(w: World) -> Case:
         # Dan leaves at the first, then is told he does not wait there; he asks again.
         prepare=lambda: matchmaking.seek(user=w.dan, wish=_wish()),
         changed=lambda: not TableWish.objects.filter(user=w.dan, waiting=True).exists(),
+    )
+
+
+def case_follow(w: World) -> Case:
+    return Case(
+        logged_in(w.dan),
+        reverse("follow", args=[w.ann.pk]),
+        last={},
+        prepare=lambda: relations.unfollow(w.dan, w.ann),
+        changed=lambda: relations.follows(w.dan, w.ann),
+    )
+
+
+def case_unfollow(w: World) -> Case:
+    return Case(
+        logged_in(w.dan),
+        reverse("unfollow", args=[w.ann.pk]),
+        last={},
+        prepare=lambda: relations.follow(w.dan, w.ann),
+        changed=lambda: not relations.follows(w.dan, w.ann),
+    )
+
+
+def case_follower_remove(w: World) -> Case:
+    return Case(
+        logged_in(w.ann),
+        reverse("follower_remove", args=[w.dan.pk]),
+        last={},
+        prepare=lambda: relations.follow(w.dan, w.ann),
+        changed=lambda: not relations.follows(w.dan, w.ann),
+    )
+
+
+def _friends(user, *others):
+    for other in others:
+        relations.follow(user, other)
+        relations.follow(other, user)
+
+
+def case_challenge_create(w: World) -> Case:
+    _friends(w.dan, w.bob, w.cid)
+    fields = {"friends": [str(w.bob.pk), str(w.cid.pk)], "ruleset": "base", "pace": "2d",
+              "rounds": "3"}  # fmt: skip
+    return Case(
+        logged_in(w.dan),
+        reverse("challenge_create"),
+        sent=lambda i: {**fields, "pace": "never"},  # 422
+        last=fields,
+        changed=lambda: Challenge.objects.filter(challenger=w.dan).exists(),
+    )
+
+
+def case_challenge_answer(w: World) -> Case:
+    _friends(w.dan, w.bob, w.cid)
+    game = challenges.challenge_send(
+        challenger=w.dan, friends=[w.bob.pk, w.cid.pk], ruleset="base", pace="2d"
+    )
+    challenge = Challenge.objects.get(game=game, challenged=w.bob)
+    return Case(
+        logged_in(w.bob),
+        reverse("challenge", args=[challenge.token]),
+        sent=lambda i: {"answer": "maybe"},  # neither: nothing changes
+        last={"answer": "accept"},
+        changed=lambda: refresh(challenge).state == Challenge.State.ACCEPTED,
     )
 
 
