@@ -35,12 +35,15 @@ from django.test import Client
 from django.test.utils import ContextList
 from django.urls import get_resolver
 
+from accounts import relations
 from games import engine
 from games.engine.cards import GOLD_DIGGER, ROLES
 from games.models import ChatMessage, Game, Invitation, Move, Notice, Seat
 from games.outbox import one_tap, push
+from games.play import matchmaking
 from games.play.chat import chat_post
 from games.play.lobby import game_create, game_start, seat_join
+from games.play.matchmaking import Wish
 from games.play.moves import move_submit
 from games.read.card_names import role_name
 from tests.routes import Route, _patterns, walk_routes
@@ -661,6 +664,12 @@ def test_no_secret_reaches_any_viewer_through_a_whole_game(
     rng = random.Random(seed)
     game = start_game(players, count=count, ruleset=ruleset, rng=rng)
     chat_post(game_id=game.pk, user=players[1], text="Dig east!")
+    # Issue 52's pages: the outsider is a friend of a player (the friends page lists the game in
+    # progress) and waits at a forming table (Play now, the home page).
+    relations.follow(outsider, players[0])
+    relations.follow(players[0], outsider)
+    wish = Wish(rulesets=("base",), min_players=3, max_players=5, pace="2d", languages=("en",))
+    matchmaking.seek(user=outsider, wish=wish)
     viewers = viewers_for(game, outsider, staff)
     routes = walk_routes(route_values(game, players[1]))
     reached = []
