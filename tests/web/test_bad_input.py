@@ -87,7 +87,7 @@ def world():
         relations.follow(other, ann)
     wish = Wish(rulesets=("base",), min_players=3, max_players=5, pace="2d", languages=("en",))
     matchmaking.seek(user=ann, wish=wish)
-    challenges.challenge_send(challenger=bob, friends=[ann.pk, cid.pk], ruleset="base", pace="1d")
+    challenges.challenge_send(challenger=bob, friends=[ann.pk], ruleset="saboteur2", pace="1d")
     return {"ann": ann, "staff": staff, "running": running, "lobby": lobby}
 
 
