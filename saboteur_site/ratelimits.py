@@ -104,7 +104,7 @@ LIMITS: dict[str, Limit] = {
     "unfollow": Limit("10/m,60/h"),
     "follower_remove": Limit("10/m,60/h"),
     "challenge_create": Limit("5/m,20/h"),
-    "challenge_answer": Limit("10/m,60/h"),
+    "challenge": Limit("10/m,60/h"),  # answering one (its page: accept or refuse)
     # The player's own settings.
     "vacation": Limit("10/m,60/h"),
     "vacation_end": Limit("10/m,60/h"),

@@ -100,7 +100,7 @@ def challenge_create(request):
 
 @require_http_methods(["GET", "HEAD", "POST"])
 @login_required
-@rate_limited("challenge_answer")
+@rate_limited("challenge")
 def challenge(request, token):
     """A challenge's page (from its email): accept (one click) or refuse. Only for the player
     challenged: anyone else gets "not found"."""

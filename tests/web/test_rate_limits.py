@@ -381,7 +381,7 @@ def case_challenge_create(w: World) -> Case:
     )
 
 
-def case_challenge_answer(w: World) -> Case:
+def case_challenge(w: World) -> Case:
     _friends(w.dan, w.bob, w.cid)
     game = challenges.challenge_send(
         challenger=w.dan, friends=[w.bob.pk, w.cid.pk], ruleset="base", pace="2d"
