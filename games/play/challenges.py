@@ -87,7 +87,7 @@ def challenge_send(
             rounds=rounds,
             turn_limit=turn_limit,
             daily_at=DAILY_AT if turn_limit is None else None,
-            clock_zone=me.time_zone or "UTC",
+            clock_zone="UTC",  # "every day at 20:00 UTC", as the pace says
         )
         notices = []
         for user in users:

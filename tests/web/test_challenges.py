@@ -190,3 +190,11 @@ def test_the_challenge_form_refuses_forged_friends_and_long_fields(client):
     game = Game.objects.get()
     assert answer.status_code == 302 and game.rounds == 2
     assert game.turn_limit == timedelta(days=1)
+
+
+def test_a_daily_challenge_ends_every_decision_at_20_utc_as_its_pace_says():
+    ann = create_player("ann", time_zone="Europe/Prague")
+    bob = create_player("bob")
+    friends_of(ann, bob)
+    game = send(challenger=ann, friends=[bob.pk], ruleset="saboteur2", pace="daily")
+    assert game.daily_at.hour == 20 and game.clock_zone == "UTC"
