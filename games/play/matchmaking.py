@@ -113,6 +113,10 @@ def seek(*, user, wish: Wish, now: datetime | None = None) -> TableWish:
         if not me.is_active or me.is_bot:
             raise ServiceError(_("This account cannot be seated."), code="not-allowed")
         _check_asking_rate(me, now)
+        # A table the moderators stopped (its players were told) no longer holds its seats.
+        TableWish.objects.filter(user=me, waiting=True).exclude(
+            table__game__status=Game.Status.LOBBY
+        ).update(waiting=False, ended_at=now)
         held = set(TableWish.objects.filter(user=me, waiting=True).values_list("kind", flat=True))
         if len(held) >= MAX_FORMING_SEATS:
             raise ServiceError(
@@ -359,10 +363,11 @@ def _at_start_time(table: FormingTable, game: Game, now: datetime) -> None:
         return
     gone = [row for row in rows if not row.user.is_active]  # banned or deactivated since
     if gone:
-        _unseat(table, game, gone, now)
+        _unseat(table, game, gone, now)  # closes the table when no one is left
         rows = [row for row in rows if row.user.is_active]
-        if not rows:
-            return
+    if not rows:  # no one waits any more (accounts deleted): never a table of bots alone
+        _close(table, game, now)
+        return
     if all(row.bots_ok for row in rows):
         _start(table, game, now, bots=True)
     elif len(rows) >= table.min_players:

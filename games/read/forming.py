@@ -48,7 +48,7 @@ def pace_label(pace: str) -> str:
 def my_tables(user) -> list[FormingSeat]:
     """The forming tables ``user`` waits at, the soonest start first (two queries)."""
     rows = list(
-        TableWish.objects.filter(user=user, waiting=True)
+        TableWish.objects.filter(user=user, waiting=True, table__game__status=Game.Status.LOBBY)
         .select_related("table__game")
         .order_by("table__start_at", "pk")
     )

@@ -15,6 +15,7 @@ from django.utils import timezone
 
 from accounts import relations
 from games.models import FormingTable, Game, Notice, Seat, TableWish
+from games.moderation import tables
 from games.outbox import sending
 from games.play import lobby, matchmaking
 from games.play.errors import ServiceError
@@ -408,3 +409,30 @@ def test_the_lobby_filters_by_rule_set_pace_size_language_and_free_seats(client)
     assert shown({"free": "x" * 300, "pace": "never", "seats": "٣"}) == {"Four base", "Six two"}
     text = client.get(reverse("lobby")).content.decode()
     assert "waiting since just now" in text  # how long each has waited
+
+
+@pytest.mark.django_db
+def test_a_table_whose_players_all_went_closes_rather_than_seating_bots_alone():
+    ann = create_player("ann")
+    now = timezone.now()
+    table = seek(user=ann, wish=wish(bots_ok=True), now=now).table
+    ann.delete()  # the account deleted: its wish goes with it
+    matchmaking.forming_due(now + timedelta(hours=24))
+    table.refresh_from_db()
+    assert table.state == FormingTable.State.CLOSED
+    assert not Seat.objects.filter(game=table.game, bot__isnull=False).exists()
+
+
+@pytest.mark.django_db
+def test_a_table_the_moderators_stopped_frees_its_seats_and_closes_at_its_time():
+    ann, bob = players(2)
+    now = timezone.now()
+    table = seek(user=ann, wish=wish(), now=now).table
+    seek(user=bob, wish=wish(), now=now)
+    tables.game_abort(game_id=table.game_id, reason="spam")  # its players are emailed
+    assert Notice.objects.filter(kind=Notice.Kind.ABORTED, game=table.game).count() == 2
+    again = seek(user=ann, wish=wish(), now=now)  # the same kind again: a new table
+    assert again.table != table
+    matchmaking.forming_due(now + timedelta(hours=24))
+    table.refresh_from_db()
+    assert table.state == FormingTable.State.CLOSED
