@@ -436,3 +436,15 @@ def test_a_table_the_moderators_stopped_frees_its_seats_and_closes_at_its_time()
     matchmaking.forming_due(now + timedelta(hours=24))
     table.refresh_from_db()
     assert table.state == FormingTable.State.CLOSED
+
+
+@pytest.mark.django_db
+def test_the_game_page_of_a_forming_table_says_when_it_starts_and_leaves_through_play_now(client):
+    ann = create_player("ann")
+    table = seek(user=ann, wish=wish()).table
+    client.force_login(ann)
+    text = client.get(reverse("game", args=[table.game_id])).content.decode()
+    assert 'data-testid="forming-start"' in text and "with at least 3 players" in text
+    assert reverse("play_leave", args=[table.pk]) in text
+    assert reverse("start", args=[table.game_id]) not in text  # no start, invite or join here
+    assert reverse("invitation_create", args=[table.game_id]) not in text
