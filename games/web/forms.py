@@ -384,6 +384,11 @@ class LobbyFilterForm(forms.Form):
         label=_("At least this many free seats"), required=False, min_value=1, max_value=11
     )
 
+    def __init__(self, *args, **kwargs):
+        # Its own ids: the lobby's creation form has a rule set and a size too.
+        kwargs.setdefault("auto_id", "filter-%s")
+        super().__init__(*args, **kwargs)
+
     def narrowed(self) -> LobbyFilter:
         """The filter the valid fields make (an invalid one counts as "any")."""
         self.is_valid()

@@ -5,6 +5,7 @@ when it starts or waits longer. Through the service and the pages, on PostgreSQL
 
 from __future__ import annotations
 
+import re
 from datetime import timedelta
 
 import pytest
@@ -448,3 +449,12 @@ def test_the_game_page_of_a_forming_table_says_when_it_starts_and_leaves_through
     assert reverse("play_leave", args=[table.pk]) in text
     assert reverse("start", args=[table.game_id]) not in text  # no start, invite or join here
     assert reverse("invitation_create", args=[table.game_id]) not in text
+
+
+@pytest.mark.django_db
+def test_the_lobby_filters_and_the_creation_form_have_ids_of_their_own(client):
+    client.force_login(create_player("ann"))
+    for query in ({}, {"ruleset": "base"}):
+        text = client.get(reverse("lobby"), query).content.decode()
+        ids = re.findall(r'\bid="([^"]+)"', text)
+        assert len(ids) == len(set(ids)), sorted(i for i in ids if ids.count(i) > 1)
