@@ -94,6 +94,17 @@ LIMITS: dict[str, Limit] = {
     "rematch": Limit("10/m,60/h"),
     "game_create": Limit("10/m"),
     "practice_create": Limit("10/m,60/h"),
+    # Play now: each ask takes a seat (also capped in the database: games/play/matchmaking.py,
+    # 30 asks an hour and 3 waiting seats per player).
+    "play_now": Limit("10/m,60/h"),
+    "play_leave": Limit("10/m,60/h"),
+    # Friends: following and challenges (challenges also capped in the database:
+    # games/play/challenges.py, 20 challenged friends an hour).
+    "follow": Limit("10/m,60/h"),
+    "unfollow": Limit("10/m,60/h"),
+    "follower_remove": Limit("10/m,60/h"),
+    "challenge_create": Limit("5/m,20/h"),
+    "challenge": Limit("10/m,60/h"),  # answering one (its page: accept or refuse)
     # The player's own settings.
     "vacation": Limit("10/m,60/h"),
     "vacation_end": Limit("10/m,60/h"),

@@ -3,6 +3,7 @@
 - ``games``: a game's list and page, its seats and table log, and the moderation actions;
 - ``records``: moves, chat, vacations and emailed replies: what players did at the tables;
 - ``outbox``: the email outbox;
+- ``forming``: play now's forming tables, who waits at each, closing one;
 - ``log``: the audit log;
 - ``reports``: the moderators' queue of players' reports, and chat mutes;
 - ``players``: the user's page with their seats, their outbox and the actions on players (it
@@ -23,9 +24,9 @@ Django's autodiscovery imports this package: importing each area registers its p
 from django.contrib import admin
 from django.utils.translation import gettext_lazy as _
 
-from games.admin import games, log, outbox, players, records, reports
+from games.admin import forming, games, log, outbox, players, records, reports
 
 admin.site.site_header = _("Saboteur administration")
 admin.site.site_title = _("Saboteur admin")
 
-__all__ = ["games", "log", "outbox", "players", "records", "reports"]
+__all__ = ["forming", "games", "log", "outbox", "players", "records", "reports"]

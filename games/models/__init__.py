@@ -6,8 +6,12 @@
 - ``notices``: the email outbox, replies acted on, push deliveries, vacations;
 - ``ratings``: ratings per rule set and the rounds that counted;
 - ``reports``: players' reports to the moderators and the chat mutes they give.
+- ``matchmaking``: play now's forming tables and the players' wishes that seated them;
+- ``challenges``: challenges between friends to a game with the challenger's settings.
 """
 
+from .challenges import Challenge
+from .matchmaking import FormingTable, TableWish
 from .notices import InboundMail, Notice, PushDelivery, Vacation
 from .ratings import RatedRound, Rating
 from .reports import ChatMute, Report
@@ -26,11 +30,14 @@ from .tables import (
 )
 
 __all__ = [
+    "Challenge",
     "MAX_BANK",
     "MAX_TURN_LIMIT",
     "MIN_TURN_LIMIT",
+    "Challenge",
     "ChatMessage",
     "ChatMute",
+    "FormingTable",
     "Game",
     "InboundMail",
     "Invitation",
@@ -43,6 +50,7 @@ __all__ = [
     "Seat",
     "SeatQuerySet",
     "TableEvent",
+    "TableWish",
     "Vacation",
     "new_invite_token",
 ]

@@ -45,6 +45,9 @@ class Notice(models.Model):
         REPORT_DONE = "report-done", _("Your report was handled")
         WARNED = "warned", _("A moderator's warning")
         MUTED = "muted", _("Muted in the chat")
+        FORMING = "forming", _("Play now: the table waits longer")
+        CHALLENGE = "challenge", _("A friend's challenge")
+        CHALLENGE_ANSWER = "challenge-no", _("A challenge refused or expired")
 
     class Status(models.TextChoices):
         PENDING = "pending", _("Pending")

@@ -30,9 +30,12 @@ from .event_emails import (
     _aborted,
     _absent,
     _briefing,
+    _challenge,
+    _challenge_answer,
     _clock,
     _digest,
     _finished,
+    _forming,
     _invitation,
     _mention,
     _replaced,
@@ -185,6 +188,9 @@ def _context(notice: Notice, together: list[Notice]) -> dict:
         Notice.Kind.REPORT_DONE: _report_done,
         Notice.Kind.WARNED: _warned,
         Notice.Kind.MUTED: _muted,
+        Notice.Kind.FORMING: _forming,
+        Notice.Kind.CHALLENGE: _challenge,
+        Notice.Kind.CHALLENGE_ANSWER: _challenge_answer,
     }
     context = {
         "greeting": _greeting(notice.user),

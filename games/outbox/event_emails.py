@@ -16,7 +16,8 @@ from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
-from games.models import ChatMessage, Game, Notice, Seat
+from games.models import Challenge, ChatMessage, Game, Notice, Seat
+from games.models.matchmaking import PACE_NAMES
 from games.read import clock as clocks
 from games.read import durations
 from games.read.log import describe
@@ -263,6 +264,80 @@ def _aborted(notice: Notice) -> dict:
     return {
         "subject": _("%(game)s was stopped by the moderators") % {"game": game.name},
         "lines": lines,
+        "links": [(_("Open the game"), _game_link(game))],
+    }
+
+
+def _forming(notice: Notice) -> dict:
+    """Play now (issue 52): a forming table short of players at its start time waits longer
+    (its new start time), or closes."""
+    game = notice.the_game()
+    data = notice.data
+    if data.get("closed"):
+        return {
+            "subject": _("%(game)s did not start") % {"game": game.name},
+            "lines": [
+                _("The table %(game)s was closed before it started; no game is played there.")
+                % {"game": game.name},
+                _("Ask again on the Play now page to be seated at another table."),
+            ],
+            "links": [(_("Play now"), site_url(reverse("play_now")))],
+        }
+    return {
+        "subject": _("%(game)s waits longer for players") % {"game": game.name},
+        "lines": [
+            ngettext(
+                "At its start time the table %(game)s had %(seated)d player of the %(needed)d "
+                "it needs.",
+                "At its start time the table %(game)s had %(seated)d players of the %(needed)d "
+                "it needs.",
+                data["seated"],
+            )
+            % {"game": game.name, "seated": data["seated"], "needed": data["needed"]},
+            _("It now starts at %(when)s, or as soon as it is full.")
+            % {"when": when(datetime.fromisoformat(data["start_at"]))},
+            _("You may leave it until then on the Play now page."),
+        ],
+        "links": [(_("Play now"), site_url(reverse("play_now")))],
+    }
+
+
+def _challenge(notice: Notice) -> dict:
+    """A friend's challenge (issue 52): who, the game's settings, until when, the page that
+    accepts in one click."""
+    game = notice.the_game()
+    challenge = Challenge.objects.select_related("challenger").get(pk=notice.data["challenge"])
+    name = challenge.challenger.display_name
+    return {
+        "subject": _("%(name)s challenges you to a game") % {"name": name},
+        "lines": [
+            _("%(name)s challenges you to a game of %(ruleset)s for %(seats)d players, %(pace)s.")
+            % {
+                "name": name,
+                "ruleset": game.get_ruleset_display(),
+                "seats": game.max_seats,
+                "pace": PACE_NAMES.get(challenge.pace, duration(game.turn_limit)),
+            },
+            _("Accept or refuse by %(when)s.") % {"when": when(challenge.expires_at)},
+        ],
+        "links": [(_("Accept or refuse"), site_url(reverse("challenge", args=[challenge.token])))],
+    }
+
+
+def _challenge_answer(notice: Notice) -> dict:
+    """The challenger hears of a refusal or an expiry."""
+    game = notice.the_game()
+    challenge = Challenge.objects.select_related("challenged").get(pk=notice.data["challenge"])
+    names = {"name": challenge.challenged.display_name, "game": game.name}
+    if notice.data.get("answer") == "expired":
+        subject = _("%(name)s did not answer your challenge") % names
+        line = _("Your challenge to %(name)s (%(game)s) expired without an answer.") % names
+    else:
+        subject = _("%(name)s refused your challenge") % names
+        line = _("%(name)s will not play %(game)s.") % names
+    return {
+        "subject": subject,
+        "lines": [line],
         "links": [(_("Open the game"), _game_link(game))],
     }
 

@@ -418,4 +418,7 @@ _TEXTS: dict[str, Callable[[Notice], tuple[str, str]]] = {
     Notice.Kind.REPORT_DONE: _as_email,
     Notice.Kind.WARNED: _as_email,
     Notice.Kind.MUTED: _as_email,
+    Notice.Kind.FORMING: _as_email,
+    Notice.Kind.CHALLENGE: _as_email,
+    Notice.Kind.CHALLENGE_ANSWER: _as_email,
 }

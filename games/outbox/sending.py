@@ -19,7 +19,7 @@ from django.utils import timezone
 
 from accounts.models import Block
 from games import dispatch
-from games.models import ChatMessage, Game, Notice, Seat
+from games.models import Challenge, ChatMessage, Game, Notice, Seat
 from saboteur_site import logs
 from saboteur_site.text import one_line
 
@@ -81,6 +81,10 @@ def _still_relevant(notice: Notice) -> str | None:
     if unless_seen and notice.seat_id is not None:
         if seen_since(notice.the_seat(), datetime.fromisoformat(unless_seen)):
             return "the player has looked at the game since"
+    if notice.kind == Notice.Kind.CHALLENGE:
+        challenge = Challenge.objects.filter(pk=notice.data.get("challenge")).first()
+        if challenge is None or challenge.state != Challenge.State.PENDING:
+            return "the challenge was answered, or it went"
     if notice.kind == Notice.Kind.MENTION:
         if not ChatMessage.objects.filter(pk=notice.data.get("message")).exists():
             return "the message was deleted"  # by the moderators, while the notice waited

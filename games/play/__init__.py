@@ -8,6 +8,9 @@ the ledger and the bots, never moderation, the web or ``games.tasks``.
 - ``locking``: the lock every writer takes first, and the checks made under it;
 - ``errors``: what the play side answers when it refuses;
 - ``lobby``: creating, joining, leaving and starting games, invitations and rematches;
+- ``matchmaking``: play now: seating players at forming tables that fit their wish, leaving
+  them, starting them when full or at their start time;
+- ``challenges``: challenging friends to a game, answering, expiring;
 - ``bot_turns``: when a bot decides: asking a worker, its move, the overdue ones;
 - ``chat``: the table's chat, and emails to the players a message mentions;
 - ``suspicions``: a player's private marks of the other seats, and their note;
@@ -20,5 +23,6 @@ the ledger and the bots, never moderation, the web or ``games.tasks``.
 - ``account_deletion``: deleting a player's account, and what it does to their games;
 - ``ratings``: writing the ratings, live and as a rebuild;
 - ``rating_maths``: the ratings' maths, pure Python;
-- ``sweep``: the minute sweep: vacations, deadlines, overdue bots, digests, the due outbox.
+- ``sweep``: the minute sweep: vacations, deadlines, overdue bots, forming tables, digests, the
+  due outbox.
 """

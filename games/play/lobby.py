@@ -23,6 +23,7 @@ from games.models import (
     MAX_BANK,
     MAX_TURN_LIMIT,
     MIN_TURN_LIMIT,
+    FormingTable,
     Game,
     Invitation,
     Notice,
@@ -47,6 +48,12 @@ MAX_INVITATIONS_PER_ADDRESS_PER_DAY = 3  # to one address, from anyone, across a
 
 GAME_NAME_ONE_LINE = gettext_lazy(
     "A game's name must be one line, without control characters; it is used in email subjects."
+)
+
+# A table formed by "Play now" (games/play/matchmaking.py) seats, lets leave and starts through
+# it alone: its invariants (who is kept apart, one seat per kind) hold there.
+_PLAY_NOW_ONLY = gettext_lazy(
+    "The site seats the players of this table (Play now): join or leave it from the Play now page."
 )
 
 GAME_ROUNDS = (1, 2, 3)  # 3 is the rulebook's game; docs/rules.md D25: shorter ones too
@@ -335,6 +342,8 @@ def seat_join(*, game_id: int, user) -> Seat:
         game = lock_game(game_id)
         if game.status != Game.Status.LOBBY:
             raise ServiceError(_("This game has already started."))
+        if FormingTable.objects.filter(game=game).exists():
+            raise ServiceError(str(_PLAY_NOW_ONLY), code="play-now")
         existing = game.seats.filter(user=user).live().first()
         if existing:
             return existing
@@ -363,6 +372,8 @@ def seat_leave(*, game_id: int, user) -> None:
         game = lock_game(game_id)
         if game.status != Game.Status.LOBBY:
             raise ServiceError(_("You can only leave a game before it starts."))
+        if FormingTable.objects.filter(game=game).exists():
+            raise ServiceError(str(_PLAY_NOW_ONLY), code="play-now")
         if game.creator_id == user.pk:
             raise ServiceError(_("The creator cannot leave; delete the game instead."))
         game.seats.filter(user=user).delete()
@@ -394,6 +405,8 @@ def game_start(*, game_id: int, user) -> Game:
         game = lock_game(game_id)
         if game.creator_id != user.pk:
             raise ServiceError(_("Only the game's creator can start it."))
+        if FormingTable.objects.filter(game=game).exists():
+            raise ServiceError(str(_PLAY_NOW_ONLY), code="play-now")
         if game.status != Game.Status.LOBBY:
             raise ServiceError(_("This game has already started."))
         seats = list(game.seats.all())

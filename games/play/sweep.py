@@ -1,6 +1,7 @@
 """The minute sweep that beat starts: carry out vacations that began or ended, enforce
-deadlines, play overdue bots' moves, write the day's digests and send whatever the outbox holds
-that is due.
+deadlines, play overdue bots' moves, start play now's tables whose time has come (or tell their
+players why not), expire unanswered challenges, write the day's digests and send whatever the
+outbox holds that is due.
 
 Each part runs on its own: one that fails is logged and the others still run (a digest that
 cannot be written must not keep a reminder or a deadline waiting).
@@ -19,6 +20,8 @@ from games.outbox import digests, sending
 
 from . import ratings
 from .bot_turns import bot_games_due
+from .challenges import challenges_expire
+from .matchmaking import forming_due
 from .moves import bot_move, turn_timeout
 from .vacations import vacations_due
 
@@ -47,6 +50,9 @@ def sweep() -> dict:
     part("vacations", vacations_due, now)
     report["timeouts"] = part("deadlines", enforce_deadlines, now) or 0
     part("bots", play_overdue_bots, now)
+    # Play now's tables whose start time has come: started, or told why not (before sending).
+    report["tables"] = part("forming tables", forming_due, now) or 0
+    part("challenges", challenges_expire, now)
     part("digests", digests.digests_due, now)
     sent = part("sending", sending.send_due, now, until=started + sending.SWEEP_SENDS_FOR)
     report.update(sent or {})

@@ -10,6 +10,8 @@ It never writes a game and imports only ``games.models``, ``games.ledger``, ``ga
 - ``kept``: what is made from frozen data, kept under a digest of that data;
 - ``history``: round recaps, the game's end, replays and "since you were here";
 - ``lists``: the dashboard, the lobby's open games, games to watch, the awaiting count;
+- ``forming``: play now's forming tables as their players see them;
+- ``friends``: a player's friends, followers, friends' open games and their challenges;
 - ``access``: finding a game a viewer may see, and the cheap questions open pages ask;
 - ``log``: the move log in plain words (public events, and private ones to their owner);
 - ``table_events``: the moderators' table events as the log shows them;

@@ -16,6 +16,7 @@ from django.db.models.fields.json import KT
 from django.utils.translation import get_language
 
 from games.models import Game, Move, Seat
+from games.models.matchmaking import PACES
 from saboteur_site.cache import get_or_build
 
 from . import ratings, stats
@@ -121,6 +122,7 @@ class GameRow:
     # Open games: who sits there (rating and reliability), and the creator's minimum.
     players: list[LobbyPlayer] | None = None
     min_reliability: int | None = None
+    created_at: datetime | None = None  # open games: how long it has waited
 
 
 @dataclass(frozen=True)
@@ -202,7 +204,8 @@ def dashboard_for(user) -> Dashboard:
     return Dashboard(
         awaiting=[_row(g, clocks=clocks) for g in running if _awaits(g)],
         running=[_row(g, clocks=clocks) for g in running if not _awaits(g)],
-        lobby=[_row(g) for g in mine.filter(status=Game.Status.LOBBY)],
+        # Play now's forming tables have their own list (games/read/forming.py).
+        lobby=[_row(g) for g in mine.filter(status=Game.Status.LOBBY, forming__isnull=True)],
         finished=[_row(g) for g in finished],
     )
 
@@ -261,20 +264,56 @@ def open_lobbies_changed() -> None:
     cache.set(OPEN_LOBBIES_VERSION, uuid.uuid4().hex, timeout=None)
 
 
-def open_lobbies() -> list[GameRow]:
+@dataclass(frozen=True)
+class LobbyFilter:
+    """What the lobby's list is narrowed to (issue 52): a rule set, a pace (``PACES``' keys),
+    a number of seats, the creator's language, at least this many free seats; None: any."""
+
+    ruleset: str | None = None
+    pace: str | None = None
+    seats: int | None = None
+    language: str | None = None
+    free: int | None = None
+
+    def __bool__(self) -> bool:
+        return any(value is not None for value in vars(self).values())
+
+    def narrow(self, games):
+        if self.ruleset:
+            games = games.filter(ruleset=self.ruleset)
+        if self.pace == "daily":
+            games = games.filter(daily_at__isnull=False)
+        elif self.pace in PACES:
+            games = games.filter(daily_at__isnull=True, turn_limit=PACES[self.pace])
+        if self.seats is not None:
+            games = games.filter(max_seats=self.seats)
+        if self.language:
+            games = games.filter(creator__language=self.language)
+        if self.free is not None:
+            games = games.filter(max_seats__gte=F("seats_taken") + self.free)
+        return games
+
+
+def open_lobbies(narrowed: LobbyFilter | None = None) -> list[GameRow]:
     """The open games waiting for players, newest first, with their players' ratings and
-    reliability: the same list for everyone. A fixed number of queries whatever the number of
-    games (the page keeps the markup per version: ``invalidation``)."""
+    reliability: the same list for everyone (``narrowed``: only those that fit). A fixed number
+    of queries whatever the number of games (the page keeps the unfiltered list's markup per
+    version: ``invalidation``)."""
     # Only the columns a row shows: no model instances (the lobby is a hot page).
-    games = list(
+    games = (
         Game.objects.filter(status=Game.Status.LOBBY, visibility=Game.Visibility.OPEN)
         .order_by("-created_at")
-        .values_list(
-            "pk", "name", "ruleset", "status", "max_seats", "decision_since", "min_reliability"
-        )
-        .annotate(seats_taken=Count("seats"))[:50]
+        .annotate(seats_taken=Count("seats"))
     )
-    seated = _lobby_players([game[0] for game in games], {game[0]: game[2] for game in games})
+    rows = list(
+        (narrowed or LobbyFilter())
+        .narrow(games)
+        .values_list(
+            "pk", "name", "ruleset", "status", "max_seats", "decision_since", "min_reliability",
+            "created_at", "seats_taken",
+        )[:50]
+    )  # fmt: skip
+    seated = _lobby_players([game[0] for game in rows], {game[0]: game[2] for game in rows})
     return [
         GameRow(
             pk=pk,
@@ -287,8 +326,9 @@ def open_lobbies() -> list[GameRow]:
             decision_since=since,
             players=seated.get(pk, []),
             min_reliability=minimum,
+            created_at=created_at,
         )
-        for pk, name, ruleset, status, max_seats, since, minimum, seats_taken in games
+        for pk, name, ruleset, status, max_seats, since, minimum, created_at, seats_taken in rows
     ]
 
 

@@ -25,7 +25,7 @@ from django.utils.translation import get_language
 from accounts.models import Block
 from games import engine
 from games.engine.cards import PLAYERS
-from games.models import ChatMessage, Game, Seat
+from games.models import ChatMessage, FormingTable, Game, Seat
 from saboteur_site.cache import get_or_build
 
 from . import (
@@ -76,6 +76,7 @@ class GamePage:
     stopped_reason: str | None = None
     clock_rules: tuple[str, ...] = ()  # the game's clock in words
     chat: tuple[dict, ...] = ()
+    forming: dict | None = None  # play now's forming table: its pk, start time, fewest players
     # Once the game runs: the engine's view for the viewer's seat, and the parts.
     view: engine.View | None = None
     me: str | None = None
@@ -280,6 +281,12 @@ def _header(game: Game, user, seats: list[Seat], me_seat: Seat | None) -> dict[s
         else None,
         "clock_rules": tuple(rules_lines(game)),
         "chat": tuple(_chat(game, me_seat)),
+        # Play now's forming table (issue 52): seated and left by the site, with its start time.
+        "forming": FormingTable.objects.filter(game=game, state=FormingTable.State.FORMING)
+        .values("pk", "start_at", "min_players")
+        .first()
+        if game.status == Game.Status.LOBBY
+        else None,
     }
 
 

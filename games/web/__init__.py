@@ -9,6 +9,8 @@ stay at the app's top: ``games.admin``, ``games.templatetags`` and ``games.manag
 - ``signed_links``: the pages a signed link opens: invitations, unsubscribing, one-tap moves;
 - ``players``: the public player page, one's data as JSON and deleting one's account;
 - ``reports``: reporting a message, a game or a player to the moderators; one's reports;
+- ``play_now``: play now: stating a wish, the forming tables one sits at, leaving one;
+- ``friends``: following, the friends page, challenging friends and answering a challenge;
 - ``kept_pages``: whole pages kept per process (the anonymous home), each answer's token put in;
 - ``forms``: posted fields turned into an engine move, or into lobby settings;
 - ``after_move``: what the game page offers once the decision is made (the next game, push);

@@ -9,6 +9,7 @@ from datetime import timedelta
 from typing import Any
 
 from django import forms
+from django.conf import settings
 from django.utils.functional import lazy
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
@@ -16,8 +17,11 @@ from django.utils.translation import gettext_lazy as _
 from accounts.zone_choices import picker_attrs, zone_choices
 from games.engine.cards import PLAYERS
 from games.models import Game, Report
+from games.models.matchmaking import PACE_NAMES
 from games.play.lobby import GAME_NAME_ONE_LINE
+from games.play.matchmaking import Wish
 from games.read.card_names import hand_order
+from games.read.lists import LobbyFilter
 from saboteur_site.fields import AsciiIntegerField, ascii_choice, choice_field
 from saboteur_site.text import ascii_int, has_line_breaks
 
@@ -120,6 +124,14 @@ def _reliability_at_least(percent: int):
     )()
 
 
+VARIANT_CHOICES = [
+    ("old-mine", _("Old mine: gold cards 4×3, 8×2, 10×1, 6×0")),
+    ("new-mine", _("New mine: as many gold cards as gold diggers")),
+    ("rivalry", _("Rivalry: a broken tool at round end means no gold")),
+    ("greedy-dwarf", _("Greedy dwarf: one gold digger wins only by finding the gold")),
+    ("max-saboteurs", _("Every saboteur in play")),
+]
+
 BANKS = [
     (timedelta(0), _("No time bank")),
     (timedelta(hours=6), _("6 hours")),
@@ -148,13 +160,7 @@ class GameCreateForm(forms.Form):
         required=False,
         # static/js/lobby.js disables these while Saboteur 2 is chosen; the server refuses them too.
         widget=forms.CheckboxSelectMultiple(attrs={"data-base-only": ""}),
-        choices=[
-            ("old-mine", _("Old mine: gold cards 4×3, 8×2, 10×1, 6×0")),
-            ("new-mine", _("New mine: as many gold cards as gold diggers")),
-            ("rivalry", _("Rivalry: a broken tool at round end means no gold")),
-            ("greedy-dwarf", _("Greedy dwarf: one gold digger wins only by finding the gold")),
-            ("max-saboteurs", _("Every saboteur in play")),
-        ],
+        choices=VARIANT_CHOICES,
     )
     rounds = forms.TypedChoiceField(
         label=_("Rounds"),
@@ -331,3 +337,114 @@ class ReportForm(forms.Form):
             field = choice_field(self, "player")
             field.required = True
             field.choices = [("", "—"), *((user.pk, user.display_name) for user in people)]
+
+
+class PlayNowForm(forms.Form):
+    """A player's wish for "Play now" (games/play/matchmaking.py checks it again)."""
+
+    rulesets = forms.MultipleChoiceField(
+        label=_("Rule sets"),
+        choices=Game.Ruleset.choices,
+        widget=forms.CheckboxSelectMultiple,
+        initial=[Game.Ruleset.BASE],
+    )
+    min_players = AsciiIntegerField(label=_("At least this many players"), min_value=2, initial=3)
+    max_players = AsciiIntegerField(label=_("At most this many players"), max_value=12, initial=6)
+    pace = forms.ChoiceField(label=_("Pace"), choices=list(PACE_NAMES.items()), initial="2d")
+    languages = forms.MultipleChoiceField(
+        label=_("Languages spoken at the table"),
+        choices=settings.LANGUAGES,
+        widget=forms.CheckboxSelectMultiple,
+    )
+    variants = forms.MultipleChoiceField(
+        label=_("Variants (base game only)"),
+        required=False,
+        widget=forms.CheckboxSelectMultiple,
+        choices=VARIANT_CHOICES,
+    )
+    min_reliability = forms.TypedChoiceField(
+        label=_("Other players' reliability"),
+        choices=[("", _("Anyone"))]
+        + [(str(percent), _reliability_at_least(percent)) for percent in (50, 75, 90, 95)],
+        coerce=ascii_choice,
+        empty_value=None,
+        required=False,
+    )
+    bots_ok = forms.BooleanField(
+        label=_("Bots may fill the empty seats at the start time"),
+        required=False,
+        help_text=_("Only if every player at the table agrees."),
+    )
+
+    def wish(self) -> Wish:
+        data = self.cleaned_data
+        return Wish(
+            rulesets=tuple(data["rulesets"]),
+            min_players=data["min_players"],
+            max_players=data["max_players"],
+            pace=data["pace"],
+            languages=tuple(data["languages"]),
+            variants=tuple(data["variants"]),
+            min_reliability=data["min_reliability"],
+            bots_ok=data["bots_ok"],
+        )
+
+
+class LobbyFilterForm(forms.Form):
+    """The lobby list's filters (GET; anything it does not know is left out, never an error)."""
+
+    ruleset = forms.ChoiceField(
+        label=_("Rule set"), required=False, choices=[("", _("Any"))] + Game.Ruleset.choices
+    )
+    pace = forms.ChoiceField(
+        label=_("Pace"), required=False, choices=[("", _("Any")), *PACE_NAMES.items()]
+    )
+    seats = AsciiIntegerField(
+        label=_("Number of players"), required=False, min_value=2, max_value=12
+    )
+    language = forms.ChoiceField(
+        label=_("Creator's language"), required=False, choices=[("", _("Any")), *settings.LANGUAGES]
+    )
+    free = AsciiIntegerField(
+        label=_("At least this many free seats"), required=False, min_value=1, max_value=11
+    )
+
+    def __init__(self, *args, **kwargs):
+        # Its own ids: the lobby's creation form has a rule set and a size too.
+        kwargs.setdefault("auto_id", "filter-%s")
+        super().__init__(*args, **kwargs)
+
+    def narrowed(self) -> LobbyFilter:
+        """The filter the valid fields make (an invalid one counts as "any")."""
+        self.is_valid()
+        data = getattr(self, "cleaned_data", {})
+        return LobbyFilter(
+            ruleset=data.get("ruleset") or None,
+            pace=data.get("pace") or None,
+            seats=data.get("seats"),
+            language=data.get("language") or None,
+            free=data.get("free"),
+        )
+
+
+class ChallengeForm(forms.Form):
+    """Challenging friends (games/play/challenges.py checks it again): whom, and the game."""
+
+    friends = forms.TypedMultipleChoiceField(
+        label=_("Friends to challenge"), widget=forms.CheckboxSelectMultiple, coerce=ascii_choice
+    )
+    ruleset = forms.ChoiceField(label=_("Rule set"), choices=Game.Ruleset.choices)
+    pace = forms.ChoiceField(label=_("Pace"), choices=list(PACE_NAMES.items()), initial="2d")
+    rounds = forms.TypedChoiceField(
+        label=_("Rounds"),
+        choices=[("3", _("3 rounds (the full game)")), ("2", _("2 rounds")), ("1", _("1 round"))],
+        coerce=ascii_choice,
+        initial="3",
+    )
+
+    def __init__(self, *args, friends=(), **kwargs):
+        super().__init__(*args, **kwargs)
+        field = self.fields["friends"]
+        if not isinstance(field, forms.TypedMultipleChoiceField):
+            raise TypeError("ChallengeForm.friends is a TypedMultipleChoiceField")
+        field.choices = [(str(person.pk), person.name) for person in friends]

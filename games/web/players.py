@@ -56,6 +56,9 @@ def player(request, key: str):
             "reliability_days": stats.RELIABILITY_DAYS,
             "is_me": user.pk == request.user.pk,
             "blocked": relations.is_blocked(request.user, user),
+            # Following (issue 52): whether the viewer follows the player, and the other way.
+            "i_follow": relations.follows(request.user, user),
+            "follows_me": relations.follows(user, request.user),
         },
     )
 

@@ -1,6 +1,6 @@
 from django.urls import path, re_path
 
-from . import deals, inbound, live, players, reports, signed_links, views
+from . import deals, friends, inbound, live, play_now, players, reports, signed_links, views
 
 urlpatterns = [
     path("", views.home, name="home"),
@@ -8,6 +8,14 @@ urlpatterns = [
     path("games/", views.lobby, name="lobby"),
     path("games/new/", views.game_create, name="game_create"),
     path("games/practice/", views.practice_create, name="practice_create"),
+    path("play/", play_now.play_now, name="play_now"),
+    path("play/<int:pk>/leave/", play_now.play_leave, name="play_leave"),
+    path("friends/", friends.friends, name="friends"),
+    path("friends/<int:pk>/follow/", friends.follow, name="follow"),
+    path("friends/<int:pk>/unfollow/", friends.unfollow, name="unfollow"),
+    path("friends/<int:pk>/remove/", friends.follower_remove, name="follower_remove"),
+    path("friends/challenge/", friends.challenge_create, name="challenge_create"),
+    path("challenges/<str:token>/", friends.challenge, name="challenge"),
     re_path(r"^leaderboards/(?P<ruleset>base|saboteur2)/$", views.leaderboard, name="leaderboard"),
     path("games/<int:pk>/", views.game_detail, name="game"),
     path("games/<int:pk>/poll/", views.game_poll, name="game_poll"),

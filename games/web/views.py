@@ -24,14 +24,21 @@ from accounts import zone_choices
 from games.models import Game
 from games.play import chat, errors, moves, suspicions, vacations, visits
 from games.play import lobby as lobbies
-from games.read import access, learn, lists, pages, ratings, rematch, seats
+from games.read import access, forming, learn, lists, pages, ratings, rematch, seats
 from games.read.vacations import vacation_state
 from saboteur_site.ratelimits import rate_limited, with_refusal
 from saboteur_site.text import ascii_int
 
 from . import live_parts, watched
 from .after_move import after_move
-from .forms import GameCreateForm, InvitationForm, MoveForm, PracticeForm, VacationForm
+from .forms import (
+    GameCreateForm,
+    InvitationForm,
+    LobbyFilterForm,
+    MoveForm,
+    PracticeForm,
+    VacationForm,
+)
 from .kept_pages import kept_page
 
 LEADERBOARDS = Game.Ruleset.choices
@@ -53,7 +60,8 @@ NOTE_SAVED = "games/game.html#note_saved"  # the play area with the chat (its bo
 def home(request):
     if request.user.is_authenticated:
         dashboard = lists.dashboard_for(request.user)
-        return render(request, "games/dashboard.html", {"dashboard": dashboard})
+        context = {"dashboard": dashboard, "forming": forming.my_tables(request.user)}
+        return render(request, "games/dashboard.html", context)
     # The same for every visitor: kept whole (with each answer's own token and nonce).
     return kept_page(request, "games/home.html", "anonymous")
 
@@ -71,11 +79,16 @@ def lobby(request):
 
 def _lobby(request, *, form=None, practice_form=None, status=200):
     """The lobby page; after a refused form, with that form and its errors."""
+    filters = LobbyFilterForm(request.GET) if request.method == "GET" else LobbyFilterForm()
+    narrowed = filters.narrowed()
     context = {
         # The open games are the same for everyone: the template keeps their markup per
-        # version (games/read/invalidation.py) and only a new version runs the query.
+        # version (games/read/invalidation.py) and only a new version runs the query; a list
+        # narrowed by the filters is made each time.
         "lobby_version": lists.open_lobbies_version(),
-        "games": SimpleLazyObject(lists.open_lobbies),
+        "games": SimpleLazyObject(lambda: lists.open_lobbies(narrowed)),
+        "filters": filters,
+        "filtered": bool(narrowed),
         "watch": lists.games_to_watch(request.user),
         # A refused form comes back with its errors; the empty ones are cached markup, made
         # (lazily) only when that cache is cold.

@@ -1,6 +1,6 @@
 """axe-core in the browser (issue 13): no serious or critical violation on the home, lobby,
 game (base and Saboteur 2), profile, player, leaderboard, vacation and rules pages, and the
-report form and one's reports (issue 53).
+report form and one's reports (issue 53), and issue 52's play now, friends and challenge pages.
 
 axe is vendored from its npm package (tests/e2e/vendor/axe-core) and injected by Playwright's
 ``evaluate``, which the site's CSP does not apply to; the site never serves it.
@@ -11,8 +11,11 @@ from pathlib import Path
 import pytest
 from django.utils import timezone
 
-from games.models import Rating
+from accounts import relations
+from games.models import Challenge, Rating
+from games.play import challenges, matchmaking
 from games.play.lobby import game_create, seat_join
+from games.play.matchmaking import Wish
 
 from .deals import BASE_DEAL, SABOTEUR2_DEAL
 
@@ -51,6 +54,13 @@ def test_no_serious_violation_on_the_main_pages(
     table = game_create(creator=bob, name="Open table", ruleset="base", max_seats=4,
                         min_reliability=75)  # fmt: skip
     seat_join(game_id=table.pk, user=ann)
+    for other in (bob, cid):
+        relations.follow(ann, other)
+        relations.follow(other, ann)
+    matchmaking.seek(user=ann, wish=Wish(rulesets=("base",), min_players=3, max_players=5,
+                                         pace="2d", languages=("en",)))  # fmt: skip
+    challenges.challenge_send(challenger=bob, friends=[ann.pk], ruleset="saboteur2", pace="1d")
+    challenge = Challenge.objects.get(challenged=ann)
     anonymous = new_page()
     anonymous.goto(f"{live_server.url}/")
     problems = {"home": violations(anonymous)}
@@ -70,6 +80,13 @@ def test_no_serious_violation_on_the_main_pages(
         ("game base", f"/games/{base.pk}/"),
         ("game base, card chosen", f"/games/{base.pk}/?card=t-new"),
         ("game saboteur2", f"/games/{expansion.pk}/"),
+        # Issue 52: play now (with a forming table), friends (with a challenge), a challenge,
+        # another player's page (follow), the lobby's filters in use.
+        ("play now", "/play/"),
+        ("friends", "/friends/"),
+        ("challenge", f"/challenges/{challenge.token}/"),
+        ("player bob", "/players/Bob/"),
+        ("lobby filtered", "/games/?ruleset=base&free=1"),
     ]:
         page.goto(f"{live_server.url}{path}")
         problems[label] = violations(page)

@@ -20,12 +20,15 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
+from accounts import relations
 from accounts.models import Block
 from games import engine
-from games.models import ChatMessage, Game, Move, Report
+from games.models import Challenge, ChatMessage, Game, Move, Report
+from games.play import challenges, matchmaking
 from games.play.chat import chat_post
 from games.play.errors import IdempotencyConflict
 from games.play.lobby import game_create, game_start, seat_join
+from games.play.matchmaking import Wish
 from games.play.moves import move_submit
 from saboteur_site.text import ascii_int
 from tests.players import create_player
@@ -78,6 +81,14 @@ def world():
     running = game_start(game_id=running.pk, user=ann)
     chat_post(game_id=running.pk, user=ann, text="hello")
     lobby = game_create(creator=ann, name="Lobby", ruleset="base", max_seats=5)
+    # Issue 52's pages with something to show: Ann's friends (the challenge form), her forming
+    # table (Play now), a challenge to her.
+    for other in (bob, cid):
+        relations.follow(ann, other)
+        relations.follow(other, ann)
+    wish = Wish(rulesets=("base",), min_players=3, max_players=5, pace="2d", languages=("en",))
+    matchmaking.seek(user=ann, wish=wish)
+    challenges.challenge_send(challenger=bob, friends=[ann.pk], ruleset="saboteur2", pace="1d")
     return {"ann": ann, "staff": staff, "running": running, "lobby": lobby}
 
 
@@ -129,6 +140,8 @@ def test_no_bad_input_reaches_a_server_error_on_any_route(world):
     names = field_names(players, [r.url for r in plain_routes if "admin" not in r.text])
     names |= field_names(staff, [f"/admin/games/game/{running.pk}/change/", "/admin/"])
     names |= field_names(players, [f"/games/{lobby.pk}/", "/games/", "/accounts/profile/"])
+    challenge = Challenge.objects.get(challenged=ann)
+    names |= field_names(players, [reverse("challenge", args=[challenge.token])]) | {"answer"}
 
     failures, done = [], set()
     for label, bad in BAD_VALUES.items():
@@ -157,7 +170,7 @@ def test_no_bad_input_reaches_a_server_error_on_any_route(world):
     texts = list(ChatMessage.objects.values_list("text", flat=True))
     assert texts[0] == "hello" and len(texts) > 1  # the player stayed logged in to post
     assert not [t for t in texts if "\x00" in t or len(t) > 500]
-    assert Game.objects.count() == 2
+    assert Game.objects.count() == 4  # running, lobby, forming table, challenge
 
 
 # -- Numbers in requests: ASCII digits only (issue 23) ---------------------------------------

@@ -43,8 +43,10 @@ from games.engine.cards import GOLD_DIGGER, ROLES
 from games.models import ChatMessage, ChatMute, Game, Invitation, Move, Notice, Report, Seat
 from games.moderation.reports import report_create
 from games.outbox import one_tap, push
+from games.play import matchmaking
 from games.play.chat import chat_post
 from games.play.lobby import game_create, game_start, seat_join
+from games.play.matchmaking import Wish
 from games.play.moves import move_submit
 from games.read.card_names import role_name
 from tests.routes import Route, _patterns, walk_routes
@@ -680,6 +682,12 @@ def test_no_secret_reaches_any_viewer_through_a_whole_game(
     report_create(reporter=players[2], reason="cheating", game_id=game.pk, user_id=players[1].pk)
     ChatMute.objects.create(user=players[2], until=timezone.now() + timedelta(days=30))
     relations.block(players[0], players[1])
+    # Issue 52's pages: the outsider is a friend of a player (the friends page lists the game in
+    # progress) and waits at a forming table (Play now, the home page).
+    relations.follow(outsider, players[0])
+    relations.follow(players[0], outsider)
+    wish = Wish(rulesets=("base",), min_players=3, max_players=5, pace="2d", languages=("en",))
+    matchmaking.seek(user=outsider, wish=wish)
     viewers = viewers_for(game, outsider, staff)
     routes = walk_routes(route_values(game, players[1]))
     reached = []

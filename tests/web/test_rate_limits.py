@@ -26,13 +26,13 @@ from django.test.utils import override_settings
 from django.urls import resolve, reverse
 from django.utils import translation
 
-from accounts import devices
+from accounts import devices, relations
 from accounts.models import Block, PushSubscription
 from games import engine
-from games.models import Game, Report
+from games.models import Challenge, Game, Report, TableWish
 from games.outbox import links
 from games.outbox.one_tap import tap_token
-from games.play import lobby, vacations
+from games.play import challenges, lobby, matchmaking, vacations
 from games.read import lists
 from saboteur_site import ratelimits
 from saboteur_site.ratelimits import LIMITS, Limit, wait_for, wait_message
@@ -296,6 +296,103 @@ def case_practice_create(w: World) -> Case:
         sent=lambda i: {"practice-ruleset": "base", "practice-bots": "99"},  # 422
         last={"practice-ruleset": "base", "practice-bots": "2", "practice-rounds": "1"},
         changed=lambda: Game.objects.filter(creator=w.dan, practice=True).exists(),
+    )
+
+
+PLAY_NOW = {"rulesets": ["base"], "min_players": "3", "max_players": "5", "pace": "2d",
+            "languages": ["en"]}  # fmt: skip
+
+
+def _wish():
+    return matchmaking.Wish(
+        rulesets=("base",), min_players=3, max_players=5, pace="2d", languages=("en",)
+    )
+
+
+def case_play_now(w: World) -> Case:
+    return Case(
+        logged_in(w.dan),
+        reverse("play_now"),
+        sent=lambda i: {**PLAY_NOW, "min_players": "1"},  # 422
+        last=PLAY_NOW,
+        changed=lambda: TableWish.objects.filter(user=w.dan, waiting=True).exists(),
+    )
+
+
+def case_play_leave(w: World) -> Case:
+    table = matchmaking.seek(user=w.cid, wish=_wish()).table  # Cid stays: the table forms on
+    matchmaking.seek(user=w.dan, wish=_wish())
+    return Case(
+        logged_in(w.dan),
+        reverse("play_leave", args=[table.pk]),
+        last={},
+        # Dan leaves at the first, then is told he does not wait there; he asks again.
+        prepare=lambda: matchmaking.seek(user=w.dan, wish=_wish()),
+        changed=lambda: not TableWish.objects.filter(user=w.dan, waiting=True).exists(),
+    )
+
+
+def case_follow(w: World) -> Case:
+    return Case(
+        logged_in(w.dan),
+        reverse("follow", args=[w.ann.pk]),
+        last={},
+        prepare=lambda: relations.unfollow(w.dan, w.ann),
+        changed=lambda: relations.follows(w.dan, w.ann),
+    )
+
+
+def case_unfollow(w: World) -> Case:
+    return Case(
+        logged_in(w.dan),
+        reverse("unfollow", args=[w.ann.pk]),
+        last={},
+        prepare=lambda: relations.follow(w.dan, w.ann),
+        changed=lambda: not relations.follows(w.dan, w.ann),
+    )
+
+
+def case_follower_remove(w: World) -> Case:
+    return Case(
+        logged_in(w.ann),
+        reverse("follower_remove", args=[w.dan.pk]),
+        last={},
+        prepare=lambda: relations.follow(w.dan, w.ann),
+        changed=lambda: not relations.follows(w.dan, w.ann),
+    )
+
+
+def _friends(user, *others):
+    for other in others:
+        relations.follow(user, other)
+        relations.follow(other, user)
+
+
+def case_challenge_create(w: World) -> Case:
+    _friends(w.dan, w.bob, w.cid)
+    fields = {"friends": [str(w.bob.pk), str(w.cid.pk)], "ruleset": "base", "pace": "2d",
+              "rounds": "3"}  # fmt: skip
+    return Case(
+        logged_in(w.dan),
+        reverse("challenge_create"),
+        sent=lambda i: {**fields, "pace": "never"},  # 422
+        last=fields,
+        changed=lambda: Challenge.objects.filter(challenger=w.dan).exists(),
+    )
+
+
+def case_challenge(w: World) -> Case:
+    _friends(w.dan, w.bob, w.cid)
+    game = challenges.challenge_send(
+        challenger=w.dan, friends=[w.bob.pk, w.cid.pk], ruleset="base", pace="2d"
+    )
+    challenge = Challenge.objects.get(game=game, challenged=w.bob)
+    return Case(
+        logged_in(w.bob),
+        reverse("challenge", args=[challenge.token]),
+        sent=lambda i: {"answer": "maybe"},  # neither: nothing changes
+        last={"answer": "accept"},
+        changed=lambda: refresh(challenge).state == Challenge.State.ACCEPTED,
     )
 
 
