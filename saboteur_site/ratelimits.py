@@ -55,7 +55,8 @@ UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
 class Limit:
     """``rates``: "10/m,60/h" is at most 10 a minute and 60 an hour (units s, m, h, d).
     ``per``: "user" (each player; a visitor who is not logged in, each IP) or "token" (each
-    signed link, the route's ``token``)."""
+    signed link, the route's ``token``) or "api" (each API token: counted by the API itself,
+    games/web/api/site.py, not by ``rate_limited``)."""
 
     rates: str
     per: str = "user"
@@ -104,6 +105,16 @@ LIMITS: dict[str, Limit] = {
     "push_subscribe": Limit("30/m,120/h"),
     "device_remove": Limit("20/m"),
     "set_language": Limit("10/m,60/h"),
+    # API tokens (accounts/tokens.py: 20 live ones a player besides).
+    "token_create": Limit("10/m,60/h"),
+    "token_revoke": Limit("20/m"),
+    "bot_account": Limit("5/m,20/h"),
+    # The public API (games/web/api/), counted per token (``per="api"``, the sender is the
+    # token): its moves, chat lines, lobby calls and open streams.
+    "api_move": Limit("120/m", per="api"),
+    "api_chat": Limit("30/m", per="api"),
+    "api_lobby": Limit("10/m,60/h", per="api"),
+    "api_stream": Limit("10/m,60/h", per="api"),
     # A link of an email, without logging in (the token names one player and one purpose).
     "unsubscribe": Limit("10/m", per="token"),
 }

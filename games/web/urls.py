@@ -1,9 +1,14 @@
 from django.urls import path, re_path
 
 from . import deals, inbound, live, players, signed_links, views
+from .api import docs as api_docs
+from .api.site import api
 
 urlpatterns = [
     path("", views.home, name="home"),
+    # The public API (games/web/api/, docs/api.md): token calls only.
+    path("api/v1/", api.urls),
+    path("api/docs", api_docs.api_docs, name="api_docs"),
     path("rules/", views.rules, name="rules"),
     path("games/", views.lobby, name="lobby"),
     path("games/new/", views.game_create, name="game_create"),
@@ -35,5 +40,6 @@ urlpatterns = [
     path("vacation/end/", views.vacation_end, name="vacation_end"),
     # A player's pages about their games (accounts.urls has the profile and devices).
     path("accounts/delete/", players.account_delete, name="account_delete"),
+    path("accounts/bot/", players.bot_account, name="bot_account"),
     path("players/<path:key>/", players.player, name="player"),
 ]

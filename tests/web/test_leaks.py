@@ -35,6 +35,7 @@ from django.test import Client
 from django.test.utils import ContextList
 from django.urls import get_resolver
 
+from accounts.tokens import scopes_for, token_create
 from games import engine
 from games.engine.cards import GOLD_DIGGER, ROLES
 from games.models import ChatMessage, Game, Invitation, Move, Notice, Seat
@@ -118,6 +119,7 @@ def route_values(game, user) -> dict:
     ct = ContentType.objects.get_for_model(type(user))
     return {
         "pk": game.pk,
+        "game_id": game.pk,  # the API's routes (games/web/api/)
         "token": game.invite_token,
         "key": "dummy-key",
         "uidb36": "1",
@@ -141,15 +143,23 @@ class Viewer:
     user: object = None
 
 
+def logged_in(user) -> Client:
+    """A client logged in as ``user``, whose every request also carries an API token of theirs
+    with every scope (issue 54): the walk asks the API's routes as it asks the pages."""
+    client = Client()
+    client.force_login(user)
+    _token, text = token_create(user=user, name="walk", scopes=scopes_for(user))
+    client.defaults["HTTP_AUTHORIZATION"] = f"Bearer {text}"
+    return client
+
+
 def viewers_for(game, outsider, staff) -> list[Viewer]:
     viewers = []
     for seat in game.seats.select_related("user").order_by("position"):
-        client = Client()
-        client.force_login(seat.user)
+        client = logged_in(seat.user)
         viewers.append(Viewer(f"seat {seat.position}", client, seat.position, seat.user))
     for label, user in (("outsider", outsider), ("staff", staff)):
-        client = Client()
-        client.force_login(user)
+        client = logged_in(user)
         viewers.append(Viewer(label, client, None, user))
     viewers.append(Viewer("anonymous", Client()))
     return viewers
@@ -230,6 +240,9 @@ def requests_for(routes: list[Route], viewer: Viewer, state: engine.State, game)
     for number in range(state.config.rounds + 1):
         pairs.append((f"{game_url}deals/{number}/", False, None))
         pairs.append((f"{game_url}deals/{number}.json", False, None))
+        pairs.append((f"/api/v1/games/{game.pk}/deals/{number}", False, None))
+    pairs.append((f"/api/v1/games/{game.pk}/log?since=0", False, None))
+    pairs.append(("/api/v1/games?finished=true", False, None))
     # Replay steps before the latest one (the walker requests the latest): the deal and mid-way.
     for step in sorted({0, state.version // 2}):
         pairs.append((f"{game_url}replay/?step={step}", False, None))
@@ -244,7 +257,11 @@ def requests_for(routes: list[Route], viewer: Viewer, state: engine.State, game)
 def game_routes(routes: list[Route]) -> list[Route]:
     """The routes that can show anything about a game: the games app's own, and any route that
     takes a game's pk or invite token."""
-    return [r for r in routes if r.module.startswith("games.") or r.kwargs & {"pk", "token"}]
+    return [
+        r
+        for r in routes
+        if r.module.startswith("games.") or r.kwargs & {"pk", "token"} or r.url.startswith("/api/")
+    ]
 
 
 # -- Secrets as tokens ------------------------------------------------------------------------
