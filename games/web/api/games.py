@@ -85,7 +85,11 @@ def account(request: HttpRequest):
     }
 
 
-@router.get("/games", response={200: list[schemas.GameRow], **ERRORS}, summary="My games")
+# One URL name per path (``url_name``): ninja makes a URL pattern per name, and the calls of
+# one path share it.
+@router.get(
+    "/games", response={200: list[schemas.GameRow], **ERRORS}, summary="My games", url_name="games"
+)
 def games(request: HttpRequest, finished: bool = False):
     """My games in their lobby or running (``finished=true``: the finished ones too), those
     waiting for my decision first, then the newest."""
@@ -193,7 +197,10 @@ def move(request: HttpRequest, game_id: int, payload: schemas.MoveIn):
 
 
 @router.get(
-    "/games/{int:game_id}/chat", response={200: list[schemas.ChatLine], **ERRORS}, summary="Chat"
+    "/games/{int:game_id}/chat",
+    response={200: list[schemas.ChatLine], **ERRORS},
+    summary="Chat",
+    url_name="chat",
 )
 def chat_lines(request: HttpRequest, game_id: int):
     """The table's chat, oldest first (the players' only, as on the page)."""
@@ -210,7 +217,10 @@ def chat_lines(request: HttpRequest, game_id: int):
 
 
 @router.post(
-    "/games/{int:game_id}/chat", response={201: schemas.ChatLine, **ERRORS}, summary="Write in chat"
+    "/games/{int:game_id}/chat",
+    response={201: schemas.ChatLine, **ERRORS},
+    summary="Write in chat",
+    url_name="chat",
 )
 def chat_write(request: HttpRequest, game_id: int, payload: schemas.ChatIn):
     need(request, "chat")
@@ -227,7 +237,9 @@ def chat_write(request: HttpRequest, game_id: int, payload: schemas.ChatIn):
     )
 
 
-@router.post("/games", response={201: schemas.GameRow, **ERRORS}, summary="Create a game")
+@router.post(
+    "/games", response={201: schemas.GameRow, **ERRORS}, summary="Create a game", url_name="games"
+)
 def game_create(request: HttpRequest, payload: schemas.GameIn):
     """A new game in its lobby, with me seated."""
     need(request, "play")
