@@ -156,7 +156,7 @@ def _token_too_fast(request, refusal):
 
 @require_http_methods(["GET", "HEAD", "POST"])
 @login_required
-@rate_limited("token_create", answer=_token_too_fast)
+@rate_limited("api_tokens", answer=_token_too_fast)
 def api_tokens(request):
     """The API tokens page; a POST makes a token and shows its text once (no redirect: the text
     is on this answer alone)."""
@@ -179,7 +179,7 @@ def _token_revoke_too_fast(request, refusal, pk):
 
 @require_POST
 @login_required
-@rate_limited("token_revoke", answer=_token_revoke_too_fast)
+@rate_limited("api_token_revoke", answer=_token_revoke_too_fast)
 def api_token_revoke(request, pk: int):
     if not tokens.token_revoke(user=request.user, token_id=pk):
         raise Http404

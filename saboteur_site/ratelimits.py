@@ -55,8 +55,7 @@ UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
 class Limit:
     """``rates``: "10/m,60/h" is at most 10 a minute and 60 an hour (units s, m, h, d).
     ``per``: "user" (each player; a visitor who is not logged in, each IP) or "token" (each
-    signed link, the route's ``token``) or "api" (each API token: counted by the API itself,
-    games/web/api/site.py, not by ``rate_limited``)."""
+    signed link, the route's ``token``)."""
 
     rates: str
     per: str = "user"
@@ -106,15 +105,9 @@ LIMITS: dict[str, Limit] = {
     "device_remove": Limit("20/m"),
     "set_language": Limit("10/m,60/h"),
     # API tokens (accounts/tokens.py: 20 live ones a player besides).
-    "token_create": Limit("10/m,60/h"),
-    "token_revoke": Limit("20/m"),
+    "api_tokens": Limit("10/m,60/h"),
+    "api_token_revoke": Limit("20/m"),
     "bot_account": Limit("5/m,20/h"),
-    # The public API (games/web/api/), counted per token (``per="api"``, the sender is the
-    # token): its moves, chat lines, lobby calls and open streams.
-    "api_move": Limit("120/m", per="api"),
-    "api_chat": Limit("30/m", per="api"),
-    "api_lobby": Limit("10/m,60/h", per="api"),
-    "api_stream": Limit("10/m,60/h", per="api"),
     # A link of an email, without logging in (the token names one player and one purpose).
     "unsubscribe": Limit("10/m", per="token"),
 }
@@ -160,14 +153,17 @@ def _sender(request: HttpRequest, limit: Limit, kwargs: dict) -> str:
     return "ip" + get_adapter(request).get_client_ip(request)
 
 
-def wait_for(route: str, sender: str, *, now: float | None = None) -> int:
+def wait_for(
+    route: str, sender: str, *, now: float | None = None, limit: Limit | None = None
+) -> int:
     """Count one request of ``sender`` on ``route``: 0 if it may go, else the seconds until it
-    may (and then it is not counted)."""
+    may (and then it is not counted). ``limit``: a limit of another table than ``LIMITS`` (the
+    public API's per token, games/web/api/site.py)."""
     cache = caches["default"]
     now = time.time() if now is None else now
     scale = getattr(settings, "RATE_LIMITS_SCALE", 1)  # the benchmarks' players outpace anyone
     counted, wait = [], 0
-    for count, period in LIMITS[route].windows():
+    for count, period in (limit or LIMITS[route]).windows():
         count *= scale
         window = int(now // period)
         key = f"ratelimit:{route}:{sender}:{period}:{window}"

@@ -75,14 +75,9 @@ def _account_delete_page(request, form, *, status=None):
     return render(request, "accounts/delete.html", {"form": form, "check": check}, status=status)
 
 
-def _bot_account_too_fast(request, refusal):
-    messages.error(request, refusal.message)
-    return redirect("api_tokens")
-
-
 @require_POST
 @login_required
-@rate_limited("bot_account", answer=_bot_account_too_fast)
+@rate_limited("bot_account")
 def bot_account(request):
     """The owner makes their account a bot (from the API tokens page), before any game."""
     try:

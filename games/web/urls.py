@@ -2,7 +2,7 @@ from django.urls import path, re_path
 
 from . import deals, inbound, live, players, signed_links, views
 from .api import docs as api_docs
-from .api.site import api
+from .api.app import api
 
 urlpatterns = [
     path("", views.home, name="home"),

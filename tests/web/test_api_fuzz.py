@@ -15,7 +15,7 @@ from hypothesis import HealthCheck, settings
 
 from accounts.tokens import token_create
 from games.play import lobby
-from games.web.api.site import api
+from games.web.api.app import api
 from tests.players import create_player
 
 pytestmark = pytest.mark.django_db

@@ -6,6 +6,7 @@ the pages) or a service of ``games.play`` (the same move pipeline, refusal codes
 Calls carry a personal access token (``Authorization: Bearer``, ``accounts.tokens``): a
 session opens nothing here, so CSRF has nothing to protect. Errors are JSON ``{code, message}``.
 
+- ``app``: the API with all its calls (what the URLs and the docs page serve);
 - ``site``: the API object, the token check, scopes, per-token rate limits and the error answers;
 - ``schemas``: the shapes of what is sent and answered;
 - ``games``: the account, the games, the per-seat view, the legal moves, the log, moves, chat,

@@ -7,7 +7,7 @@ from __future__ import annotations
 from django.views.decorators.http import require_safe
 from ninja.openapi.views import openapi_view
 
-from .site import api
+from .app import api
 
 
 @require_safe

@@ -29,10 +29,30 @@ GAMES_LISTED = 100
 
 
 def _game(request: HttpRequest, game_id: int) -> GameRow:
-    game = access.game_for(game_id, request.user) if 0 < game_id < 2**31 else None
+    game = visible(game_id, request.user)
     if game is None:
         raise Http404
     return game
+
+
+def visible(game_id: int, user) -> GameRow | None:
+    """The game if ``user`` may see it (as its page: ``access.game_for``), else None."""
+    return access.game_for(game_id, user) if 0 < game_id < 2**31 else None
+
+
+def my_games(user, *, finished: bool = False, count: int = GAMES_LISTED) -> list[GameRow]:
+    """``user``'s games in their lobby, running or paused (and the ended ones with
+    ``finished``), the newest first, their seats loaded."""
+    statuses = [GameRow.Status.LOBBY, GameRow.Status.RUNNING, GameRow.Status.PAUSED]
+    if finished:
+        statuses += [GameRow.Status.FINISHED, GameRow.Status.ABORTED]
+    mine = Seat.objects.filter(user=user).exclude(state=Seat.State.REPLACED)
+    found = (
+        GameRow.objects.filter(Q(pk__in=mine.values("game_id")), status__in=statuses)
+        .prefetch_related("seats__user")
+        .order_by("-pk")[:count]
+    )
+    return list(found)
 
 
 def _me(game: GameRow, user) -> Seat | None:
@@ -53,7 +73,7 @@ def _players(game: GameRow, user) -> list[dict]:
     ]
 
 
-def _row(game: GameRow, user) -> dict:
+def row_of(game: GameRow, user) -> dict:
     me = _me(game, user)
     my_turn = bool(me and game.status == GameRow.Status.RUNNING and game.to_move == me.position)
     return {
@@ -94,16 +114,8 @@ def games(request: HttpRequest, finished: bool = False):
     """My games in their lobby or running (``finished=true``: the finished ones too), those
     waiting for my decision first, then the newest."""
     need(request, "read")
-    statuses = [GameRow.Status.LOBBY, GameRow.Status.RUNNING, GameRow.Status.PAUSED]
-    if finished:
-        statuses += [GameRow.Status.FINISHED, GameRow.Status.ABORTED]
-    mine = Seat.objects.filter(user=token_of(request).user).exclude(state=Seat.State.REPLACED)
-    found = (
-        GameRow.objects.filter(Q(pk__in=mine.values("game_id")), status__in=statuses)
-        .prefetch_related("seats__user")
-        .order_by("-pk")[:GAMES_LISTED]
-    )
-    rows = [_row(game, request.user) for game in found]
+    found = my_games(token_of(request).user, finished=finished)
+    rows = [row_of(game, request.user) for game in found]
     rows.sort(key=lambda row: not row["my_turn"])  # stable: newest first within each
     return rows
 
@@ -113,12 +125,16 @@ def game(request: HttpRequest, game_id: int):
     """The game as my seat sees it: the same view as the game page (hand, role, peeks, maze,
     the players' public state, the rounds done), with whose decision and its deadline."""
     need(request, "read")
-    found = _game(request, game_id)
-    me = _me(found, request.user)
+    return game_answer(_game(request, game_id), request.user)
+
+
+def game_answer(found: GameRow, user) -> dict:
+    """A game as ``user`` may see it (``GET /games/{id}``, and each line of its stream)."""
+    me = _me(found, user)
     view = None
     if found.snapshot is not None:
         view = engine.view_for(found.engine_state(), me.engine_name if me else None)
-    row = _row(found, request.user)
+    row = row_of(found, user)
     row.update(
         me=me.engine_name if me and me.position is not None else None,
         max_seats=found.max_seats,
@@ -255,7 +271,7 @@ def game_create(request: HttpRequest, payload: schemas.GameIn):
         turn_limit=timedelta(hours=payload.turn_hours) if payload.turn_hours else None,
         allows_bots=payload.allows_bots,
     )
-    return Status(201, _row(_game(request, made.pk), request.user))
+    return Status(201, row_of(_game(request, made.pk), request.user))
 
 
 @router.post(
@@ -268,7 +284,7 @@ def practice_create(request: HttpRequest, payload: schemas.PracticeIn):
     made = lobby.practice_create(
         creator=request.user, ruleset=payload.ruleset, bots=payload.bots, rounds=payload.rounds
     )
-    return Status(201, _row(_game(request, made.pk), request.user))
+    return Status(201, row_of(_game(request, made.pk), request.user))
 
 
 @router.post("/games/{int:game_id}/join", response={200: schemas.GameRow, **ERRORS}, summary="Join")
@@ -277,7 +293,7 @@ def join(request: HttpRequest, game_id: int):
     limit(request, "api_lobby")
     found = _game(request, game_id)
     lobby.seat_join(game_id=found.pk, user=request.user)
-    return _row(_game(request, game_id), request.user)
+    return row_of(_game(request, game_id), request.user)
 
 
 @router.post(
@@ -289,7 +305,7 @@ def start(request: HttpRequest, game_id: int):
     limit(request, "api_lobby")
     found = _game(request, game_id)
     lobby.game_start(game_id=found.pk, user=request.user)
-    return _row(_game(request, game_id), request.user)
+    return row_of(_game(request, game_id), request.user)
 
 
 @router.get(

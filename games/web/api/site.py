@@ -19,7 +19,7 @@ from ninja.security import HttpBearer
 from accounts import tokens
 from accounts.models import ApiToken
 from games.play import errors
-from saboteur_site.ratelimits import TooFast, wait_for
+from saboteur_site.ratelimits import Limit, TooFast, wait_for
 
 
 class ApiError(Exception):
@@ -73,10 +73,20 @@ def need(request: HttpRequest, scope: str) -> ApiToken:
     return token
 
 
+# What one token may send (the pages' own limits are ``saboteur_site.ratelimits.LIMITS``, per
+# player): its moves, chat lines, lobby calls and streams opened.
+LIMITS = {
+    "api_move": Limit("120/m"),
+    "api_chat": Limit("30/m"),
+    "api_lobby": Limit("10/m,60/h"),
+    "api_stream": Limit("10/m,60/h"),
+}
+
+
 def limit(request: HttpRequest, route: str) -> None:
-    """Count this call in ``route``'s rate limit per token (``saboteur_site.ratelimits.LIMITS``);
-    one too many is 429 with Retry-After, and the call does nothing."""
-    wait = wait_for(route, f"k{token_of(request).pk}")
+    """Count this call in ``route``'s rate limit per token (``LIMITS``); one too many is 429
+    with Retry-After, and the call does nothing."""
+    wait = wait_for(route, f"k{token_of(request).pk}", limit=LIMITS[route])
     if wait:
         raise ApiError(429, "too-fast", TooFast(wait).message, retry_after=wait)
 
@@ -133,12 +143,3 @@ def _not_found(request, exc):
 def _http_error(request, exc: HttpError):
     code = {400: "bad-request", 405: "method", 413: "too-large"}.get(exc.status_code, "refused")
     return error(request, exc.status_code, code, str(exc.message))
-
-
-def _routes() -> None:
-    from . import games  # noqa: F401  (its calls join the router)
-
-    api.add_router("/", games.router)
-
-
-_routes()
