@@ -291,6 +291,7 @@ def _rematch_create(game: Game, user) -> Game:
             daily_at=game.daily_at,
             bank=game.bank,
             vacations_pause=game.vacations_pause,
+            allows_bots=game.allows_bots,
         )
     again.rematch_of = game
     again.save(update_fields=["rematch_of"])

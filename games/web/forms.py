@@ -194,6 +194,14 @@ class GameCreateForm(forms.Form):
         ),
     )
 
+    allows_bots = forms.BooleanField(
+        label=_("Bot accounts may join"),
+        required=False,
+        help_text=_(
+            "Programs that play through the site's API from accounts marked as bots (docs/api.md)."
+        ),
+    )
+
     # The clock (games.clock): a time bank, weekends off, a daily deadline, vacations.
     bank = forms.TypedChoiceField(
         label=_("Time bank per player"),

@@ -133,6 +133,8 @@ def test_a_game_is_the_seats_own_view_and_a_move_goes_through_the_pipeline(four)
         content_type="application/json",
     )  # fmt: skip
     assert stale.status_code == 409 and stale.json()["code"] == "stale-version"
+    ledger = client.get(f"/api/v1/games/{game.pk}").json()["ledger"]
+    assert ledger[0]["round"] == 1 and {row["seat"] for row in ledger[0]["did"]} == set(state.seats)
     log = client.get(f"/api/v1/games/{game.pk}/log").json()
     assert log and log[0]["sequence"] == 1
     others = [u for u in four if u != mover]

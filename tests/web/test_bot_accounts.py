@@ -10,6 +10,7 @@ from django.test import Client
 from accounts.players import player_url
 from accounts.services import AccountError
 from accounts.tokens import token_create
+from games.models import Game
 from games.play import lobby
 from games.play.errors import ServiceError
 from games.play.ratings import seat_rows
@@ -78,3 +79,18 @@ def test_bot_accounts_are_rated_in_their_own_pool():
     assert not any(row.bot for row in bots.values())  # rated among themselves
     site = seat_rows([(1, 0, 10, None, False), (2, 1, None, 1, False)])
     assert site[2].bot and not site[1].bot
+
+
+def test_the_lobby_form_lets_the_creator_allow_bot_accounts(db):
+    ann = create_player("ann")
+    client = Client()
+    client.force_login(ann)
+    form = client.get("/games/").content.decode()
+    assert 'name="allows_bots"' in form
+    client.post(
+        "/games/new/",
+        {"name": "Bots welcome", "ruleset": "base", "max_seats": "4", "rounds": "3",
+         "visibility": "open", "turn_limit": "172800", "allows_bots": "on"},
+    )  # fmt: skip
+    game = Game.objects.get(name="Bots welcome")
+    assert game.allows_bots

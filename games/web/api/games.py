@@ -18,7 +18,7 @@ from games import engine
 from games.models import Game as GameRow
 from games.models import Seat
 from games.play import chat, lobby, moves
-from games.read import access, deals, history, log, seats
+from games.read import access, deals, history, ledger_words, log, seats
 
 from . import schemas
 from .site import limit, need, token_of
@@ -142,8 +142,24 @@ def game_answer(found: GameRow, user) -> dict:
         to_move=view["to_move"] if view else None,
         decision_since=found.decision_since if found.status == GameRow.Status.RUNNING else None,
         view=view,
+        ledger=_ledger(found, view),
     )
     return row
+
+
+def _ledger(found: GameRow, view) -> list[dict]:
+    """The public ledger, as the page's table says it: per round, what each seat was seen
+    doing (``games.read.ledger_words``, from the public move log alone)."""
+    if view is None:
+        return []
+    seen = ledger_words.public(
+        found.pk, history.move_log(found), [p["seat"] for p in view["players"]]
+    )
+    names = seats.seat_names(found)
+    return [
+        {"round": number, "did": ledger_words.did_lines(records, names)}
+        for number, records in sorted(seen.rounds.items())
+    ]
 
 
 @router.get(

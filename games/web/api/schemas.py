@@ -53,6 +53,9 @@ class Game(GameRow):
     view: dict[str, Any] | None = Field(
         description="The game as my seat may see it (engine `view_for`), as the game page shows it."
     )
+    ledger: list[dict[str, Any]] = Field(
+        description="The public ledger: per round, what each seat was seen doing."
+    )
 
 
 class LegalMoves(Schema):
