@@ -28,7 +28,7 @@ def test_a_token_made_in_the_browser_is_shown_once_and_opens_the_api(
     answer = httpx.get(f"{live_server.url}/api/v1/account",
                        headers={"Authorization": f"Bearer {text}"})  # fmt: skip
     assert answer.status_code == 200 and answer.json()["display_name"] == "Ann"
-    page.reload()  # a GET again: the list, never the token
+    page.goto(f"{live_server.url}/accounts/tokens/")  # the list, never the token again
     expect(page.get_by_test_id("token")).to_contain_text("my terminal")
     assert text not in page.content()
     page.get_by_test_id("token-revoke").click()
