@@ -2,12 +2,12 @@ from django.urls import path, re_path
 
 from . import deals, inbound, live, players, signed_links, views
 from .api import docs as api_docs
-from .api.app import api
+from .api.app import urls as api_urls
 
 urlpatterns = [
     path("", views.home, name="home"),
     # The public API (games/web/api/, docs/api.md): token calls only.
-    path("api/v1/", api.urls),
+    path("api/v1/", api_urls()),
     path("api/docs", api_docs.api_docs, name="api_docs"),
     path("rules/", views.rules, name="rules"),
     path("games/", views.lobby, name="lobby"),

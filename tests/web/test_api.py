@@ -117,7 +117,8 @@ def test_a_game_is_the_seats_own_view_and_a_move_goes_through_the_pipeline(four)
     seen = client.get(f"/api/v1/games/{game.pk}").json()
     seat = state.seats[state.to_move]
     assert seen["view"] == engine.view_for(state, seat) | {}  # the page's own view
-    assert seen["me"] == seat and seen["my_turn"]
+    assert seen["me"] == seat and seen["my_turn"] and seen["my_bank_seconds"] == 0
+    assert seen["deadline"] is not None  # the clock: when this decision ends
     mine = client.get("/api/v1/games").json()
     assert mine[0]["id"] == game.pk and mine[0]["my_turn"]
     legal = client.get(f"/api/v1/games/{game.pk}/legal").json()
@@ -211,3 +212,9 @@ def test_the_docs_and_schema_are_served_without_a_cdn(four):
     assert page.status_code == 200
     text = page.content.decode()
     assert "/static/ninja/swagger-ui-bundle" in text and "cdn" not in text.lower()
+
+
+def test_a_method_a_path_does_not_take_is_a_json_405(four):
+    answer = api(four[0]).delete("/api/v1/games")
+    assert answer.status_code == 405 and answer.json()["code"] == "method"
+    assert set(answer["Allow"].replace(" ", "").split(",")) == {"GET", "POST"}

@@ -58,8 +58,7 @@ def test_no_operation_answers_a_server_error(case, seated):
         case.path_parameters["game_id"] = game.pk
     response = case.call(app=APP, headers=headers)
     assert response.status_code < 500, (case.method, case.formatted_path, response.text[:500])
-    # A method a path does not take is ninja's own plain 405 (with Allow), and a path no route
-    # matches (a deal number that is not a number) the site's 404 page; every other refusal is
-    # the API's JSON.
+    # A path no route matches (a deal number that is not a number) is the site's 404 page;
+    # every answer of the API's own routes that refuses is its JSON.
     if response.status_code >= 400 and "json" in response.headers.get("Content-Type", ""):
         assert set(response.json()) == {"code", "message"}, response.text[:300]

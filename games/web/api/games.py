@@ -142,6 +142,7 @@ def game_answer(found: GameRow, user) -> dict:
         to_move=view["to_move"] if view else None,
         decision_since=found.decision_since if found.status == GameRow.Status.RUNNING else None,
         view=view,
+        my_bank_seconds=int(me.bank_left.total_seconds()) if me is not None else None,
         ledger=_ledger(found, view),
     )
     return row

@@ -53,6 +53,9 @@ class Game(GameRow):
     view: dict[str, Any] | None = Field(
         description="The game as my seat may see it (engine `view_for`), as the game page shows it."
     )
+    my_bank_seconds: int | None = Field(
+        description="What is left of my time bank, spent when a turn runs past its time."
+    )
     ledger: list[dict[str, Any]] = Field(
         description="The public ledger: per round, what each seat was seen doing."
     )
