@@ -3,11 +3,14 @@ pub/sub, the hub's thread, PostgreSQL, read through the test client (the WSGI pa
 
 from __future__ import annotations
 
+import http.client
 import json
+import sys
 import time
 
 import pytest
-from django.test import Client
+from django.core.management import call_command
+from django.test import Client, override_settings
 
 from accounts.tokens import token_create, token_revoke
 from games import engine
@@ -15,6 +18,14 @@ from games.models import Game
 from games.play import lobby, moves
 from games.read import live
 from games.web.api import streams
+from tests.web.test_live import free_port, server_env, start_server, stop_server
+
+NO_REDIS_CACHES = {
+    "default": {
+        "BACKEND": "django.core.cache.backends.db.DatabaseCache",
+        "LOCATION": "django_cache",
+    }
+}
 
 pytestmark = [pytest.mark.real_streams, pytest.mark.django_db(transaction=True)]
 
@@ -133,3 +144,70 @@ def test_outsiders_get_no_stream_of_a_private_game(players, make_user, real):
         f"/api/v1/games/{game.pk}/stream"
     )
     assert answer.status_code == 404 and answer.json()["code"] == "not-found"
+
+
+# -- Over a real socket: uvicorn (production's ASGI shape) and runserver (`make run`'s) ---------
+
+
+class NdjsonStream:
+    def __init__(self, port, path, token):
+        self.conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+        self.conn.request("GET", path, headers={"Authorization": f"Bearer {token}"})
+        self.response = self.conn.getresponse()
+
+    def next(self) -> dict:
+        """The next line that is not a heartbeat."""
+        while True:
+            text = self.response.readline()  # unchunked by http.client
+            if not text:
+                return {"type": "closed"}
+            if text.strip():
+                return json.loads(text)
+
+    def close(self):
+        self.conn.close()
+
+
+@pytest.mark.parametrize("server", ["uvicorn", "runserver"])
+def test_streams_over_a_real_server(players, server):
+    """Under uvicorn (ASGI, Redis) and runserver without Redis (`make run`), a move made in
+    another process reaches the game's stream and the next player's account stream."""
+    game = started(players)
+    port = free_port()
+    if server == "uvicorn":
+        command = [sys.executable, "-m", "uvicorn", "saboteur_site.asgi:application"]
+        command += ["--port", str(port), "--log-level", "warning"]
+        env = server_env()
+    else:
+        command = [sys.executable, "manage.py", "runserver", f"127.0.0.1:{port}", "--noreload"]
+        env = server_env(REDIS_URL="")
+        # Without Redis the cache (the rate limits' counters) is the database's, as `make run`
+        # makes it (scripts/run.sh).
+        with override_settings(CACHES=NO_REDIS_CACHES):
+            call_command("createcachetable")
+    _token, text = token_create(user=players[1], name="s", scopes=["read"])
+    process = start_server(command, env, port)
+    try:
+        stream = NdjsonStream(port, f"/api/v1/games/{game.pk}/stream", text)
+        assert stream.response.status == 200
+        assert stream.response.getheader("Content-Type") == "application/x-ndjson"
+        assert stream.next()["game"]["version"] == 0
+        news = NdjsonStream(port, "/api/v1/stream", text)
+        assert news.response.status == 200, news.response.read()[:2000]
+        while game.refresh_from_db() or game.seats.get(position=game.to_move).user != players[1]:
+            play_one(game)
+            assert stream.next()["game"]["version"] == Game.objects.get(pk=game.pk).version
+        assert news.next() == {"type": "your-turn", "game": game.pk, "version": game.version}
+        stream.close()
+        news.close()
+        time.sleep(0.5)
+    finally:
+        stop_server(process)
+        said = process.stderr.read().decode()
+        print(said)  # shown when the test fails
+    problems = [
+        line
+        for line in said.splitlines()
+        if "Traceback" in line or ("ERROR" in line and "graceful shutdown" not in line)
+    ]
+    assert problems == []
