@@ -79,6 +79,7 @@ def game_create(
     bank=None,
     vacations_pause: bool = True,
     allows_bots: bool = False,
+    bots_rated_with_people: bool = False,
 ) -> Game:
     """Create a game in its lobby with the creator seated (``bot_stand_ins``: a bot plays for
     absent players instead of the safe default move; ``min_reliability``: the reliability, in
@@ -117,6 +118,7 @@ def game_create(
             vacations_pause=bool(vacations_pause),
             # A bot account's own table is one for bots.
             allows_bots=bool(allows_bots) or bool(creator.is_bot),
+            bots_rated_with_people=bool(bots_rated_with_people),
             # Drawn now, before anyone (the creator included) gives a seed of their own: the
             # site cannot choose its seeds knowing the players'. Only their commitments show.
             server_seeds=server_seeds(rounds),
@@ -292,6 +294,7 @@ def _rematch_create(game: Game, user) -> Game:
             bank=game.bank,
             vacations_pause=game.vacations_pause,
             allows_bots=game.allows_bots,
+            bots_rated_with_people=game.bots_rated_with_people,
         )
     again.rematch_of = game
     again.save(update_fields=["rematch_of"])

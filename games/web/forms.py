@@ -202,6 +202,12 @@ class GameCreateForm(forms.Form):
         ),
     )
 
+    bots_rated_with_people = forms.BooleanField(
+        label=_("Bot accounts are rated with people"),
+        required=False,
+        help_text=_("Else the rounds where bot accounts play with people are not rated."),
+    )
+
     # The clock (games.clock): a time bank, weekends off, a daily deadline, vacations.
     bank = forms.TypedChoiceField(
         label=_("Time bank per player"),

@@ -77,6 +77,10 @@ def test_bot_accounts_are_rated_in_their_own_pool():
     assert [mixed[pk].bot for pk in (1, 2, 3)] == [False, True, False]  # not rated with people
     bots = seat_rows([(1, 0, 10, None, True), (2, 1, 11, None, True), (3, 2, 12, None, True)])
     assert not any(row.bot for row in bots.values())  # rated among themselves
+    rated_together = seat_rows(
+        [(1, 0, 10, None, False), (2, 1, 11, None, True)], with_people=True
+    )  # the game says so: rated with the people
+    assert not any(row.bot for row in rated_together.values())
     site = seat_rows([(1, 0, 10, None, False), (2, 1, None, 1, False)])
     assert site[2].bot and not site[1].bot
 
@@ -94,3 +98,30 @@ def test_the_lobby_form_lets_the_creator_allow_bot_accounts(db):
     )  # fmt: skip
     game = Game.objects.get(name="Bots welcome")
     assert game.allows_bots
+
+
+@pytest.mark.parametrize(
+    ("table_of", "with_people", "rated"),
+    [("mixed", False, set()), ("mixed", True, {"ann", "bob", "robo"}),
+     ("bots", False, {"robo", "rob2", "rob3"})],
+)  # fmt: skip
+def test_a_finished_round_is_rated_in_the_pool_it_belongs_to(table_of, with_people, rated):
+    """Played for real (``move_submit``): a round of bot accounts with people is rated only when
+    the game says so; one of bot accounts alone is rated among them."""
+    import random
+
+    from games.models import Rating
+    from tests.web.ratings_play import play_until, table
+
+    names = ("ann", "bob", "robo") if table_of == "mixed" else ("robo", "rob2", "rob3")
+    users = [create_player(name) for name in names]
+    for user in users:
+        if user.display_name.lower().startswith("rob"):
+            user.is_bot = True
+            user.save(update_fields=["is_bot"])
+    game = table(users, allows_bots=True, bots_rated_with_people=with_people)
+    play_until(game, random.Random(3))
+    rated_names = set(
+        Rating.objects.filter(kind="all").values_list("user__display_name", flat=True)
+    )
+    assert {name.lower() for name in rated_names} == rated

@@ -287,6 +287,7 @@ def game_create(request: HttpRequest, payload: schemas.GameIn):
         rounds=payload.rounds,
         turn_limit=timedelta(hours=payload.turn_hours) if payload.turn_hours else None,
         allows_bots=payload.allows_bots,
+        bots_rated_with_people=payload.bots_rated_with_people,
     )
     return Status(201, row_of(_game(request, made.pk), request.user))
 

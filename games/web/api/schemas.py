@@ -108,6 +108,10 @@ class GameIn(Schema):
     private: bool = Field(default=False, description="By invitation only.")
     turn_hours: int | None = Field(default=None, ge=1, le=168)
     allows_bots: bool = Field(default=False, description="Bot accounts may join.")
+    bots_rated_with_people: bool = Field(
+        default=False,
+        description="Rounds of bot accounts with people are rated (else only among bots).",
+    )
 
 
 class PracticeIn(Schema):
