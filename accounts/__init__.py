@@ -3,12 +3,13 @@ nothing of games (``pyproject.toml``'s ``one-direction`` contract): what an acco
 player's games (a new name or clock, deleting the account) lives in games.
 
 - ``models``: the user (display name, language, time zone, quiet hours, bot flag...), bans, push
-  devices, follows and blocks;
+  devices, follows and blocks, API tokens;
 - ``relations``: who follows whom (friends) and who keeps away from whom (blocks);
 - ``services``: the only code that changes a player's profile;
+- ``tokens``: the personal access tokens of the public API: made, listed, revoked, checked;
 - ``signals``: what a profile change tells whoever listens (games): a new name, a new clock;
 - ``forms``: signing up, the profile, deleting an account;
-- ``views``: the profile, push subscriptions, devices, blocking and unblocking;
+- ``views``: the profile, push subscriptions, devices, blocking and unblocking, API tokens;
 - ``players``: which player a player page shows, and its address;
 - ``zones``: time zones by name (pure Python; the games' clock reads them too);
 - ``zone_choices``: the time-zone pickers' choices;

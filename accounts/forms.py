@@ -145,3 +145,26 @@ class AccountDeleteForm(forms.Form):
         widget=forms.PasswordInput(attrs={"autocomplete": "current-password"}),
         help_text=_("To be sure it is you."),
     )
+
+
+class TokenForm(forms.Form):
+    """A new API token: its name and scopes (the rules: ``accounts.tokens``)."""
+
+    name = forms.CharField(
+        label=_("Name"),
+        max_length=60,
+        help_text=_("Where you will use it, for example “my bot” or “terminal”."),
+    )
+    scopes = forms.MultipleChoiceField(
+        label=_("Scopes"), widget=forms.CheckboxSelectMultiple, choices=()
+    )
+
+    def __init__(self, *args, user, **kwargs):
+        super().__init__(*args, **kwargs)
+        from .models import ApiToken
+        from .tokens import scopes_for
+
+        allowed = set(scopes_for(user))
+        field = self.fields["scopes"]
+        if isinstance(field, forms.MultipleChoiceField):
+            field.choices = [(v, label) for v, label in ApiToken.Scope.choices if v in allowed]

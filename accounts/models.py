@@ -239,3 +239,37 @@ class Block(models.Model):
 
     def __str__(self) -> str:
         return f"{self.blocker} ⊘ {self.blocked}"
+
+
+class ApiToken(models.Model):
+    """A personal access token of the public API (``accounts.tokens``): shown to its player once,
+    stored only as the SHA-256 of its text (``digest``), with the scopes it was given; revoked
+    tokens stay listed (with their last use) until their player deletes the account."""
+
+    class Scope(models.TextChoices):
+        READ = "read", _("read my games")
+        PLAY = "play", _("play my games")
+        CHAT = "chat", _("write in my games' chat")
+        BOT = "bot", _("play as a bot account")
+
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="api_tokens",
+        verbose_name=_("player"),
+    )  # fmt: skip
+    name = models.CharField(_("name"), max_length=60)
+    # The first characters of the token (its prefix and four more): enough for its player to
+    # tell their tokens apart, nothing to guess the rest with.
+    hint = models.CharField(max_length=12, editable=False)
+    digest = models.CharField(max_length=64, unique=True, editable=False)
+    scopes = models.JSONField(_("scopes"), default=list)
+    created_at = models.DateTimeField(_("made"), auto_now_add=True)
+    last_used_at = models.DateTimeField(_("last used"), null=True, blank=True)
+    revoked_at = models.DateTimeField(_("revoked"), null=True, blank=True)
+
+    class Meta:
+        verbose_name = _("API token")
+        verbose_name_plural = _("API tokens")
+        ordering = ["-created_at"]
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.hint}…)"

@@ -21,8 +21,8 @@ from django.views.decorators.http import require_http_methods, require_POST
 from saboteur_site import vapid
 from saboteur_site.ratelimits import rate_limited, with_refusal
 
-from . import devices, relations, services
-from .forms import ProfileForm
+from . import devices, relations, services, tokens
+from .forms import ProfileForm, TokenForm
 from .players import player_url
 
 
@@ -185,3 +185,51 @@ def block_remove(request, pk: int):
     relations.unblock(request.user, other)
     messages.success(request, _("You have unblocked %(name)s.") % {"name": other.display_name})
     return HttpResponseRedirect(_back(request))
+
+
+def _tokens_page(request, form, *, made=None, status=None):
+    """The player's API tokens: the list (with each one's last use), the form for a new one and,
+    right after it was made, the new token's text, shown this once."""
+    status = status or (422 if form.errors else 200)
+    context = {"form": form, "tokens": tokens.tokens_of(request.user), "made": made}
+    response = render(request, "accounts/tokens.html", context, status=status)
+    response["Cache-Control"] = "no-store"  # the new token's text: never kept by a cache
+    return response
+
+
+def _token_too_fast(request, refusal):
+    form = with_refusal(TokenForm(request.POST, user=request.user), refusal)
+    return _tokens_page(request, form, status=429)
+
+
+@require_http_methods(["GET", "HEAD", "POST"])
+@login_required
+@rate_limited("api_tokens", answer=_token_too_fast)
+def api_tokens(request):
+    """The API tokens page; a POST makes a token and shows its text once (no redirect: the text
+    is on this answer alone)."""
+    form = TokenForm(request.POST or None, user=request.user)
+    if request.method == "POST" and form.is_valid():
+        try:
+            token, text = tokens.token_create(user=request.user, **form.cleaned_data)
+        except services.AccountError as error:
+            form.add_error(None, error.message)
+        else:
+            made = {"name": token.name, "text": text}
+            return _tokens_page(request, TokenForm(user=request.user), made=made, status=201)
+    return _tokens_page(request, form)
+
+
+def _token_revoke_too_fast(request, refusal, pk):
+    messages.error(request, refusal.message)
+    return _tokens_page(request, TokenForm(user=request.user), status=429)
+
+
+@require_POST
+@login_required
+@rate_limited("api_token_revoke", answer=_token_revoke_too_fast)
+def api_token_revoke(request, pk: int):
+    if not tokens.token_revoke(user=request.user, token_id=pk):
+        raise Http404
+    messages.success(request, _("The token is revoked: it opens nothing any more."))
+    return redirect("api_tokens")

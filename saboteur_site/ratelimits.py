@@ -120,6 +120,10 @@ LIMITS: dict[str, Limit] = {
     "report": Limit("5/m,30/h"),
     "block": Limit("20/m,200/h"),
     "unblock": Limit("20/m,200/h"),
+    # API tokens (accounts/tokens.py: 20 live ones a player besides).
+    "api_tokens": Limit("10/m,60/h"),
+    "api_token_revoke": Limit("20/m"),
+    "bot_account": Limit("5/m,20/h"),
     # A link of an email, without logging in (the token names one player and one purpose).
     "unsubscribe": Limit("10/m", per="token"),
 }
@@ -165,14 +169,17 @@ def _sender(request: HttpRequest, limit: Limit, kwargs: dict) -> str:
     return "ip" + get_adapter(request).get_client_ip(request)
 
 
-def wait_for(route: str, sender: str, *, now: float | None = None) -> int:
+def wait_for(
+    route: str, sender: str, *, now: float | None = None, limit: Limit | None = None
+) -> int:
     """Count one request of ``sender`` on ``route``: 0 if it may go, else the seconds until it
-    may (and then it is not counted)."""
+    may (and then it is not counted). ``limit``: a limit of another table than ``LIMITS`` (the
+    public API's per token, games/web/api/site.py)."""
     cache = caches["default"]
     now = time.time() if now is None else now
     scale = getattr(settings, "RATE_LIMITS_SCALE", 1)  # the benchmarks' players outpace anyone
     counted, wait = [], 0
-    for count, period in LIMITS[route].windows():
+    for count, period in (limit or LIMITS[route]).windows():
         count *= scale
         window = int(now // period)
         key = f"ratelimit:{route}:{sender}:{period}:{window}"

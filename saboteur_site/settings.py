@@ -149,6 +149,8 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "django_htmx",
     "health_check",
+    # The public API (games/web/api/): its vendored Swagger UI files and templates for /api/docs.
+    "ninja",
 ]
 
 MIDDLEWARE = [

@@ -61,13 +61,18 @@ def walk_routes(values: dict[str, object], *, must_resolve: bool = True) -> list
             return regex.split("|")[0]  # an alternation of words: the first one
         return "1" if converter == "int" else "dummy-key"
 
-    routes = []
+    routes, seen = [], set()
     for pieces, entry in _patterns(get_resolver()):
         url = "/" + "".join(_concrete(p, fill) for p in pieces)
+        text = "".join(str(p) for p in pieces)
+        if text in seen:
+            # django-ninja makes a pattern per call of a path (GET and POST of /api/v1/games):
+            # the first one answers every method of it.
+            continue
+        seen.add(text)
         kwargs = frozenset(k for p in pieces for k in _kwarg_names(p))
         if must_resolve:
             match = resolve(url)
             assert match.func == entry.callback, f"{url} does not resolve to {pieces}"
-        text = "".join(str(p) for p in pieces)
         routes.append(Route(text, url, kwargs, getattr(entry.callback, "__module__", "")))
     return routes

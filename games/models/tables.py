@@ -108,6 +108,13 @@ class Game(models.Model):
     finished_at = models.DateTimeField(null=True, blank=True)
     # A practice game against bots: starts at once, stays out of the public statistics.
     practice = models.BooleanField(_("practice game"), default=False)
+    # The creator's choice: bot accounts (accounts.User.is_bot, the public API) may join.
+    allows_bots = models.BooleanField(_("bot accounts may join"), default=False)
+    # The creator's choice: the rounds of bot accounts with people are rated, in the people's
+    # pool (else bot accounts are rated only among themselves: games.play.ratings.seat_rows).
+    bots_rated_with_people = models.BooleanField(
+        _("bot accounts are rated with people"), default=False
+    )
     # The creator's choice: a bot plays an absent player's seat instead of the safe default move.
     bot_stand_ins = models.BooleanField(_("a bot plays for absent players"), default=False)
     # The creator's choice: who may join (games.read.stats.reliability, in percent); None: anyone.

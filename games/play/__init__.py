@@ -20,6 +20,7 @@ the ledger and the bots, never moderation, the web or ``games.tasks``.
 - ``vacations``: declaring, ending and carrying out players' vacations;
 - ``profiles``: a player's profile changed in what their games show or plan by it (it
   receives ``accounts.signals``);
+- ``bot_accounts``: making an account a bot account, before it plays any game;
 - ``account_deletion``: deleting a player's account, and what it does to their games;
 - ``ratings``: writing the ratings, live and as a rebuild;
 - ``rating_maths``: the ratings' maths, pure Python;

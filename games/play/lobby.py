@@ -85,6 +85,8 @@ def game_create(
     daily_at=None,
     bank=None,
     vacations_pause: bool = True,
+    allows_bots: bool = False,
+    bots_rated_with_people: bool = False,
 ) -> Game:
     """Create a game in its lobby with the creator seated (``bot_stand_ins``: a bot plays for
     absent players instead of the safe default move; ``min_reliability``: the reliability, in
@@ -121,6 +123,9 @@ def game_create(
             daily_at=daily_at.replace(second=0, microsecond=0) if daily_at else None,
             bank=bank,
             vacations_pause=bool(vacations_pause),
+            # A bot account's own table is one for bots.
+            allows_bots=bool(allows_bots) or bool(creator.is_bot),
+            bots_rated_with_people=bool(bots_rated_with_people),
             # Drawn now, before anyone (the creator included) gives a seed of their own: the
             # site cannot choose its seeds knowing the players'. Only their commitments show.
             server_seeds=server_seeds(rounds),
@@ -295,6 +300,8 @@ def _rematch_create(game: Game, user) -> Game:
             daily_at=game.daily_at,
             bank=game.bank,
             vacations_pause=game.vacations_pause,
+            allows_bots=game.allows_bots,
+            bots_rated_with_people=game.bots_rated_with_people,
         )
     again.rematch_of = game
     again.save(update_fields=["rematch_of"])
@@ -349,6 +356,10 @@ def seat_join(*, game_id: int, user) -> Seat:
             return existing
         if game.seats.count() >= game.max_seats:
             raise ServiceError(_("This game is full."))
+        if user.is_bot and not game.allows_bots:
+            raise ServiceError(
+                _("This game's creator does not allow bot accounts."), code="no-bots"
+            )
         if game.min_reliability is not None:
             mine = stats.reliability(user).percent
             # Nothing known yet (no game in the last 90 days) is no reason to keep a player out.

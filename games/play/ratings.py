@@ -7,9 +7,10 @@ commit. The completing moves' ids are then in the order their updates were made,
 replays the rounds in that order: the same figures.
 
 Only games that are not practice are rated; a round with a bot, a stand-in's seat and an aborted
-game are not (``rating_maths``). Aborting a game that has rated rounds asks for a rebuild (a
-Celery task; the minute sweep asks again while such rounds remain, should the broker have lost
-it).
+game are not (``rating_maths``). Bot accounts have a pool of their own (``seat_rows``): a round
+of bot accounts alone is rated among them, one with people too is not rated. Aborting a game
+that has rated rounds asks for a rebuild (a Celery task; the minute sweep asks again while such
+rounds remain, should the broker have lost it).
 """
 
 from __future__ import annotations
@@ -86,14 +87,30 @@ def round_completed(*, game: Game, move: Move, matches) -> None:
         _write(dataclasses.replace(match, key=move.pk, at=move.created_at))
 
 
-def _rows_of(game: Game) -> tuple[dict[int, maths.SeatRow], list[maths.MoveRow]]:
-    seats = {
-        pk: maths.SeatRow(pk, position, user, bot is not None)
-        for pk, position, user, bot in Seat.objects.filter(game=game).values_list(
-            "pk", "position", "user_id", "bot"
-        )
-        if position is not None  # a started game's seats all have one
+SEAT_COLUMNS = ("pk", "position", "user_id", "bot", "user__is_bot")
+
+
+def seat_rows(rows: Iterable[tuple], *, with_people: bool = False) -> dict[int, maths.SeatRow]:
+    """A game's seats (``SEAT_COLUMNS``) as the rounds need them. Bot accounts (the public
+    API's) are rated in a pool of their own: a game of bot accounts alone is rated among them;
+    one where they sit with people counts them as bots (its rounds are not rated), so that
+    neither pool moves the other, unless the game says otherwise (``with_people``: its
+    ``bots_rated_with_people``)."""
+    rows = [row for row in rows if row[1] is not None]  # a started game's seats all have one
+    people = not with_people and any(
+        user is not None and not is_bot for _pk, _p, user, _bot, is_bot in rows
+    )
+    return {
+        pk: maths.SeatRow(pk, position, user, bot is not None or bool(is_bot and people))
+        for pk, position, user, bot, is_bot in rows
     }
+
+
+def _rows_of(game: Game) -> tuple[dict[int, maths.SeatRow], list[maths.MoveRow]]:
+    seats = seat_rows(
+        Seat.objects.filter(game=game).values_list(*SEAT_COLUMNS),
+        with_people=game.bots_rated_with_people,
+    )
     moves = [
         maths.MoveRow(*row)
         for row in game.moves.order_by("sequence").values_list(
@@ -241,18 +258,23 @@ def _snapshot() -> tuple[dict[int, int], list[maths.Match]]:
             with connection.cursor() as cursor:
                 cursor.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
         games = Game.objects.filter(practice=False, status__in=RATED_STATUSES)
-        versions, configs = {}, {}
-        for pk, version, config in games.values_list("pk", "version", "snapshot__config"):
+        versions, configs, with_people = {}, {}, set()
+        rows_of_games = games.values_list(
+            "pk", "version", "snapshot__config", "bots_rated_with_people"
+        )
+        for pk, version, config, bots_with_people in rows_of_games:
             versions[pk] = version
             configs[pk] = engine.Config(**config) if config else None
-        seats: dict[int, dict[int, maths.SeatRow]] = {}
-        rows = Seat.objects.filter(game__in=games).values_list(
-            "game_id", "pk", "position", "user_id", "bot"
-        )
-        for game, pk, position, user, bot in rows.iterator(chunk_size=2000):
-            if position is None:  # a started game's seats all have one
-                continue
-            seats.setdefault(game, {})[pk] = maths.SeatRow(pk, position, user, bot is not None)
+            if bots_with_people:
+                with_people.add(pk)
+        by_game: dict[int, list[tuple]] = {}
+        rows = Seat.objects.filter(game__in=games).values_list("game_id", *SEAT_COLUMNS)
+        for game, *row in rows.iterator(chunk_size=2000):
+            by_game.setdefault(game, []).append(tuple(row))
+        seats = {
+            game: seat_rows(game_rows, with_people=game in with_people)
+            for game, game_rows in by_game.items()
+        }
         matches: list[maths.Match] = []
         moves = (
             Move.objects.filter(game__in=games)

@@ -71,6 +71,8 @@ def players(
         seat = player["seat"]
         holder = live.get(seat)
         bot = holder is not None and holder.bot is not None
+        # A bot account (the public API's) is a bot at the table too: its badge says so.
+        bot_account = holder is not None and holder.user is not None and holder.user.is_bot
         rows.append(
             {
                 "seat": seat,
@@ -91,7 +93,7 @@ def players(
                 "is_me": seat == me,
                 "has_gold": player.get("has_gold"),
                 "gold": player.get("gold"),
-                "bot": bot,
+                "bot": bot or bot_account,
                 "stand_in": holder is not None and holder.stand_in and holder.bot is None,
                 "absent": holder is not None and holder.state == Seat.State.ABSENT,
                 "mark": marks.get(seat, ""),

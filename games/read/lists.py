@@ -131,6 +131,7 @@ class LobbyPlayer:
     url: str
     rating: ratings.Figure | None  # in the game's rule set
     reliability: int | None  # percent; None: no record yet
+    is_bot: bool = False  # a bot account (the public API's): shown with a bot mark
 
 
 # Not get_FOO_display(): it hashes every (lazily translated) choice on each call, which made a
@@ -339,7 +340,7 @@ def _lobby_players(game_ids: list[int], rulesets: dict[int, str]) -> dict[int, l
     seats = list(
         Seat.objects.filter(game_id__in=game_ids)
         .select_related("user")
-        .only("game_id", "bot", "user__display_name", "user__is_active", "user__id")
+        .only("game_id", "bot", "user__display_name", "user__is_active", "user__id", "user__is_bot")
         .order_by("joined_at", "pk")
     )
     users = {seat.user_id for seat in seats if seat.user_id is not None}
@@ -355,6 +356,7 @@ def _lobby_players(game_ids: list[int], rulesets: dict[int, str]) -> dict[int, l
                 url=stats.player_url(seat.user),
                 rating=figures.get((seat.user_id, rulesets[seat.game_id])),
                 reliability=reliable.get(seat.user_id),
+                is_bot=seat.user is not None and seat.user.is_bot,
             )
         )
     return players

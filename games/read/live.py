@@ -21,7 +21,8 @@ a WSGI thread (``get``) or an ASGI coroutine (``aget``).
 What ends a stream (the listener then gets ``END``): its viewer may no longer see the game (a
 private game's seat given up, the game deleted: checked on every change of the game), its
 session logged out (at once, ``session_ended``), expired, or no longer of an active user
-(checked every ``LIVE_RECHECK_SECONDS``). When the pub/sub connection drops, streams get
+(checked every ``LIVE_RECHECK_SECONDS``); an API stream's token revoked (checked as often).
+When the pub/sub connection drops, streams get
 ``RETRY``: they close, the pages poll and reconnect later.
 """
 
@@ -121,8 +122,17 @@ def session_ended(sender=None, request=None, **kwargs) -> None:
 class Listener:
     """One open stream: a viewer following one game. Made by ``listen``; ``close`` it."""
 
-    def __init__(self, hub: Hub, game_id: int, user_id: int, session_key: str | None):
+    def __init__(
+        self,
+        hub: Hub,
+        game_id: int,
+        user_id: int,
+        session_key: str | None,
+        token_id: int | None = None,
+    ):
         self.hub, self.game_id, self.user_id = hub, game_id, user_id
+        # An API stream stands on its token (``accounts.tokens``), not on a session.
+        self.token_id = token_id
         self.session_key, self.tag = session_key, session_tag(session_key)
         self.revision = -1  # the newest revision this stream has told
         self.due = time.monotonic() + settings.LIVE_RECHECK_SECONDS
@@ -354,7 +364,10 @@ class Hub:
                 if listener.game_id not in audiences:
                     audiences[listener.game_id] = access.audience(listener.game_id)
                 audience = audiences[listener.game_id]
-                user_id = session_user_id(listener.session_key)
+                if listener.token_id is not None:
+                    user_id = token_user_id(listener.token_id)
+                else:
+                    user_id = session_user_id(listener.session_key)
                 if user_id != listener.user_id or audience is None:
                     listener.put(END)
                 elif not audience.admits(user_id):
@@ -376,6 +389,15 @@ def session_user_id(session_key: str | None) -> int | None:
     return user.pk if user.is_authenticated else None
 
 
+def token_user_id(token_id: int) -> int | None:
+    """The id of the active user whose live API token this is now (a revoked token, or its
+    account deactivated, ends the token's streams)."""
+    from accounts.models import ApiToken
+
+    found = ApiToken.objects.filter(pk=token_id, revoked_at__isnull=True, user__is_active=True)
+    return found.values_list("user_id", flat=True).first()
+
+
 _hub: Hub | None = None
 _hub_lock = threading.Lock()
 
@@ -391,12 +413,14 @@ def hub() -> Hub:
 TOO_MANY = "too many"  # listen()'s answer to a viewer who holds as many streams as allowed
 
 
-def listen(game_id: int, *, user_id: int, session_key: str | None) -> Listener | str | None:
+def listen(
+    game_id: int, *, user_id: int, session_key: str | None, token_id: int | None = None
+) -> Listener | str | None:
     """A registered listener; None when the hub cannot listen now (Redis unreachable);
     ``TOO_MANY`` when the viewer already holds ``LIVE_STREAMS_PER_USER`` streams in this
     process (a page each is far fewer; a script opening streams by the thousand is held here)."""
     current = hub()
-    listener = Listener(current, game_id, user_id, session_key)
+    listener = Listener(current, game_id, user_id, session_key, token_id)
     added = current.add(listener)
     return listener if added == "added" else TOO_MANY if added == "full" else None
 

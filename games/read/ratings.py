@@ -119,6 +119,7 @@ def _leaderboard(ruleset: str) -> Leaderboard:
             kind=Rating.Kind.ALL,
             rounds__gte=Rating.PROVISIONAL_ROUNDS,
             user__is_active=True,
+            user__is_bot=False,  # bot accounts have a pool of their own (play/ratings.py)
         )
         .select_related("user")
         .only("score", "rounds", "user__display_name", "user__id")

@@ -7,10 +7,12 @@ stay at the app's top: ``games.admin``, ``games.templatetags`` and ``games.manag
 - ``urls``: the app's addresses;
 - ``views``: the lobby, the game page and its poll, moves, chat, marks, seats, vacations;
 - ``signed_links``: the pages a signed link opens: invitations, unsubscribing, one-tap moves;
-- ``players``: the public player page, one's data as JSON and deleting one's account;
+- ``players``: the public player page, one's data as JSON, deleting one's account, making it a
+  bot account;
 - ``reports``: reporting a message, a game or a player to the moderators; one's reports;
 - ``play_now``: play now: stating a wish, the forming tables one sits at, leaving one;
 - ``friends``: following, the friends page, challenging friends and answering a challenge;
+- ``api``: the public JSON API under /api/v1/ (django-ninja), its streams and its docs page;
 - ``kept_pages``: whole pages kept per process (the anonymous home), each answer's token put in;
 - ``forms``: posted fields turned into an engine move, or into lobby settings;
 - ``after_move``: what the game page offers once the decision is made (the next game, push);

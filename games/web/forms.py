@@ -200,6 +200,20 @@ class GameCreateForm(forms.Form):
         ),
     )
 
+    allows_bots = forms.BooleanField(
+        label=_("Bot accounts may join"),
+        required=False,
+        help_text=_(
+            "Programs that play through the site's API from accounts marked as bots (docs/api.md)."
+        ),
+    )
+
+    bots_rated_with_people = forms.BooleanField(
+        label=_("Bot accounts are rated with people"),
+        required=False,
+        help_text=_("Else the rounds where bot accounts play with people are not rated."),
+    )
+
     # The clock (games.clock): a time bank, weekends off, a daily deadline, vacations.
     bank = forms.TypedChoiceField(
         label=_("Time bank per player"),

@@ -1,6 +1,7 @@
 """The pages about a player's games: their public page (statistics, ratings, reliability, and
-blocking or reporting them), the download of one's own data (``games.read.my_data``) and
-deleting one's account (``games.play.account_deletion``).
+blocking or reporting them), the download of one's own data (``games.read.my_data``),
+deleting one's account (``games.play.account_deletion``) and making an account a bot account
+(``games.play.bot_accounts``).
 
 ``accounts`` imports nothing of games: its pages (profile, devices) link to these by URL name.
 """
@@ -16,13 +17,15 @@ from django.core.serializers.json import DjangoJSONEncoder
 from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
 from django.utils.translation import gettext as _
-from django.views.decorators.http import require_http_methods, require_safe
+from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
 from accounts import relations
 from accounts.forms import AccountDeleteForm
 from accounts.services import AccountError
 from games.play.account_deletion import account_delete as delete_account
 from games.play.account_deletion import account_deletion_check
+from games.play.bot_accounts import bot_account_make
+from games.play.errors import ServiceError
 from games.read import my_data as data
 from games.read import stats
 from saboteur_site.ratelimits import rate_limited, with_refusal
@@ -91,3 +94,17 @@ def _account_delete_page(request, form, *, status=None):
     check = account_deletion_check(request.user)
     status = status or (422 if form.errors else 200)
     return render(request, "accounts/delete.html", {"form": form, "check": check}, status=status)
+
+
+@require_POST
+@login_required
+@rate_limited("bot_account")
+def bot_account(request):
+    """The owner makes their account a bot (from the API tokens page), before any game."""
+    try:
+        bot_account_make(user=request.user)
+    except ServiceError as refused:
+        messages.error(request, refused.message)
+    else:
+        messages.success(request, _("This account is a bot account now."))
+    return redirect("api_tokens")

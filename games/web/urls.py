@@ -1,9 +1,14 @@
 from django.urls import path, re_path
 
 from . import deals, friends, inbound, live, play_now, players, reports, signed_links, views
+from .api import docs as api_docs
+from .api.app import urls as api_urls
 
 urlpatterns = [
     path("", views.home, name="home"),
+    # The public API (games/web/api/, docs/api.md): token calls only.
+    path("api/v1/", api_urls()),
+    path("api/docs", api_docs.api_docs, name="api_docs"),
     path("rules/", views.rules, name="rules"),
     path("games/", views.lobby, name="lobby"),
     path("games/new/", views.game_create, name="game_create"),
@@ -50,5 +55,6 @@ urlpatterns = [
     # A player's pages about their games (accounts.urls has the profile and devices).
     path("accounts/delete/", players.account_delete, name="account_delete"),
     path("accounts/data/", players.my_data, name="my_data"),
+    path("accounts/bot/", players.bot_account, name="bot_account"),
     path("players/<path:key>/", players.player, name="player"),
 ]

@@ -38,6 +38,7 @@ from django.urls import get_resolver
 from django.utils import timezone
 
 from accounts import relations
+from accounts.tokens import scopes_for, token_create
 from games import engine
 from games.engine.cards import GOLD_DIGGER, ROLES
 from games.models import ChatMessage, ChatMute, Game, Invitation, Move, Notice, Report, Seat
@@ -59,6 +60,9 @@ def _health_answers_at_once(settings):
     """The walks ask /health/ many times with no worker of theirs to answer: each ask waited a
     whole second for Celery's replies. Whatever its answer, the walk reads only what it shows."""
     settings.HEALTH_CELERY_SECONDS = 0.05
+    # Each viewer asks the API's streams again for every twin: far beyond what one token may
+    # open in a minute (games/web/api/site.py), whose 429 would hide what a twin shows.
+    settings.RATE_LIMITS_SCALE = 1000
 
 
 HTMX = {"HX-Request": "true"}
@@ -73,7 +77,8 @@ def test_the_walker_sees_every_route_including_includes(players):
     assert f"/invite/{game.invite_token}/join/" in urls
     assert "/accounts/login/" in urls and "/accounts/confirm-email/dummy-key/" in urls
     assert "/admin/" in urls and "/admin/auth/" in urls and "/i18n/setlang/" in urls
-    assert len(routes) == len(list(_patterns(get_resolver())))
+    patterns = {"".join(str(p) for p in pieces) for pieces, _ in _patterns(get_resolver())}
+    assert len(routes) == len(patterns)
 
 
 # -- Games, viewers and requests -------------------------------------------------------------
@@ -124,6 +129,7 @@ def route_values(game, user) -> dict:
     ct = ContentType.objects.get_for_model(type(user))
     return {
         "pk": game.pk,
+        "game_id": game.pk,  # the API's routes (games/web/api/)
         "token": game.invite_token,
         "key": "dummy-key",
         "uidb36": "1",
@@ -147,15 +153,23 @@ class Viewer:
     user: object = None
 
 
+def logged_in(user) -> Client:
+    """A client logged in as ``user``, whose every request also carries an API token of theirs
+    with every scope (issue 54): the walk asks the API's routes as it asks the pages."""
+    client = Client()
+    client.force_login(user)
+    _token, text = token_create(user=user, name="walk", scopes=scopes_for(user))
+    client.defaults["HTTP_AUTHORIZATION"] = f"Bearer {text}"
+    return client
+
+
 def viewers_for(game, outsider, staff) -> list[Viewer]:
     viewers = []
     for seat in game.seats.select_related("user").order_by("position"):
-        client = Client()
-        client.force_login(seat.user)
+        client = logged_in(seat.user)
         viewers.append(Viewer(f"seat {seat.position}", client, seat.position, seat.user))
     for label, user in (("outsider", outsider), ("staff", staff)):
-        client = Client()
-        client.force_login(user)
+        client = logged_in(user)
         viewers.append(Viewer(label, client, None, user))
     viewers.append(Viewer("anonymous", Client()))
     return viewers
@@ -236,6 +250,9 @@ def requests_for(routes: list[Route], viewer: Viewer, state: engine.State, game)
     for number in range(state.config.rounds + 1):
         pairs.append((f"{game_url}deals/{number}/", False, None))
         pairs.append((f"{game_url}deals/{number}.json", False, None))
+        pairs.append((f"/api/v1/games/{game.pk}/deals/{number}", False, None))
+    pairs.append((f"/api/v1/games/{game.pk}/log?since=0", False, None))
+    pairs.append(("/api/v1/games?finished=true", False, None))
     # Replay steps before the latest one (the walker requests the latest): the deal and mid-way.
     for step in sorted({0, state.version // 2}):
         pairs.append((f"{game_url}replay/?step={step}", False, None))
@@ -260,7 +277,11 @@ def requests_for(routes: list[Route], viewer: Viewer, state: engine.State, game)
 def game_routes(routes: list[Route]) -> list[Route]:
     """The routes that can show anything about a game: the games app's own, and any route that
     takes a game's pk or invite token."""
-    return [r for r in routes if r.module.startswith("games.") or r.kwargs & {"pk", "token"}]
+    return [
+        r
+        for r in routes
+        if r.module.startswith("games.") or r.kwargs & {"pk", "token"} or r.url.startswith("/api/")
+    ]
 
 
 # -- Secrets as tokens ------------------------------------------------------------------------

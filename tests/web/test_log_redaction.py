@@ -140,3 +140,39 @@ def test_runserver_writes_no_token_to_its_log(tmp_path):
     lines = [line for line in log.splitlines() if "django.server" in line]
     assert any("/tap/[hidden]/" in line for line in lines), log
     assert SECRET not in log
+
+
+@pytest.mark.django_db
+def test_an_api_token_reaches_no_log_line_nor_email(caplog):
+    """Issue 54: a personal access token is on the answer that made it, and nowhere else: not in
+    the request lines of its making, its calls (good, refused, too fast), its revoking, nor any
+    email."""
+    import re
+
+    from django.core import mail
+    from django.test import Client
+
+    from tests.players import create_player
+
+    caplog.set_level(logging.DEBUG)
+    client = Client()
+    client.force_login(create_player("ann"))
+    made = client.post("/accounts/tokens/", {"name": "t", "scopes": ["read", "play"]})
+    text = re.search(r"sab_[A-Za-z0-9_-]{40,}", made.content.decode()).group(0)
+    caller = Client(headers={"Authorization": f"Bearer {text}"})
+    caller.get("/api/v1/account")
+    caller.get(f"/api/v1/account?token={text[:4]}")
+    caller.post("/api/v1/games/practice", b"{", content_type="application/json")
+    Client(headers={"Authorization": f"Bearer {text}x"}).get("/api/v1/games")
+    for _ in range(12):
+        caller.post("/api/v1/games/practice", {"bots": 1}, content_type="application/json")
+    token_id = re.search(r"/accounts/tokens/(\d+)/revoke/", client.get("/accounts/tokens/")
+                         .content.decode()).group(1)  # fmt: skip
+    client.post(f"/accounts/tokens/{token_id}/revoke/")
+    caller.get("/api/v1/account")
+    secret = text[12:]  # past the hint the list shows
+    assert caplog.records
+    for record in caplog.records:
+        assert secret not in record.getMessage() and secret not in str(vars(record))
+    for message in mail.outbox:
+        assert secret not in message.body
