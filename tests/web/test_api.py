@@ -12,11 +12,12 @@ import re
 import pytest
 from django.test import Client
 
+from accounts import relations
 from accounts.models import ApiToken
 from accounts.tokens import digest_of, token_create
 from games import engine
 from games.models import Game, Move
-from games.play import lobby
+from games.play import chat, lobby
 from games.play.errors import reason_message
 from tests.players import create_player
 
@@ -191,6 +192,18 @@ def test_practice_chat_and_deals(four):
     assert said.status_code == 201
     assert client.get(f"/api/v1/games/{game_id}/chat").json()[-1]["text"] == "hello"
     assert client.get(f"/api/v1/games/{game_id}/deals/1").status_code == 404  # not over yet
+
+
+def test_the_chat_leaves_out_the_lines_of_players_the_caller_blocked(four):
+    """As on the page (issue 53): a block hides the blocked player's lines for the blocker."""
+    game = started(four)
+    chat.chat_post(game_id=game.pk, user=four[1], text="from bob")
+    chat.chat_post(game_id=game.pk, user=four[2], text="from cid")
+    relations.block(four[0], four[1])
+    texts = [line["text"] for line in api(four[0]).get(f"/api/v1/games/{game.pk}/chat").json()]
+    assert texts == ["from cid"]
+    texts = [line["text"] for line in api(four[3]).get(f"/api/v1/games/{game.pk}/chat").json()]
+    assert texts == ["from bob", "from cid"]  # a block is the blocker's own
 
 
 def test_per_token_rate_limits_answer_429_with_retry_after(four, settings):

@@ -14,6 +14,7 @@ from django.db.models import Q
 from django.http import Http404, HttpRequest
 from ninja import Router, Status
 
+from accounts import relations
 from games import engine
 from games.models import Game as GameRow
 from games.models import Seat
@@ -236,16 +237,20 @@ def move(request: HttpRequest, game_id: int, payload: schemas.MoveIn):
     url_name="chat",
 )
 def chat_lines(request: HttpRequest, game_id: int):
-    """The table's chat, oldest first (the players' only, as on the page)."""
+    """The table's chat, oldest first (the players' only, as on the page), without the lines
+    of players the caller has blocked (as on the page)."""
     need(request, "read")
     found = _game(request, game_id)
     if _me(found, request.user) is None:
         return []
-    by_seat = {s.pk: seats.display_name(s) for s in found.seats.all()}
-    lines = found.chat.order_by("-created_at", "-pk").values_list("seat_id", "text", "created_at")
+    table = found.seats.all()
+    by_seat = {s.pk: seats.display_name(s) for s in table}
+    blocked = relations.blocked_ids(request.user)
+    hidden = {s.pk for s in table if s.user_id in blocked}
+    lines = found.chat.exclude(seat_id__in=hidden).order_by("-created_at", "-pk")
     return [
         {"author": by_seat.get(seat_id, "?"), "text": text, "at": at}
-        for seat_id, text, at in reversed(lines[:100])
+        for seat_id, text, at in reversed(lines.values_list("seat_id", "text", "created_at")[:100])
     ]
 
 
