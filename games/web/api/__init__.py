@@ -12,5 +12,6 @@ session opens nothing here, so CSRF has nothing to protect. Errors are JSON ``{c
 - ``games``: the account, the games, the per-seat view, the legal moves, the log, moves, chat,
   the lobby and the deal documents;
 - ``streams``: the NDJSON event streams (per account, per game) on the live machinery;
+- ``challenges``: the challenges sent to the caller, accepting or refusing one;
 - ``docs``: the browsable documentation page.
 """

@@ -1,6 +1,6 @@
-"""The API with all its calls: ``site``'s API object, the router of ``games`` and ``streams``
-added (kept apart from ``site``, which the calls' modules import), and its URL patterns, whose
-answer to a method a path does not take is JSON like every other refusal."""
+"""The API with all its calls: ``site``'s API object, the router of ``games``, ``streams`` and
+``challenges`` added (kept apart from ``site``, which the calls' modules import), and its URL
+patterns, whose answer to a method a path does not take is JSON like every other refusal."""
 
 from __future__ import annotations
 
@@ -10,10 +10,10 @@ from django.http import HttpResponseNotAllowed
 from django.urls import URLPattern
 from django.utils.translation import gettext as _
 
-from . import games, streams
+from . import challenges, games, streams
 from .site import api, error
 
-__all__ = ["api", "streams", "urls"]
+__all__ = ["api", "challenges", "streams", "urls"]
 
 api.add_router("/", games.router)
 

@@ -118,3 +118,19 @@ class PracticeIn(Schema):
     ruleset: Literal["base", "saboteur2"] = "base"
     bots: int = Field(default=3, ge=1, le=11)
     rounds: int = Field(default=3, ge=1, le=3)
+
+
+class ChallengeRow(Schema):
+    id: int
+    game: int
+    game_name: str
+    ruleset: str
+    pace: str
+    challenger: str = Field(description="Who sent it (a friend).")
+    expires_at: datetime
+
+
+class ChallengeAnswer(Schema):
+    id: int
+    game: int
+    state: str = Field(description="`accepted` or `refused`.")

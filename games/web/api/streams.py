@@ -7,7 +7,9 @@ under `make run`'s development server a thread, as ``games.web.live``).
   same code when the live message arrives;
 - ``GET /api/v1/stream``: the caller's own news, a line each: ``game-started``, ``your-turn``,
   ``game-over`` (``{"type", "game": id, "version"}``), for the games they sit at (the newest
-  ``ACCOUNT_GAMES``; a game joined later is followed from the next heartbeat).
+  ``ACCOUNT_GAMES``; a game joined later is followed from the next heartbeat), and
+  ``challenge`` (``{"type", "challenge": {...}}``, as ``GET /challenges`` lists it) for each
+  challenge sent to them, at once or by the next heartbeat.
 
 A blank line every ``LIVE_HEARTBEAT_SECONDS`` keeps the connection open; ``{"type": "end"}``
 ends a stream the caller may no longer follow. A token holds at most ``STREAMS_PER_TOKEN``
@@ -34,6 +36,7 @@ from games.models import Game
 from games.read import live
 from games.web import live as page_live
 
+from .challenges import open_challenges
 from .games import ERRORS, game_answer, my_games, router, row_of, visible
 from .site import ApiError, limit, need
 
@@ -48,6 +51,9 @@ _open_lock = threading.Lock()
 
 def line(data: dict) -> bytes:
     return json.dumps(data, cls=DjangoJSONEncoder, separators=(",", ":")).encode() + b"\n"
+
+
+END = line({"type": "end"})  # the stream's last line: the caller may no longer follow
 
 
 class Opened:
@@ -121,6 +127,16 @@ class News:
     def __init__(self, user):
         self.user = user
         self.seen: dict[int, tuple[str, bool, int]] = {}
+        self.challenges: set[int] = set()  # the challenges already told
+
+    def new_challenges(self) -> bytes:
+        """A ``challenge`` line for each challenge sent to the caller not told yet."""
+        said = b""
+        for challenge in reversed(open_challenges(self.user)):
+            if challenge["id"] not in self.challenges:
+                self.challenges.add(challenge["id"])
+                said += line({"type": "challenge", "challenge": challenge})
+        return said
 
     def games(self) -> list[Game]:
         return my_games(self.user, count=ACCOUNT_GAMES)
@@ -158,10 +174,16 @@ def account_stream(request: HttpRequest):
     token = need(request, "read")
     limit(request, "api_stream")
     news = News(token.user)
-    first = b"".join(news.about(game, first=True) for game in news.games()) or HEARTBEAT
+    first = b"".join(news.about(game, first=True) for game in news.games())
+    first = first + news.new_challenges() or HEARTBEAT
 
-    def follow_all(opened: Opened) -> list:
-        return [opened.follow(game.pk, token.user.pk) for game in news.games()]
+    def follow_all(opened: Opened) -> bytes:
+        # Waiting for news with no game to follow, nothing else checks the token at a heartbeat.
+        if not opened.listeners and live.token_user_id(token.pk) is None:
+            return END
+        for game in news.games():
+            opened.follow(game.pk, token.user.pk)
+        return news.new_challenges()
 
     def told(game_id: int, item) -> bytes:
         game = visible(game_id, token.user)
@@ -185,7 +207,7 @@ def _stream(request, token_id: int, first: bytes, follow: Callable, told: Callab
         return _answer(HttpResponse(first))  # gunicorn's sync workers: poll instead
     opened = Opened(token_id)
     follow(opened)
-    if not opened.listeners:
+    if not opened.listeners and not refollow:
         opened.close()
         return _answer(HttpResponse(first))
     loop = _async_loop if asgi else _sync_loop
@@ -201,7 +223,7 @@ def _answer[R: (HttpResponse, StreamingHttpResponse)](response: R) -> R:
 
 def _chunk(listener: live.Listener, item, told: Callable) -> tuple[bytes, bool]:
     if item == live.END:
-        return line({"type": "end"}), True
+        return END, True
     if item == live.RETRY:
         return b"", True
     return told(listener.game_id, item), False
@@ -213,7 +235,10 @@ def _sync_loop(opened: Opened, first: bytes, follow, told, refollow):
         yield first
         deadline = time.monotonic() + settings.LIVE_STREAM_SECONDS
         beat = time.monotonic() + settings.LIVE_HEARTBEAT_SECONDS
-        while time.monotonic() < deadline and opened.listeners:
+        # The account's stream (``refollow``) waits for news even with no game to follow.
+        while time.monotonic() < deadline and (opened.listeners or refollow):
+            if not opened.listeners:
+                time.sleep(max(0.0, min(beat, deadline) - time.monotonic()))
             for listener in list(opened.listeners.values()):
                 item = listener.get(0.2 / max(1, len(opened.listeners)))
                 if item is None:
@@ -225,8 +250,10 @@ def _sync_loop(opened: Opened, first: bytes, follow, told, refollow):
                     return
             if time.monotonic() >= beat:
                 beat = time.monotonic() + settings.LIVE_HEARTBEAT_SECONDS
-                if refollow:
-                    follow(opened)
+                if refollow and (said := follow(opened)):
+                    yield said
+                    if said == END:
+                        return
                 yield HEARTBEAT
     finally:
         opened.close()
@@ -238,19 +265,26 @@ async def _async_loop(opened: Opened, first: bytes, follow, told, refollow):
         page_live._release_request_thread()
         yield first
         deadline = time.monotonic() + settings.LIVE_STREAM_SECONDS
-        while (left := deadline - time.monotonic()) > 0 and opened.listeners:
+        # The account's stream (``refollow``) waits for news even with no game to follow.
+        while (left := deadline - time.monotonic()) > 0 and (opened.listeners or refollow):
             wait = min(settings.LIVE_HEARTBEAT_SECONDS, left)
-            waits = {
-                asyncio.ensure_future(listener.aget(wait)): listener
-                for listener in opened.listeners.values()
-            }
-            done, pending = await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
-            for task in pending:
-                task.cancel()
-            items = [(waits[task], task.result()) for task in done]
+            items: list[tuple[live.Listener, object]] = []
+            if opened.listeners:
+                waits = {
+                    asyncio.ensure_future(listener.aget(wait)): listener
+                    for listener in opened.listeners.values()
+                }
+                done, pending = await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
+                for task in pending:
+                    task.cancel()
+                items = [(waits[task], task.result()) for task in done]
+            else:
+                await asyncio.sleep(wait)
             if all(item is None for _listener, item in items):
-                if refollow:
-                    await sync_to_async(follow)(opened)
+                if refollow and (said := await sync_to_async(follow)(opened)):
+                    yield said
+                    if said == END:
+                        return
                 yield HEARTBEAT
                 continue
             for listener, item in items:
