@@ -404,3 +404,57 @@ def test_make_admin_links_where_the_make_run_of_now_serves(tmp_path):
         for process in (run, other):
             process.kill()
             process.wait()
+
+
+# -- The API's example bot against make run's stack (issue 54, point 4) -----------------------
+
+TOKEN_FOR_A_NEW_PLAYER = """
+from allauth.account.models import EmailAddress
+from django.contrib.auth import get_user_model
+from accounts.tokens import token_create
+user = get_user_model().objects.create_user(
+    username="botwriter", email="botwriter@example.com", display_name="Bot Writer")
+EmailAddress.objects.create(user=user, email=user.email, verified=True, primary=True)
+print(token_create(user=user, name="example bot", scopes=["read", "play"])[1])
+"""
+
+
+@pytest.mark.slow
+def test_the_example_bot_plays_a_practice_game_against_make_runs_stack(tmp_path):
+    """examples/bot.py, run as its docstring says, against what `make run` serves (runserver,
+    the Celery worker playing the site's bots, SQLite): a whole practice game to its end."""
+    tree = copy_of_the_tree(tmp_path)
+    port = free_port()
+    site = f"http://127.0.0.1:{port}"
+    output = tmp_path / "run.out"
+    # The site's bots answer at once (make run's default waits 3 s a move, as a person would).
+    script = start_run(tree, output, RUN_ADDR=f"127.0.0.1:{port}", BOT_MOVE_DELAY="0")
+    try:
+        wait_until(lambda: serves(f"{site}/health/"), "the site serves", 240, output, script)
+        made = subprocess.run(
+            [str(ROOT / ".venv/bin/python"), "manage.py", "shell", "-c", TOKEN_FOR_A_NEW_PLAYER],
+            cwd=tree, env={**clean_env(), **run_mode_env(tree)}, capture_output=True, text=True,
+            timeout=120,
+        )  # fmt: skip
+        assert made.returncode == 0, made.stderr
+        token = made.stdout.split()[-1]
+        played = subprocess.run(
+            [str(ROOT / ".venv/bin/python"), str(ROOT / "examples" / "bot.py"),
+             "--url", site, "--token", token, "--bots", "2", "--rounds", "1"],
+            env=clean_env(), capture_output=True, text=True, timeout=600,
+        )  # fmt: skip
+        assert played.returncode == 0, played.stdout + played.stderr
+        assert re.fullmatch(r"game \d+ is finished\n", played.stdout), played.stdout
+        assert token not in output.read_text()  # nor in make run's terminal
+    finally:
+        if script.poll() is None:
+            script.send_signal(signal.SIGINT)
+            try:
+                script.wait(timeout=CTRL_C_BOUND * 2)
+            except subprocess.TimeoutExpired:
+                script.kill()
+        for pid in in_tree(tree):  # only processes running in this test's own copy
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
