@@ -4,9 +4,9 @@ Each piece is what a deployment runs, on loopback ports of its own:
 
 - ``Process``: a server process (gunicorn, uvicorn, a Celery worker or beat) with its stdout and
   stderr in files, stopped by its own id at the end.
-- ``Proxy``: the TLS proxy's stand-in (plain HTTP): ``/games/<id>/live/`` to uvicorn, everything
-  else to gunicorn, one origin for both, responses passed on as they arrive (unbuffered, as
-  nginx's ``proxy_buffering off``). It records every answer's status.
+- ``Proxy``: the TLS proxy's stand-in (plain HTTP): ``/games/<id>/live/`` and the API's streams
+  to uvicorn, everything else to gunicorn, one origin for both, responses passed on as they
+  arrive (unbuffered, as nginx's ``proxy_buffering off``). It records every answer's status.
 - ``SmtpSink``: the SMTP server the site sends its emails to.
 - ``LogCheck``: reads what the processes wrote. In production every process logs one JSON
   object per line on stderr; a line that is not one, or one of level ERROR or CRITICAL, is a
@@ -37,7 +37,9 @@ from aiosmtpd.controller import Controller
 
 ROOT = Path(__file__).resolve().parents[2]
 
-LIVE_PATH = re.compile(r"^/games/[0-9]+/live/$")
+# The routes the proxy sends to uvicorn (README, "Running in production"): the pages' live
+# streams and the API's NDJSON streams.
+LIVE_PATH = re.compile(r"^(/games/[0-9]+/live/|/api/v1/stream|/api/v1/games/[0-9]+/stream)$")
 
 
 def free_port() -> int:
