@@ -81,7 +81,7 @@ import os
 from allauth.account.models import EmailAddress
 from django.contrib.auth import get_user_model
 
-for name in ("balin", "dwalin"):
+for name in ("balin", "dwalin", "ori"):  # Ori watches the game without a seat
     user = get_user_model().objects.create_user(
         username=name, email=f"{name}@example.com", display_name=name.capitalize(),
         password=os.environ["PLAYER_PASSWORD"],
@@ -245,11 +245,12 @@ def test_three_people_sign_up_play_chat_and_get_a_notification(stack, new_page, 
 
     # Thorin creates a three-seat game; the others join; Thorin starts it.
     thorin.goto(f"{origin}/games/")
-    thorin.get_by_label("Rule set").select_option("base")
-    thorin.get_by_label("Rounds").select_option("1")
-    thorin.get_by_label("Name").fill(GAME)
-    thorin.get_by_label("Number of players").fill("3")
-    thorin.get_by_role("button", name="Create").click()
+    form = thorin.locator("form[data-create-game]")  # the lobby's filters have a rule set too
+    form.get_by_label("Rule set").select_option("base")
+    form.get_by_label("Rounds").select_option("1")
+    form.get_by_label("Name").fill(GAME)
+    form.get_by_label("Number of players").fill("3")
+    form.get_by_role("button", name="Create").click()
     expect(thorin.locator("h1")).to_have_text(GAME, timeout=WAIT)
     url = thorin.url
     assert re.fullmatch(rf"{re.escape(origin)}/games/\d+/", url), url
@@ -298,6 +299,14 @@ def test_three_people_sign_up_play_chat_and_get_a_notification(stack, new_page, 
         stream_open(page)
         page.evaluate(WATCH_STREAM)
         page.evaluate("window.sameDocument = true")  # gone if the page is ever reloaded
+    # Ori watches: uvicorn carries his page each move's part in its stream (games/web/live.py),
+    # so his page asks gunicorn for none of them (a safety-net ask finds nothing new: 204).
+    ori = new_page("Ori")
+    log_in(ori, origin, email="ori@example.com", name="Ori")
+    ori.goto(url)
+    stream_open(ori)
+    ori_asked = []
+    ori.on("response", lambda r: "/poll/" in r.url and r.status != 204 and ori_asked.append(r))
 
     placed = []
     for move in range(MOVES):
@@ -318,7 +327,13 @@ def test_three_people_sign_up_play_chat_and_get_a_notification(stack, new_page, 
             expect(other_page.get_by_test_id("turn-line")).to_contain_text(said, timeout=LIVE_WAIT)
             if spot is not None:
                 expect(cell(other_page, *spot)).to_have_count(1, timeout=LIVE_WAIT)
+        expect(ori.get_by_test_id("turn-line")).to_contain_text(
+            f"Waiting for {following}.", timeout=LIVE_WAIT
+        )
+        if spot is not None:
+            expect(cell(ori, *spot)).to_have_count(1, timeout=LIVE_WAIT)
     assert placed, "no path card could be laid in six moves"
+    assert ori_asked == [], [answer.url for answer in ori_asked]
 
     # Balin says something; the others read it without a reload.
     balin.locator("#chat-text").fill("Keep digging, @Thorin!")
