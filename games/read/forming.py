@@ -45,6 +45,12 @@ def pace_label(pace: str) -> str:
     return str(PACE_NAMES.get(pace, pace))
 
 
+def seats_at(tables: list[FormingTable]) -> list[FormingSeat]:
+    """The forming tables of the home page's list (``lists.dashboard_for`` found them with the
+    player's other lobbies), the soonest start first (a query only when there are some)."""
+    return _seats(sorted(tables, key=lambda table: (table.start_at, table.pk)))
+
+
 def my_tables(user) -> list[FormingSeat]:
     """The forming tables ``user`` waits at, the soonest start first (two queries)."""
     rows = list(

@@ -7,10 +7,11 @@ import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 
 from django.core.cache import cache, caches
+from django.core.exceptions import ObjectDoesNotExist
 from django.db.models import Count, F, OuterRef, Subquery
 from django.db.models.fields.json import KT
 from django.utils.translation import get_language
@@ -184,6 +185,8 @@ class Dashboard:
     running: list[GameRow]
     lobby: list[GameRow]
     finished: list[GameRow]
+    # Play now's forming tables the player sits at (their rows: games/read/forming.py shows them).
+    forming: list = field(default_factory=list)
 
 
 def _awaits(game: Game) -> bool:
@@ -202,13 +205,25 @@ def dashboard_for(user) -> Dashboard:
     over = [Game.Status.FINISHED, Game.Status.ABORTED]
     finished = mine.filter(status__in=over).order_by("-finished_at")[:30]
     clocks = clocks_of(running)
+    # One query for both kinds of table in their lobby: play now's forming tables have their
+    # own list (games/read/forming.py), from these rows.
+    lobbies = list(mine.filter(status=Game.Status.LOBBY).select_related("forming"))
+    forming = [table for game in lobbies if (table := _forming(game)) is not None]
     return Dashboard(
         awaiting=[_row(g, clocks=clocks) for g in running if _awaits(g)],
         running=[_row(g, clocks=clocks) for g in running if not _awaits(g)],
-        # Play now's forming tables have their own list (games/read/forming.py).
-        lobby=[_row(g) for g in mine.filter(status=Game.Status.LOBBY, forming__isnull=True)],
+        lobby=[_row(g) for g in lobbies if _forming(g) is None],
         finished=[_row(g) for g in finished],
+        forming=forming,
     )
+
+
+def _forming(game: Game):
+    """The game's forming table (play now), or None."""
+    try:
+        return game.forming  # FormingTable's reverse one-to-one
+    except ObjectDoesNotExist:
+        return None
 
 
 WATCH_LENGTH = 30

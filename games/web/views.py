@@ -60,7 +60,7 @@ NOTE_SAVED = "games/game.html#note_saved"  # the play area with the chat (its bo
 def home(request):
     if request.user.is_authenticated:
         dashboard = lists.dashboard_for(request.user)
-        context = {"dashboard": dashboard, "forming": forming.my_tables(request.user)}
+        context = {"dashboard": dashboard, "forming": forming.seats_at(dashboard.forming)}
         return render(request, "games/dashboard.html", context)
     # The same for every visitor: kept whole (with each answer's own token and nonce).
     return kept_page(request, "games/home.html", "anonymous")

@@ -45,7 +45,7 @@ PAGE_QUERIES = {
     "round recap": 3,
     "leaderboard": 1,  # the board itself: built once a minute per process
     "home (anonymous)": 0,
-    "home (signed in)": 5,  # with play now's forming tables (one query while there are none)
+    "home (signed in)": 4,  # play now's forming tables come with the player's other lobbies
 }
 
 # Queries of each step of a live update: a move, then every open page of the game asks.
