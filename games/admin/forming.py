@@ -19,9 +19,10 @@ class WishInline(admin.TabularInline):
     model = TableWish
     fields = (
         "user", "waiting", "min_players", "max_players", "languages", "min_reliability",
-        "bots_ok", "created_at",
+        "bots_ok", "created_at_zoned",
     )  # fmt: skip
     readonly_fields = fields
+    created_at_zoned = zoned(TableWish, "created_at")
     extra = 0
     can_delete = False
     verbose_name_plural = _("who waits, and what they asked for")
