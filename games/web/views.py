@@ -79,8 +79,12 @@ def lobby(request):
 
 def _lobby(request, *, form=None, practice_form=None, status=200):
     """The lobby page; after a refused form, with that form and its errors."""
-    filters = LobbyFilterForm(request.GET) if request.method == "GET" else LobbyFilterForm()
-    narrowed = filters.narrowed()
+    filters: LobbyFilterForm | SimpleLazyObject
+    if request.method == "GET" and not LobbyFilterForm.base_fields.keys().isdisjoint(request.GET):
+        filters = LobbyFilterForm(request.GET)
+        narrowed = filters.narrowed()
+    else:  # no filter asked for (most visits): the empty form is cached markup, made lazily
+        filters, narrowed = SimpleLazyObject(LobbyFilterForm), lists.LobbyFilter()
     context = {
         # The open games are the same for everyone: the template keeps their markup per
         # version (games/read/invalidation.py) and only a new version runs the query; a list

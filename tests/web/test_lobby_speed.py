@@ -169,6 +169,28 @@ def test_a_cached_creation_form_is_not_even_built(make_user, monkeypatch):
     assert built == []
 
 
+def test_the_filters_form_is_built_only_when_a_filter_is_asked_for(make_user, monkeypatch):
+    """Most visits ask for no filter: the empty filters are cached markup (issue 52's filters
+    made the lobby a seventh costlier when each visit built and validated the form)."""
+    from games.web import forms
+
+    client = Client()
+    client.force_login(make_user("ann"))
+    assert 'id="filter-ruleset"' in lobby_body(client)
+    built = []
+    real_init = forms.LobbyFilterForm.__init__
+
+    def counted(self, *args, **kwargs):
+        built.append(1)
+        real_init(self, *args, **kwargs)
+
+    monkeypatch.setattr(forms.LobbyFilterForm, "__init__", counted)
+    assert 'id="filter-ruleset"' in lobby_body(client)
+    assert built == []
+    narrowed = client.get(reverse("lobby"), {"ruleset": "saboteur2"}).content.decode()
+    assert built == [1] and 'value="saboteur2" selected' in narrowed
+
+
 def test_a_refused_creation_form_shows_its_errors_not_the_cached_form(make_user):
     client = Client()
     client.force_login(make_user("ann"))
