@@ -22,7 +22,7 @@ from accounts.tokens import token_create
 from games.play import lobby
 
 users, tokens = [], {}
-for name in ("thorin", "balin", "dwalin"):
+for name in ("fili", "kili", "bofur"):  # names no other production test takes
     user = get_user_model().objects.create_user(
         username=name, email=f"{name}@example.com", display_name=name.capitalize(),
         password=os.environ["PLAYER_PASSWORD"],
@@ -75,10 +75,10 @@ def test_the_api_answers_and_its_streams_come_from_the_asgi_process(stack):
     done = stack.manage("shell", "-c", SET_UP, name="api-set-up", PLAYER_PASSWORD=PASSWORD)
     made = json.loads(done.stdout.strip().splitlines()[-1])
     game, tokens = made["game"], made["tokens"]
-    status, me = call(stack.origin, tokens["balin"], "GET", "/api/v1/account")
-    assert status == 200 and me["display_name"] == "Balin"
+    status, me = call(stack.origin, tokens["kili"], "GET", "/api/v1/account")
+    assert status == 200 and me["display_name"] == "Kili"
 
-    watched = Stream(stack.origin, tokens["balin"], f"/api/v1/games/{game}/stream")
+    watched = Stream(stack.origin, tokens["kili"], f"/api/v1/games/{game}/stream")
     try:
         assert watched.response.status == 200
         assert watched.response.getheader("Content-Type") == "application/x-ndjson"
@@ -95,7 +95,7 @@ def test_the_api_answers_and_its_streams_come_from_the_asgi_process(stack):
         assert status == 200, answer
         after = watched.next()
         assert after["type"] == "game" and after["game"]["version"] == 1
-        assert after["game"]["view"]["me"]["hand"]  # Balin's own hand, on Balin's stream
+        assert after["game"]["view"]["me"]["hand"]  # Kili's own hand, on Kili's stream
     finally:
         watched.close()
     streamed = stack.proxy.to("uvicorn", rf"^/api/v1/games/{game}/stream$")

@@ -81,7 +81,7 @@ import os
 from allauth.account.models import EmailAddress
 from django.contrib.auth import get_user_model
 
-for name in ("balin", "dwalin", "ori"):  # Ori watches the game without a seat
+for name in ("balin", "dwalin", "gloin"):  # Gloin watches the game without a seat
     user = get_user_model().objects.create_user(
         username=name, email=f"{name}@example.com", display_name=name.capitalize(),
         password=os.environ["PLAYER_PASSWORD"],
@@ -299,14 +299,14 @@ def test_three_people_sign_up_play_chat_and_get_a_notification(stack, new_page, 
         stream_open(page)
         page.evaluate(WATCH_STREAM)
         page.evaluate("window.sameDocument = true")  # gone if the page is ever reloaded
-    # Ori watches: uvicorn carries his page each move's part in its stream (games/web/live.py),
+    # Gloin watches: uvicorn carries his page each move's part in its stream (games/web/live.py),
     # so his page asks gunicorn for none of them (a safety-net ask finds nothing new: 204).
-    ori = new_page("Ori")
-    log_in(ori, origin, email="ori@example.com", name="Ori")
-    ori.goto(url)
-    stream_open(ori)
-    ori_asked = []
-    ori.on("response", lambda r: "/poll/" in r.url and r.status != 204 and ori_asked.append(r))
+    gloin = new_page("Gloin")
+    log_in(gloin, origin, email="gloin@example.com", name="Gloin")
+    gloin.goto(url)
+    stream_open(gloin)
+    gloin_asked = []
+    gloin.on("response", lambda r: "/poll/" in r.url and r.status != 204 and gloin_asked.append(r))
 
     placed = []
     for move in range(MOVES):
@@ -327,13 +327,13 @@ def test_three_people_sign_up_play_chat_and_get_a_notification(stack, new_page, 
             expect(other_page.get_by_test_id("turn-line")).to_contain_text(said, timeout=LIVE_WAIT)
             if spot is not None:
                 expect(cell(other_page, *spot)).to_have_count(1, timeout=LIVE_WAIT)
-        expect(ori.get_by_test_id("turn-line")).to_contain_text(
+        expect(gloin.get_by_test_id("turn-line")).to_contain_text(
             f"Waiting for {following}.", timeout=LIVE_WAIT
         )
         if spot is not None:
-            expect(cell(ori, *spot)).to_have_count(1, timeout=LIVE_WAIT)
+            expect(cell(gloin, *spot)).to_have_count(1, timeout=LIVE_WAIT)
     assert placed, "no path card could be laid in six moves"
-    assert ori_asked == [], [answer.url for answer in ori_asked]
+    assert gloin_asked == [], [answer.url for answer in gloin_asked]
 
     # Balin says something; the others read it without a reload.
     balin.locator("#chat-text").fill("Keep digging, @Thorin!")
