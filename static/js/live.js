@@ -17,7 +17,8 @@
 //   otherwise it asks, as for a "revision" event. The stream learns that revision and the page's
 //   token from its URL (?v=&p=, the poll element's), read anew each time the stream opens.
 // The template passes the stream's and the poll's URLs as data attributes of this script tag; its
-// data-state says "open", "closed" or "ended" (for tests and the curious).
+// data-state says "open", "closed" or "ended", and data-carried how many parts the stream carried
+// that the page applied (for tests and the curious).
 (function () {
   "use strict";
   var script = document.currentScript;
@@ -139,6 +140,7 @@
       if (element && busy === 0 && typeof data.html === "string" && data.from === shownRevision(element)) {
         htmx.swap(element, data.html, { swapStyle: "none" });
         lastAsked = Date.now(); // as good as an answer of the poll view
+        script.dataset.carried = String(parseInt(script.dataset.carried || "0", 10) + 1);
       }
       announced(data); // asks only if the page is still behind
     });

@@ -85,6 +85,11 @@ def test_an_open_page_updated_by_parts_is_the_page_a_fresh_load_shows(
     watcher_answers = []  # Otto's page is carried its parts in the stream (games/web/live.py)
     for user, page in pages.items():
         page.goto(url)
+        # Its stream open before the first move: a page whose stream opens later asks once
+        # for what it missed (its first event says it is behind).
+        expect(page.locator("script[data-live-url]")).to_have_attribute(
+            "data-state", "open", timeout=WAIT
+        )
         kept = watcher_answers if user == otto else answers
         page.on(
             "response",
@@ -105,9 +110,11 @@ def test_an_open_page_updated_by_parts_is_the_page_a_fresh_load_shows(
             shown = page.evaluate(SERVER_DRAWN, None)
             fresh = page.evaluate(SERVER_DRAWN, fresh_play(page, url))
             assert shown == fresh, f"{user.display_name}'s page after move {_move + 1}"
-    # Otto's page never asked for a move: each came in its stream ("part" events), and the
-    # comparison above shows they left it as a fresh page (a safety-net ask finds nothing new).
-    assert watcher_answers == []
+    # Otto's page was carried the moves in its stream ("part" events), and the comparison above
+    # shows they left it as a fresh page. It asks only when it cannot apply one (a request of
+    # its own in flight: the minute's safety-net ask, which may meet a move on a slow machine).
+    carried = int(pages[otto].locator("script[data-live-url]").get_attribute("data-carried") or 0)
+    assert carried >= 1 and len(watcher_answers) < carried, (carried, len(watcher_answers))
     sent = "".join(answers)
     # The pages were sent parts, not their whole play area again and again.
     assert answers and not any('id="play"' in answer for answer in answers)
