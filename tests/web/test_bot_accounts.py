@@ -13,6 +13,7 @@ from accounts.tokens import token_create
 from games.models import Game
 from games.play import lobby
 from games.play.errors import ServiceError
+from games.play.rating_maths import won
 from games.play.ratings import seat_rows
 from tests.players import create_player
 
@@ -100,6 +101,11 @@ def test_the_lobby_form_lets_the_creator_allow_bot_accounts(db):
     assert game.allows_bots
 
 
+def teaches(result) -> bool:
+    """Whether a finished round (``rounds_done``) had both winners and losers."""
+    return len({won(result, seat, role) for seat, role in result["roles"].items()}) > 1
+
+
 @pytest.mark.parametrize(
     ("table_of", "with_people", "rated"),
     [("mixed", False, set()), ("mixed", True, {"ann", "bob", "robo"}),
@@ -119,8 +125,18 @@ def test_a_finished_round_is_rated_in_the_pool_it_belongs_to(table_of, with_peop
         if user.display_name.lower().startswith("rob"):
             user.is_bot = True
             user.save(update_fields=["is_bot"])
-    game = table(users, allows_bots=True, bots_rated_with_people=with_people)
-    play_until(game, random.Random(3))
+    rng = random.Random(3)
+    # Deals are drawn with ``secrets``: a round without a saboteur in play (everyone won or
+    # everyone lost) teaches nothing and is rated for no one. Play until a round would teach.
+    for attempt in range(8):
+        game = table(
+            users, allows_bots=True, bots_rated_with_people=with_people, name=f"Bots {attempt}"
+        )
+        game = play_until(game, rng)
+        if any(teaches(result) for result in game.snapshot["rounds_done"]):
+            break
+    else:
+        raise AssertionError("no round had both winners and losers")
     rated_names = set(
         Rating.objects.filter(kind="all").values_list("user__display_name", flat=True)
     )
