@@ -14,9 +14,10 @@ import os
 
 import pytest
 
+from tests.collected_static import collected_static
 from tests.web.test_settings_guard import production_env, run_manage
 
-pytestmark = pytest.mark.slow  # collectstatic compresses every file: started first
+pytestmark = pytest.mark.slow  # collectstatic compresses every file (once a run): started first
 
 ASK = """
 import json, re
@@ -32,12 +33,9 @@ print("ANSWERS " + json.dumps(answers))
 
 @pytest.fixture(scope="module")
 def answers(tmp_path_factory):
-    root = tmp_path_factory.mktemp("staticfiles")
+    root = collected_static(tmp_path_factory)
     database = os.environ["DATABASE_URL"].rsplit("/", 1)[0] + "/postgres"
     env = production_env(DATABASE_URL=database, DJANGO_STATIC_ROOT=str(root))
-    collected = run_manage(["collectstatic", "--noinput"], **env)
-    assert collected.returncode == 0, collected.stderr
-    assert (root / "staticfiles.json").exists()  # the manifest storage's table of hashed names
     asked = run_manage(["shell", "-c", ASK], **env)
     assert asked.returncode == 0, asked.stderr
     [line] = [line for line in asked.stdout.splitlines() if line.startswith("ANSWERS ")]

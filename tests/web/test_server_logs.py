@@ -21,7 +21,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.web.test_settings_guard import ROOT, production_env, run_manage
+from tests.collected_static import collected_static
+from tests.web.test_settings_guard import ROOT, production_env
 
 pytestmark = pytest.mark.slow  # starts servers and Django in them
 
@@ -29,11 +30,7 @@ pytestmark = pytest.mark.slow  # starts servers and Django in them
 @pytest.fixture(scope="module")
 def static_root(tmp_path_factory) -> str:
     """Production serves collected files: the offline page links them by their hashed names."""
-    root = str(tmp_path_factory.mktemp("staticfiles"))
-    env = environment(DJANGO_STATIC_ROOT=root)
-    collected = run_manage(["collectstatic", "--noinput"], **env)
-    assert collected.returncode == 0, collected.stderr
-    return root
+    return str(collected_static(tmp_path_factory))
 
 
 def free_port() -> int:
