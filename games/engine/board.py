@@ -9,6 +9,7 @@ from .cards import (
     OPPOSITE,
     START,
     STEP,
+    edges_of,
     tunnels_of,
     turned_edges,
 )
@@ -31,10 +32,9 @@ def card_tunnels(placed: Placed) -> tuple[frozenset[str], ...]:
 
 
 def open_edges(placed: Placed) -> frozenset[str]:
-    edges: frozenset[str] = frozenset()
-    for tunnel in card_tunnels(placed):
-        edges |= tunnel
-    return edges
+    if placed.face_down:
+        return frozenset()
+    return edges_of(placed.card, placed.turned)
 
 
 def _roots(board: dict[Pos, Placed]) -> list[Node]:
@@ -89,7 +89,7 @@ def placement_error(
     if card.ladder and any(is_goal(placed) for _, placed in around):
         return "ladder-next-to-goal"
     tunnels = tunnels_of(card_id, turned)
-    mine = frozenset().union(*tunnels)
+    mine = edges_of(card_id, turned)
     for edge, placed in around:
         if placed is None or placed.face_down:
             continue

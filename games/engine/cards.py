@@ -147,11 +147,23 @@ def turned_edges(edges: frozenset[str], turned: bool) -> frozenset[str]:
     return frozenset(OPPOSITE[e] for e in edges) if turned else edges
 
 
+# Every card's tunnels and open edges, both ways up, worked out once: the legal moves ask for
+# them hundreds of thousands of times a game (every card at every free spot, both ways).
+_TUNNELS = {
+    (card.id, turned): tuple(turned_edges(t, turned) for t in card.tunnels)
+    for card in _ROWS
+    for turned in (False, True)
+}
+_EDGES_OPEN = {key: frozenset().union(*tunnels) for key, tunnels in _TUNNELS.items()}
+
+
 def tunnels_of(card_id: str, turned: bool) -> tuple[frozenset[str], ...]:
-    tunnels = CATALOGUE[card_id].tunnels
-    if not turned:
-        return tunnels
-    return tuple(turned_edges(t, True) for t in tunnels)
+    return _TUNNELS[card_id, bool(turned)]
+
+
+def edges_of(card_id: str, turned: bool) -> frozenset[str]:
+    """Every edge some tunnel of the card opens on."""
+    return _EDGES_OPEN[card_id, bool(turned)]
 
 
 # Roles (docs/rules.md 4.1 and 5).
