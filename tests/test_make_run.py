@@ -298,14 +298,20 @@ def make_admin(tree: Path, **env) -> str:
 
 @pytest.mark.slow
 def test_a_first_start_names_its_one_email_admin_links_to_it_and_ctrl_c_stops_at_once(tmp_path):
+    """A newcomer's first start, then (issue 54, point 4) the API's example bot plays a whole
+    practice game against that same stack before Ctrl-C: one start of `make run` for both (each
+    start migrates, seeds and boots five processes: some twenty seconds of a core)."""
     tree = copy_of_the_tree(tmp_path)
     port = free_port()
     site = f"http://127.0.0.1:{port}"
     output = tmp_path / "run.out"
     log = tree / ".run" / "logs" / "celery.log"
+    # The site's bots answer at once (make run's default waits 3 s a move, as a person would):
+    # the demo game has no bot, so nothing the first start shows depends on it.
     script = start_run(
-        tree, output, RUN_ADDR=f"127.0.0.1:{port}", INBOUND_SMTP_ADDR=f"127.0.0.1:{free_port()}"
-    )
+        tree, output, RUN_ADDR=f"127.0.0.1:{port}", INBOUND_SMTP_ADDR=f"127.0.0.1:{free_port()}",
+        BOT_MOVE_DELAY="0",
+    )  # fmt: skip
     try:
         wait_until(lambda: serves(f"{site}/health/"), "the site serves", 240, output, script)
         wait_until(lambda: count(log, " ready.") == 1, "the worker is ready", 120, log)
@@ -326,6 +332,8 @@ def test_a_first_start_names_its_one_email_admin_links_to_it_and_ctrl_c_stops_at
         # `make admin` in another terminal, without make run's RUN_ADDR: where make run serves.
         assert f"log in at {site}/admin/ with the password" in make_admin(tree)
         assert "log in at http://127.0.0.1:9/admin/" in make_admin(tree, RUN_ADDR="9")
+
+        the_example_bot_plays_a_practice_game(tree, site, output)
 
         # Ctrl-C: every process run.sh started is gone, and the script has ended.
         assert len(in_tree(tree)) >= 5  # the worker and its pool, runserver, the SMTP server
@@ -419,42 +427,21 @@ print(token_create(user=user, name="example bot", scopes=["read", "play"])[1])
 """
 
 
-@pytest.mark.slow
-def test_the_example_bot_plays_a_practice_game_against_make_runs_stack(tmp_path):
+def the_example_bot_plays_a_practice_game(tree: Path, site: str, output: Path) -> None:
     """examples/bot.py, run as its docstring says, against what `make run` serves (runserver,
     the Celery worker playing the site's bots, SQLite): a whole practice game to its end."""
-    tree = copy_of_the_tree(tmp_path)
-    port = free_port()
-    site = f"http://127.0.0.1:{port}"
-    output = tmp_path / "run.out"
-    # The site's bots answer at once (make run's default waits 3 s a move, as a person would).
-    script = start_run(tree, output, RUN_ADDR=f"127.0.0.1:{port}", BOT_MOVE_DELAY="0")
-    try:
-        wait_until(lambda: serves(f"{site}/health/"), "the site serves", 240, output, script)
-        made = subprocess.run(
-            [str(ROOT / ".venv/bin/python"), "manage.py", "shell", "-c", TOKEN_FOR_A_NEW_PLAYER],
-            cwd=tree, env={**clean_env(), **run_mode_env(tree)}, capture_output=True, text=True,
-            timeout=120,
-        )  # fmt: skip
-        assert made.returncode == 0, made.stderr
-        token = made.stdout.split()[-1]
-        played = subprocess.run(
-            [str(ROOT / ".venv/bin/python"), str(ROOT / "examples" / "bot.py"),
-             "--url", site, "--token", token, "--bots", "2", "--rounds", "1"],
-            env=clean_env(), capture_output=True, text=True, timeout=600,
-        )  # fmt: skip
-        assert played.returncode == 0, played.stdout + played.stderr
-        assert re.fullmatch(r"game \d+ is finished\n", played.stdout), played.stdout
-        assert token not in output.read_text()  # nor in make run's terminal
-    finally:
-        if script.poll() is None:
-            script.send_signal(signal.SIGINT)
-            try:
-                script.wait(timeout=CTRL_C_BOUND * 2)
-            except subprocess.TimeoutExpired:
-                script.kill()
-        for pid in in_tree(tree):  # only processes running in this test's own copy
-            try:
-                os.kill(pid, signal.SIGKILL)
-            except OSError:
-                pass
+    made = subprocess.run(
+        [str(ROOT / ".venv/bin/python"), "manage.py", "shell", "-c", TOKEN_FOR_A_NEW_PLAYER],
+        cwd=tree, env={**clean_env(), **run_mode_env(tree)}, capture_output=True, text=True,
+        timeout=120,
+    )  # fmt: skip
+    assert made.returncode == 0, made.stderr
+    token = made.stdout.split()[-1]
+    played = subprocess.run(
+        [str(ROOT / ".venv/bin/python"), str(ROOT / "examples" / "bot.py"),
+         "--url", site, "--token", token, "--bots", "2", "--rounds", "1"],
+        env=clean_env(), capture_output=True, text=True, timeout=600,
+    )  # fmt: skip
+    assert played.returncode == 0, played.stdout + played.stderr
+    assert re.fullmatch(r"game \d+ is finished\n", played.stdout), played.stdout
+    assert token not in output.read_text()  # nor in make run's terminal
