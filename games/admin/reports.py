@@ -31,12 +31,41 @@ class MuteForm(ReasonForm):
     field_order = ["hours", "reason"]
 
 
+class OutcomeFilter(admin.SimpleListFilter):
+    """The queue opens on the reports waiting for a moderator; the handled ones, or all, are a
+    click away (``?outcome=all``)."""
+
+    title = _("outcome")
+    parameter_name = "outcome"
+    ALL = "all"
+
+    def lookups(self, request, model_admin):
+        return [*Report.Outcome.choices, (self.ALL, _("All"))]
+
+    def chosen(self) -> str:
+        return self.value() or Report.Outcome.OPEN
+
+    def choices(self, changelist):
+        # No Django "All" pointing at no parameter: no parameter means the open reports here.
+        for value, label in self.lookup_choices:
+            yield {
+                "selected": self.chosen() == value,
+                "query_string": changelist.get_query_string({self.parameter_name: value}),
+                "display": label,
+            }
+
+    def queryset(self, request, queryset):
+        if self.chosen() == self.ALL:
+            return queryset
+        return queryset.filter(outcome=self.chosen())  # an unknown value: no report
+
+
 @admin.register(Report)
 class ReportAdmin(ReadOnlyAdmin):
     list_display = (
         "reported_player", "open_about_player", "reason", "about", "created_at_zoned", "outcome",
     )  # fmt: skip
-    list_filter = ("outcome", "reason")
+    list_filter = (OutcomeFilter, "reason")
     search_fields = ("reported__display_name", "reported__username", "text", "quoted")
     # Grouped by the reported player: their reports together, the newest first.
     ordering = ("reported__display_name", "reported_id", "-created_at")

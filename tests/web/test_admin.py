@@ -69,9 +69,10 @@ def a_pass(state, seat) -> dict:
     return next(m for m in engine.legal_moves(state, seat.engine_name) if m["move"] == "pass")
 
 
-def run_action(client, model, action, pks, **fields):
-    """The two steps of an admin action: the reason page, then the confirmed form."""
-    url = reverse(f"admin:{model._meta.app_label}_{model._meta.model_name}_changelist")
+def run_action(client, model, action, pks, *, query="", **fields):
+    """The two steps of an admin action: the reason page, then the confirmed form (``query``:
+    the changelist's filters, as its page posts them)."""
+    url = reverse(f"admin:{model._meta.app_label}_{model._meta.model_name}_changelist") + query
     first = client.post(url, {"action": action, "_selected_action": pks, "index": 0})
     assert first.status_code == 200, first.content[:500]
     assert b'name="moderation-reason"' in first.content

@@ -168,6 +168,25 @@ def test_the_queue_groups_reports_by_player_with_the_chat_around_the_line(world,
     assert reverse("admin:games_game_change", args=[world.game.pk]) in page
 
 
+def test_the_queue_opens_on_the_reports_waiting_and_shows_the_others_on_asking(world, admin_client):
+    _line, one, two = two_reports(world)
+    run_action(admin_client, Report, "dismiss", [one.pk], reason="Banter")
+    queue = reverse("admin:games_report_changelist")
+
+    def listed(query=""):
+        response = admin_client.get(queue + query)
+        assert response.status_code == 200
+        return {report.pk for report in response.context["cl"].result_list}
+
+    assert listed() == {two.pk}  # waiting for a moderator
+    assert listed("?outcome=dismissed") == {one.pk}
+    assert listed("?outcome=all") == {one.pk, two.pk}
+    assert listed("?outcome=nonsense") == set()
+    body = admin_client.get(queue).content.decode()
+    selected = re.findall(r'<li class="selected">\s*<a href="([^"]*)"', body)
+    assert "?outcome=open" in selected  # the filter says what the queue shows
+
+
 MODERATION_SUBJECTS = (
     "A warning from the moderators", "You are muted in the chat", "Your report was handled",
 )  # fmt: skip
@@ -252,7 +271,10 @@ def test_a_dismissal_tells_only_the_reporter_and_a_handled_report_stays_handled(
 ):
     _line, one, _two = two_reports(world)
     run_action(admin_client, Report, "dismiss", [one.pk], reason="Banter")
-    run_action(admin_client, Report, "warn", [one.pk], reason="Changed my mind")
+    # Handled reports leave the queue's first view; among all of them, a second action is refused.
+    run_action(
+        admin_client, Report, "warn", [one.pk], query="?outcome=all", reason="Changed my mind"
+    )
     one.refresh_from_db()
     assert one.outcome == Report.Outcome.DISMISSED
     tasks.sweep()
