@@ -1,3 +1,5 @@
+import secrets
+
 from allauth.account.forms import SignupForm as AllauthSignupForm
 from django import forms
 from django.utils.translation import gettext_lazy as _
@@ -158,9 +160,14 @@ class TokenForm(forms.Form):
     scopes = forms.MultipleChoiceField(
         label=_("Scopes"), widget=forms.CheckboxSelectMultiple, choices=()
     )
+    # This form's own: the same form sent twice (a reload of the page that showed the new token)
+    # makes one token (``accounts.views.api_tokens``).
+    key = forms.CharField(widget=forms.HiddenInput, max_length=64, required=False)
 
     def __init__(self, *args, user, **kwargs):
         super().__init__(*args, **kwargs)
+        if not self.is_bound:
+            self.fields["key"].initial = secrets.token_urlsafe(16)
         from .models import ApiToken
         from .tokens import scopes_for
 

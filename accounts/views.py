@@ -9,6 +9,7 @@ from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth import get_user_model
 from django.contrib.auth.decorators import login_required
+from django.core.cache import cache
 from django.core.exceptions import ValidationError
 from django.http import Http404, HttpResponse, HttpResponseRedirect, JsonResponse
 from django.shortcuts import redirect, render
@@ -207,17 +208,33 @@ def _token_too_fast(request, refusal):
 @rate_limited("api_tokens", answer=_token_too_fast)
 def api_tokens(request):
     """The API tokens page; a POST makes a token and shows its text once (no redirect: the text
-    is on this answer alone)."""
+    is on this answer alone, and the site keeps only its digest). The same form sent again (the
+    browser's reload of that answer) makes no second token: it says where the first one is."""
     form = TokenForm(request.POST or None, user=request.user)
     if request.method == "POST" and form.is_valid():
+        data = dict(form.cleaned_data)
+        key = data.pop("key")
+        sent = f"api-token-form:{request.user.pk}:{tokens.digest_of(key)}"  # any text: a digest
+        if key and not cache.add(sent, 1, SENT_FORM_SECONDS):
+            messages.error(
+                request,
+                _(
+                    "This form was sent already: its token is in the list below (its text was "
+                    "shown once). Make another one if you need it."
+                ),
+            )
+            return _tokens_page(request, TokenForm(user=request.user), status=409)
         try:
-            token, text = tokens.token_create(user=request.user, **form.cleaned_data)
+            token, text = tokens.token_create(user=request.user, **data)
         except services.AccountError as error:
             form.add_error(None, error.message)
         else:
             made = {"name": token.name, "text": text}
             return _tokens_page(request, TokenForm(user=request.user), made=made, status=201)
     return _tokens_page(request, form)
+
+
+SENT_FORM_SECONDS = 24 * 3600  # how long a sent token form is remembered (a reload a day later)
 
 
 def _token_revoke_too_fast(request, refusal, pk):

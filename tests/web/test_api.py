@@ -68,6 +68,29 @@ def test_a_token_is_shown_once_stored_hashed_listed_and_revocable(four):
     assert refused.status_code == 401 and refused.json()["code"] == "unauthenticated"
 
 
+def test_the_same_token_form_sent_twice_makes_one_token(four):
+    """The browser's reload of the page that showed a new token sends its form again."""
+    client = Client()
+    client.force_login(four[0])
+    page = client.get("/accounts/tokens/").content.decode()
+    key = re.search(r'name="key" value="([^"]+)"', page).group(1)
+    form = {"name": "my bot", "scopes": ["read"], "key": key}
+    made = client.post("/accounts/tokens/", form)
+    assert made.status_code == 201
+    fresh_key = re.search(r'name="key" value="([^"]+)"', made.content.decode()).group(1)
+    assert fresh_key != key  # the next token's form is a new one
+    again = client.post("/accounts/tokens/", form)
+    assert again.status_code == 409 and "This form was sent already" in again.content.decode()
+    assert re.search(r"sab_[A-Za-z0-9_-]{40,}", again.content.decode()) is None
+    assert ApiToken.objects.filter(user=four[0]).count() == 1
+    # Another player's form with the same key is theirs: keys are remembered per player.
+    other = Client()
+    other.force_login(four[1])
+    assert other.post("/accounts/tokens/", form).status_code == 201
+    assert client.post("/accounts/tokens/", {**form, "key": fresh_key}).status_code == 201
+    assert ApiToken.objects.filter(user=four[0]).count() == 2
+
+
 def test_tokens_refuse_bad_names_scopes_and_others_revoking(four):
     client = Client()
     client.force_login(four[0])
