@@ -23,6 +23,7 @@ from redbeat import schedulers as redbeat  # type: ignore[import-untyped]  # shi
 from redis.lock import Lock
 
 log = logging.getLogger(__name__)
+celery_log = logging.getLogger("celery.beat")  # the lines Celery's own scheduler writes
 
 
 class Scheduler(PersistentScheduler):
@@ -109,6 +110,22 @@ class RedBeatScheduler(redbeat.RedBeatScheduler):
             self._redis_away_since = None
         return interval
 
+    def apply_entry(self, entry, producer=None):
+        """Send a due entry, as Celery's scheduler does, except when Redis goes away during the
+        sending (a restart at that moment): that is the outage ``tick`` reports, one warning
+        and no traceback, not Celery's "Message Error" with one. The entry was not advanced,
+        so it is sent at a tick after Redis answers again."""
+        celery_log.info("Scheduler: Sending due task %s (%s)", entry.name, entry.task)
+        try:
+            result = self.apply_async(entry, producer=producer, advance=False)
+        except Exception as error:  # Celery's own catches every error here, too
+            if not _caused_by(error, REDIS_AWAY):
+                celery_log.error("Message Error: %s", error, exc_info=True)
+                return
+            self._redis_is_away(error)
+        else:
+            celery_log.debug("%s sent. id->%s", entry.task, getattr(result, "id", None))
+
     def _take_lock(self) -> bool:
         """Take the lock if no beat holds it (RedBeat's lock, as it makes it at start)."""
         client = redbeat.get_redis(self.app)
@@ -135,6 +152,19 @@ class RedBeatScheduler(redbeat.RedBeatScheduler):
         except (*REDIS_AWAY, redis.exceptions.LockError) as error:
             log.warning("beat: could not release its lock (%s); it expires by itself", error)
             self.lock = None
+
+
+def _caused_by(error: BaseException, kinds: tuple[type[BaseException], ...]) -> bool:
+    """Whether ``error`` or an error it was raised from or while handling is one of ``kinds``
+    (Celery wraps the broker's error in its SchedulingError)."""
+    seen: set[int] = set()
+    current: BaseException | None = error
+    while current is not None and id(current) not in seen:
+        if isinstance(current, kinds):
+            return True
+        seen.add(id(current))
+        current = current.__cause__ or current.__context__
+    return False
 
 
 def _show_redbeat_its_settings(app) -> None:
