@@ -62,8 +62,9 @@ took "the suite"
 
 # The browser tests too: each process has its own live server, Chromium and test database. They
 # wait on the browser and the server much of the time, so two processes on two cores finish them
-# sooner (a quarter sooner measured on a busy machine); a third did not (its Chromium and server
-# took what the waiting left: 253 s with two processes, 300 s with three), so one per core.
+# sooner (a quarter sooner measured on a busy machine); a third did not (fresh clones: 300 s with
+# three, 295 s with two: its Chromium and live server take what the waiting leaves), so one
+# per core.
 browser_processes="${TEST_PROCESSES:-$(nproc 2>/dev/null || echo 2)}"
 if [ "$browser_processes" -gt 4 ]; then
     browser_processes=4
