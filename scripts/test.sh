@@ -51,10 +51,13 @@ run_pytest() {
 # (pytest-xdist's worksteal). The extra process keeps the cores busy while another waits for
 # what its test started (a worker, a server, a restarted Redis): with one per core, the cores
 # of this 2-core machine stood idle a seventh of the suite's time.
-processes="${TEST_PROCESSES:-$(($(nproc 2>/dev/null || echo 2) + 1))}"
-if [ "$processes" -gt 4 ]; then
-    processes=4
-fi
+cores="$(nproc 2>/dev/null || echo 2)"
+# TEST_PROCESSES if given, else the number asked for; at most four.
+processes_for() {
+    local n="${TEST_PROCESSES:-$1}"
+    printf '%s' "$((n > 4 ? 4 : n))"
+}
+processes="$(processes_for $((cores + 1)))"
 say "Tests (PostgreSQL, Redis, Celery worker; $processes processes)"
 run_pytest pytest --ignore=tests/e2e --ignore=tests/production --numprocesses "$processes" \
     --dist worksteal "$@"
@@ -65,10 +68,7 @@ took "the suite"
 # sooner (a quarter sooner measured on a busy machine); a third did not (fresh clones: 300 s with
 # three, 295 s with two: its Chromium and live server take what the waiting leaves), so one
 # per core.
-browser_processes="${TEST_PROCESSES:-$(nproc 2>/dev/null || echo 2)}"
-if [ "$browser_processes" -gt 4 ]; then
-    browser_processes=4
-fi
+browser_processes="$(processes_for "$cores")"
 say "Browser tests (Chromium; $browser_processes processes)"
 DJANGO_ALLOW_ASYNC_UNSAFE=true run_pytest pytest tests/e2e --numprocesses "$browser_processes" \
     --dist worksteal "$@"
