@@ -7,10 +7,13 @@ per-seat view and the same move pipeline as the pages.
 
 from __future__ import annotations
 
+import json
 import re
 
 import pytest
 from django.test import Client
+from ninja import main as ninja_main
+from ninja.openapi import schema as ninja_schema
 
 from accounts import relations
 from accounts.models import ApiToken
@@ -19,6 +22,7 @@ from games import engine
 from games.models import Game, Move
 from games.play import chat, lobby
 from games.play.errors import reason_message
+from games.web.api import app as api_app  # the API with every router added
 from tests.players import create_player
 
 pytestmark = pytest.mark.django_db
@@ -248,6 +252,25 @@ def test_the_docs_and_schema_are_served_without_a_cdn(four):
     assert page.status_code == 200
     text = page.content.decode()
     assert "/static/ninja/swagger-ui-bundle" in text and "cdn" not in text.lower()
+
+
+def test_the_schema_is_built_once_and_served_as_built(monkeypatch):
+    """Building the OpenAPI schema costs about a tenth of a second of CPU: a process builds it
+    once (games/web/api/site.py), and every answer is the schema django-ninja builds."""
+    built = ninja_schema.get_schema(api=api_app.api, path_prefix="/api/v1/")
+    builds = []
+
+    def counted(**kwargs):
+        builds.append(kwargs)
+        return ninja_schema.get_schema(**kwargs)
+
+    monkeypatch.setattr(ninja_main, "get_schema", counted)
+    vars(api_app.api).pop("_schemas", None)  # as in a process that has not answered yet
+    answers = [Client().get("/api/v1/openapi.json").json() for _ in range(3)]
+    assert len(builds) == 1 and answers == [json.loads(json.dumps(built))] * 3
+    mine = api_app.api.get_openapi_schema()
+    mine["paths"].clear()  # a caller's copy is its own
+    assert api_app.api.get_openapi_schema()["paths"] and len(builds) == 1
 
 
 def test_a_method_a_path_does_not_take_is_a_json_405(four):
