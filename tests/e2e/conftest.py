@@ -1,25 +1,20 @@
 import os
-from pathlib import Path
 
 import pytest
 from django.conf import settings
 from django.test import Client
 
+from tests import chromium
 from tests.redis_space import clear_run_cache
 
 # Playwright's sync API keeps an event loop in this thread; the Django calls made here
 # (fixtures, outbox) are synchronous and safe. The test script sets this as well.
 os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
 
-CHROMIUM = Path(os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium"))
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
+# The browsers: the headless shell, the full Chromium for the tests marked full_chromium.
+browser_type_launch_args = chromium.browser_type_launch_args
+full_chromium = chromium.full_chromium
+browser = chromium.browser
 
 
 @pytest.fixture(autouse=True)
@@ -27,19 +22,6 @@ def _fresh_cache():
     clear_run_cache()  # this run's keys only (tests/redis_space.py)
     yield
     clear_run_cache()
-
-
-@pytest.fixture(scope="session")
-def browser_type_launch_args(browser_type_launch_args):
-    """pytest-playwright launches Debian's chromium: Playwright's own download is not possible."""
-    if not CHROMIUM.exists():
-        pytest.fail(f"{CHROMIUM} is missing: apt-get install -y chromium (.ci/run does this)")
-    return {
-        **browser_type_launch_args,
-        "executable_path": str(CHROMIUM),
-        "headless": True,
-        "args": CHROMIUM_ARGS,
-    }
 
 
 class CspWatcher:

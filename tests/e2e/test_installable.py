@@ -27,7 +27,8 @@ from tests.web.test_one_tap import BASE_TO_GOLD  # Cid finishes the row and pick
 from .deals import BASE_DEAL
 from .test_game_play import WAIT, pass_turn
 
-pytestmark = pytest.mark.django_db(transaction=True)
+# Web push and the caching service worker: only the full Chromium has them (tests/chromium.py).
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.full_chromium]
 
 CACHED_URLS = """async () => {
   const urls = [];

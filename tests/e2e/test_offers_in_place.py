@@ -64,6 +64,7 @@ def offers_cover_nothing(page):
 
 @pytest.mark.parametrize("size", SIZES)
 @pytest.mark.django_db(transaction=True)
+@pytest.mark.full_chromium  # the offer of notifications needs web push
 def test_the_offers_cover_nothing_of_the_game_and_go_for_good_when_answered(
     size,
     live_server,

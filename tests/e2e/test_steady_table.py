@@ -81,6 +81,7 @@ def same_room(page, before):
 
 @pytest.mark.parametrize("size", ["1366x768", "phone"])
 @pytest.mark.django_db(transaction=True)
+@pytest.mark.full_chromium  # the offer of notifications needs web push
 def test_the_offers_after_a_move_take_no_room_from_the_maze(
     size,
     live_server,

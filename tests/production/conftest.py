@@ -26,6 +26,7 @@ from pathlib import Path
 import pytest
 
 from saboteur_site import vapid
+from tests import chromium
 from tests.push_service import PushService
 from tests.redis_space import RUN_PREFIX, forget_queue, own_queue, redis_url
 
@@ -47,17 +48,13 @@ from .stack import (
 # Playwright's sync API keeps an event loop in this thread (the test script sets this too).
 os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
 
+# The browsers: the headless shell, the full Chromium for the tests marked full_chromium.
+browser_type_launch_args = chromium.browser_type_launch_args
+full_chromium = chromium.full_chromium
+browser = chromium.browser
+
 INBOUND_SIGNING_KEY = "key-" + secrets.token_hex(16)
 INBOUND_SECRET = "hook:" + secrets.token_hex(8)
-CHROMIUM = Path(os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium"))
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
 
 BIN = Path(sys.executable).parent
 PYTHON = str(BIN / "python")
@@ -67,19 +64,6 @@ START_TIMEOUT = 120
 
 ADMIN_EMAIL = "overseer@example.com"
 ADMIN_PASSWORD = secrets.token_urlsafe(18)
-
-
-@pytest.fixture(scope="session")
-def browser_type_launch_args(browser_type_launch_args):
-    """pytest-playwright launches Debian's chromium: Playwright's own download is not possible."""
-    if not CHROMIUM.exists():
-        pytest.fail(f"{CHROMIUM} is missing: apt-get install -y chromium (.ci/run does this)")
-    return {
-        **browser_type_launch_args,
-        "executable_path": str(CHROMIUM),
-        "headless": True,
-        "args": CHROMIUM_ARGS,
-    }
 
 
 @dataclass

@@ -14,6 +14,7 @@ import json
 import re
 import time
 
+import pytest
 from playwright.sync_api import expect
 
 from games.engine.cards import CATALOGUE, PATH
@@ -205,6 +206,7 @@ def cell(page, x, y):
 # -- The test ---------------------------------------------------------------------------------
 
 
+@pytest.mark.full_chromium  # web push and the service worker (tests/chromium.py)
 def test_three_people_sign_up_play_chat_and_get_a_notification(stack, new_page, browser_problems):
     """The whole visit, on the production stack: sign-up with the emailed link, log-in, push
     turned on (the worker pushes the game's start to the push service; the service worker shows
