@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from .cards import (
     CATALOGUE,
     EDGES,
@@ -82,22 +84,59 @@ def placement_error(
     """
     if pos in board:
         return "occupied"
+    return spot_error(spot_at(board, pos, joined), card_id, turned)
+
+
+@dataclass(frozen=True, slots=True)
+class Spot:
+    """What placing a card on one free position depends on, whatever the card: the legal moves
+    try every card of a hand both ways up at every free position, so they work this out once
+    per position (``spot_at``) and ask ``spot_error`` for each card, as ``placement_error``
+    does for one."""
+
+    has_neighbour: bool
+    next_to_goal: bool
+    # The edges of the position whose face-up neighbour opens toward it (a card there must
+    # open on them), and those whose face-up neighbour is closed toward it (it must not).
+    must_open: frozenset[str]
+    must_close: frozenset[str]
+    # The edges a tunnel joined to the start faces (``faces_joined``).
+    reaching: frozenset[str]
+
+
+def spot_at(board: dict[Pos, Placed], pos: Pos, joined: set[Node]) -> Spot:
+    """The free position ``pos`` as ``spot_error`` reads it."""
     around = [(edge, board.get(neighbour(pos, edge))) for edge in EDGES]
-    if not any(placed for _, placed in around):
-        return "no-neighbour"
-    card = CATALOGUE[card_id]
-    if card.ladder and any(is_goal(placed) for _, placed in around):
-        return "ladder-next-to-goal"
-    tunnels = tunnels_of(card_id, turned)
-    mine = edges_of(card_id, turned)
+    must_open: set[str] = set()
+    must_close: set[str] = set()
     for edge, placed in around:
         if placed is None or placed.face_down:
             continue
-        if (edge in mine) != (OPPOSITE[edge] in open_edges(placed)):
-            return "edge-mismatch"
+        (must_open if OPPOSITE[edge] in open_edges(placed) else must_close).add(edge)
+    return Spot(
+        has_neighbour=any(placed for _, placed in around),
+        next_to_goal=any(is_goal(placed) for _, placed in around),
+        must_open=frozenset(must_open),
+        must_close=frozenset(must_close),
+        reaching=frozenset(edge for edge in EDGES if faces_joined(board, pos, edge, joined)),
+    )
+
+
+def spot_error(spot: Spot, card_id: str, turned: bool) -> str | None:
+    """``placement_error`` for a free position, from its ``Spot``."""
+    if not spot.has_neighbour:
+        return "no-neighbour"
+    card = CATALOGUE[card_id]
+    if card.ladder and spot.next_to_goal:
+        return "ladder-next-to-goal"
+    mine = edges_of(card_id, turned)
+    if not spot.must_open <= mine or spot.must_close & mine:
+        return "edge-mismatch"
     if card.ladder:
         return None
-    if any(faces_joined(board, pos, edge, joined) for tunnel in tunnels for edge in tunnel):
+    # A tunnel of the card opens on an edge a joined tunnel faces (``edges_of`` is every edge
+    # some tunnel opens on).
+    if mine & spot.reaching:
         return None
     return "not-joined"
 

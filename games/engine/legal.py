@@ -58,12 +58,14 @@ def playable_cards(state: State, seat: str) -> set[str]:
     index = state.seat_index(seat)
     if index is None or state.finished or state.to_move != index or state.decision != TURN:
         return set()
-    playable = set()
-    for card in sorted(set(state.hands[index])):
-        if CATALOGUE[card].kind == PATH:
-            if next(_placement_iter(state, index, [card]), None) is not None:
-                playable.add(card)
-        elif any(True for _ in _valid_iter(state, seat, _action_candidates(state, index, card))):
+    hand = sorted(set(state.hands[index]))
+    paths = [card for card in hand if CATALOGUE[card].kind == PATH]
+    # Each card until its first legal move.
+    playable = {move["card"] for move in _placement_iter(state, index, paths, first_only=True)}
+    for card in hand:
+        if CATALOGUE[card].kind != PATH and any(
+            True for _ in _valid_iter(state, seat, _action_candidates(state, index, card))
+        ):
             playable.add(card)
     return playable
 
@@ -95,10 +97,13 @@ def _valid(state: State, seat: str, candidates: Iterable[Move]) -> list[Move]:
 
 
 def _placements(state: State, index: int, cards: list[str]) -> list[Move]:
-    return list(_placement_iter(state, index, cards))
+    return [*_placement_iter(state, index, cards)]
 
 
-def _placement_iter(state: State, index: int, cards: list[str]) -> Iterator[Move]:
+def _placement_iter(
+    state: State, index: int, cards: list[str], *, first_only: bool = False
+) -> Iterator[PlaceMove]:
+    """The legal placements of ``cards``, or with ``first_only`` the first one of each card."""
     if not cards or is_trapped(state, index) or broken_tools(state, index):
         return
     joined = maze.joined_nodes(state.board)
@@ -110,11 +115,24 @@ def _placement_iter(state: State, index: int, cards: list[str]) -> Iterator[Move
             if maze.neighbour(pos, edge) not in state.board
         }
     )
+    # What each free spot asks of a card, worked out once (when a card is first tried there)
+    # for every card: the same checks as ``placement_error`` (``apply``'s), which ``spot_error``
+    # makes from it.
+    seen: dict[maze.Pos, maze.Spot] = {}
     for card in cards:
+        found = False
         for at in spots:
+            spot = seen.get(at)
+            if spot is None:
+                spot = seen[at] = maze.spot_at(state.board, at, joined)
             for turned in (False, True):
-                if maze.placement_error(state.board, card, at, turned, joined) is None:
+                if maze.spot_error(spot, card, turned) is None:
                     yield PlaceMove(move="place", card=card, at=list(at), turned=turned)
+                    found = True
+                    if first_only:
+                        break
+            if found and first_only:
+                break
 
 
 def _action_candidates(state: State, index: int, card_id: str) -> Iterator[Move]:
