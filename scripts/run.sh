@@ -20,13 +20,9 @@ if [ -z "${VAPID_PRIVATE_KEY:-}" ]; then
     export VAPID_PRIVATE_KEY
 fi
 
-say "Migrating the database"
-python manage.py migrate --noinput
-python manage.py createcachetable
-
-say "Demo players (log in with these):"
-python manage.py seed_demo
-python manage.py seed_demo_game
+# The migrations, the cache's table, the demo players and their game, in one Django start-up
+# (games/management/commands/run_prepare.py), each printing what it prints alone.
+python manage.py run_prepare
 
 # Each child runs in its own process group (setsid), so that the terminal's Ctrl-C reaches this
 # script alone and the stopping is done in order, here: Celery's main process gets TERM alone (it

@@ -38,7 +38,7 @@ def test_run_mode_links_to_the_run_address(run_addr, expected):
     lib = (ROOT / "scripts/lib.sh").read_text()
     assert 'export SITE_URL="${SITE_URL:-$(site_url_for "$HOST_PORT")}"' in lib
     run = (ROOT / "scripts/run.sh").read_text()
-    assert run.index("run_mode_env") < run.index("seed_demo_game")
+    assert run.index("run_mode_env") < run.index("run_prepare")
 
 
 @pytest.mark.django_db
