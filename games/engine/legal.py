@@ -6,8 +6,9 @@ the property tests prove that nothing outside it is accepted.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable, Iterator
-from itertools import combinations
+from itertools import combinations, islice
 
 from . import board as maze
 from .cards import ACTION, CATALOGUE, GOAL_NAMES, PATH
@@ -118,21 +119,18 @@ def _placement_iter(
     # What each free spot asks of a card, worked out once (when a card is first tried there)
     # for every card: the same checks as ``placement_error`` (``apply``'s), which ``spot_error``
     # makes from it.
-    seen: dict[maze.Pos, maze.Spot] = {}
+    spot_of = functools.cache(lambda at: maze.spot_at(state.board, at, joined))
     for card in cards:
-        found = False
-        for at in spots:
-            spot = seen.get(at)
-            if spot is None:
-                spot = seen[at] = maze.spot_at(state.board, at, joined)
-            for turned in (False, True):
-                if maze.spot_error(spot, card, turned) is None:
-                    yield PlaceMove(move="place", card=card, at=list(at), turned=turned)
-                    found = True
-                    if first_only:
-                        break
-            if found and first_only:
-                break
+        placements = (
+            PlaceMove(move="place", card=card, at=list(at), turned=turned)
+            for at in spots
+            for turned in (False, True)
+            if maze.spot_error(spot_of(at), card, turned) is None
+        )
+        if first_only:
+            yield from islice(placements, 1)
+        else:
+            yield from placements
 
 
 def _action_candidates(state: State, index: int, card_id: str) -> Iterator[Move]:
