@@ -10,8 +10,6 @@ from __future__ import annotations
 from collections.abc import Set as AbstractSet
 from functools import lru_cache
 
-import cairosvg
-
 from games.engine import View
 from games.read.drawing import card_svg
 from games.read.maze_drawing import board_svg
@@ -29,7 +27,7 @@ def maze_png(
     shown = {(x, y) for x, y, _card, _turned in cells}
     # Labelled like the game page's maze: the email's text names places "column 3, row 0".
     svg = board_svg(cells, goal_backs=backs, highlights=sorted(changed & shown), labels=True)
-    png = cairosvg.svg2png(bytestring=str(svg).encode())
+    png = _png(svg)
     width, height = _png_size(png)
     if width > MAZE_MAX_PIXELS:
         height, width = round(height * MAZE_MAX_PIXELS / width), MAZE_MAX_PIXELS
@@ -39,7 +37,16 @@ def maze_png(
 @lru_cache(maxsize=128)
 def card_png(card_id: str) -> bytes:
     """One card face, drawn twice the size it is shown (sharp on high-density screens)."""
-    return cairosvg.svg2png(bytestring=str(card_svg(card_id, size=CARD_PIXELS * 2)).encode())
+    return _png(card_svg(card_id, size=CARD_PIXELS * 2))
+
+
+def _png(svg) -> bytes:
+    """The SVG rendered by CairoSVG. Imported here, when a picture is drawn: loading it (and
+    libcairo through cairocffi) took a quarter of a second, a fifth of the start of every process
+    that imports the outbox (each web server, worker, beat and manage.py command)."""
+    import cairosvg
+
+    return cairosvg.svg2png(bytestring=str(svg).encode())
 
 
 def _png_size(png: bytes) -> tuple[int, int]:

@@ -33,7 +33,7 @@ from accounts.services import profile_update
 from games import engine
 from games.models import Game, Move, Notice, Seat
 from games.moderation import tables
-from games.outbox import email_art, schedule
+from games.outbox import schedule
 from games.outbox.quiet import quiet_window
 from games.play.lobby import game_create, game_start, seat_join
 from games.play.moves import default_move, move_submit
@@ -93,7 +93,7 @@ def dealt(users, name, **clock):
 def pictures_once(monkeypatch):
     """CairoSVG renders each distinct picture once (a maze of passes never changes, and the
     fortnight's hundreds of emails drew it anew each time: most of the test's time)."""
-    monkeypatch.setattr(email_art.cairosvg, "svg2png", functools.cache(cairosvg.svg2png))
+    monkeypatch.setattr(cairosvg, "svg2png", functools.cache(cairosvg.svg2png))
 
 
 def awake(user, at: datetime) -> bool:
