@@ -19,6 +19,7 @@ Loads the Celery app whenever Django starts, so ``@shared_task`` binds to it.
 - ``ratelimits``: rate limits of the site's own POSTs;
 - ``text``: rules for short texts that travel beyond the page, and numbers read from requests;
 - ``fields``: form fields that read ASCII digits only;
+- ``form_renderer``: form fields drawn by Django's form templates for Jinja2;
 - ``admin_display``: times with their zone, as the admin's pages show them;
 - ``pwa``: the installable site: manifest, service worker, offline page;
 - ``push_endpoints``: which push endpoints the site posts to;

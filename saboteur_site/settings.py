@@ -201,6 +201,8 @@ TEMPLATES = [
         },
     },
 ]
+# Form fields: Django's own form templates through Jinja2 (saboteur_site/form_renderer.py).
+FORM_RENDERER = "saboteur_site.form_renderer.FormRenderer"
 
 # --- Database and cache ---------------------------------------------------------------------
 
