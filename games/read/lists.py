@@ -238,11 +238,15 @@ def games_to_watch(user) -> list[GameRow]:
     the query with its progress columns costs more than the rest of the page); each viewer's own
     games are taken out of it here.
     """
-    # Per language: the rows hold translated labels (rule set, status).
-    key = f"games-to-watch:{get_language()}"
-    watchable = get_or_build(caches["local"], key, _watchable, WATCH_SECONDS)
+    watchable = get_or_build(caches["local"], watch_key(get_language()), _watchable, WATCH_SECONDS)
     mine = user.pk if user.is_authenticated else None
     return [row for row, players in watchable if mine not in players][:WATCH_LENGTH]
+
+
+def watch_key(language: str) -> str:
+    """The per-process cache's key of the list (per language: its rows hold translated labels,
+    the rule set's and the status's)."""
+    return f"games-to-watch:{language}"
 
 
 def _watchable() -> list[tuple[GameRow, frozenset[int]]]:

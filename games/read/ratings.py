@@ -107,8 +107,13 @@ LEADERBOARD_SECONDS = 60
 def leaderboard(ruleset: str) -> Leaderboard:
     """The best players of ``ruleset`` with enough rated rounds, as built in the last
     ``LEADERBOARD_SECONDS`` by this process (in the viewer's language)."""
-    key = f"leaderboard:{ruleset}:{get_language()}"
+    key = leaderboard_key(ruleset, get_language())
     return get_or_build(caches["local"], key, lambda: _leaderboard(ruleset), LEADERBOARD_SECONDS)
+
+
+def leaderboard_key(ruleset: str, language: str) -> str:
+    """The per-process cache's key of a rule set's board in ``language``."""
+    return f"leaderboard:{ruleset}:{language}"
 
 
 def _leaderboard(ruleset: str) -> Leaderboard:

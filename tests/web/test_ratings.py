@@ -560,6 +560,6 @@ def test_a_leaderboard_is_built_once_a_minute_per_process_and_says_so(people, cl
         again = client.get(url).content.decode()
     assert not [q for q in queries if "games_rating" in q["sql"]]
     assert "Bob" not in again  # the board of a moment ago
-    caches["local"].delete(f"leaderboard:base:{get_language()}")  # as its minute runs out
+    caches["local"].delete(ratings.leaderboard_key("base", get_language()))  # its minute ran out
     assert "Bob" in client.get(url).content.decode()
     assert ratings.LEADERBOARD_SECONDS <= 300  # "a few minutes"
