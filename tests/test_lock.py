@@ -90,15 +90,17 @@ def test_the_dev_lock_holds_the_sites_packages_at_the_same_versions(python):
     assert {name: dev.get(name) for name in site} == site
 
 
-def run_ensure_venv(tmp_path, *kinds):
-    """lib.sh's ensure_venv for each kind in turn, against a stand-in for .venv/bin/python that
-    records its arguments instead of running pip. Returns every line recorded so far."""
+def run_ensure_venv(tmp_path, *kinds, uv_fails=False):
+    """lib.sh's ensure_venv for each kind in turn, against stand-ins for .venv/bin/python and
+    .venv/bin/uv that record their arguments (``python: ...``, ``uv: ...``) instead of running
+    pip or uv; with ``uv_fails``, uv's stand-in exits 1. Returns every line recorded so far."""
     venv = tmp_path / "venv"
     (venv / "bin").mkdir(parents=True, exist_ok=True)
     log = tmp_path / "python.log"
-    python = venv / "bin" / "python"
-    python.write_text(f'#!/bin/sh\necho "$*" >>"{log}"\n')
-    python.chmod(0o755)
+    for name, status in (("python", 0), ("uv", 1 if uv_fails else 0)):
+        stand_in = venv / "bin" / name
+        stand_in.write_text(f'#!/bin/sh\necho "{name}: $*" >>"{log}"\nexit {status}\n')
+        stand_in.chmod(0o755)
     steps = "; ".join(f"ensure_venv {kind}" for kind in kinds)
     subprocess.run(
         ["bash", "-c", f'source scripts/lib.sh && VENV="{venv}" && {steps}'],
@@ -126,3 +128,17 @@ def test_make_run_installs_the_sites_lock_and_make_test_the_dev_lock(tmp_path):
     assert installed_locks(run_ensure_venv(tmp_path, "dev")) == [SITE, DEV]
     # After the dev install, `make run` needs nothing more.
     assert installed_locks(run_ensure_venv(tmp_path, "site")) == [SITE, DEV]
+    # uv installs (pip only brings it), and compiles what it installs.
+    assert all(line.startswith("uv: pip install ") for line in lines if " -r " in line)
+    assert all("--compile-bytecode" in line for line in lines if line.startswith("uv: "))
+
+
+def test_pip_installs_the_lock_when_uv_cannot(tmp_path):
+    lines = run_ensure_venv(tmp_path, "dev", uv_fails=True)
+    assert [line.split(" -r ")[0].split(":")[0] for line in lines if " -r " in line] == [
+        "uv",
+        "python",  # python -m pip, after uv failed
+    ]
+    assert installed_locks(lines) == [DEV, DEV]
+    assert all("--require-hashes" in line for line in lines if " -r " in line)
+    assert lines[-1] == "python: -m pip check"
