@@ -167,6 +167,8 @@ def test_seed_demo_is_idempotent_and_makes_verified_players(client):
     call_command("seed_demo", stdout=open("/dev/null", "w"))  # noqa: SIM115
     assert sorted(User.objects.values_list("username", flat=True)) == ["ann", "bob", "cid", "dan"]
     assert EmailAddress.objects.filter(verified=True, primary=True).count() == 4
+    # Hashed once for the four (the site's hasher is slow on purpose; make run seeds at each start).
+    assert len(set(User.objects.values_list("password", flat=True))) == 1
     response = log_in(client, "ann@example.com", "saboteur-demo")
     assert response.headers["Location"] == reverse("home")
 
