@@ -577,10 +577,6 @@ STORAGES = {
     },
 }
 WHITENOISE_USE_FINDERS = not PRODUCTION
-# Outside production, a static file is looked up when it is asked for (as `make run` always did,
-# DEBUG being on there), not listed when the middleware starts: that listing stat'ed every file
-# of the folders (25 ms), at every start of a handler, which the tests do for each new client.
-WHITENOISE_AUTOREFRESH = not PRODUCTION
 # Pages link static files by their hashed names only ({% static %}, the service worker's list):
 # collectstatic keeps those alone and compresses half as many files. Source maps (the API docs'
 # vendored Swagger UI ships 5 MB of them) are fetched by developer tools only: left uncompressed.

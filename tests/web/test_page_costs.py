@@ -206,18 +206,3 @@ def test_a_form_field_is_drawn_without_a_django_template_per_option(make_user):
     admin_page = logged_in(ann).get(reverse("admin:accounts_user_change", args=[ann.pk]))
     assert admin_page.status_code == 200
     assert "auth/widgets/read_only_password_hash.html" in [t.name for t in admin_page.templates]
-
-
-def test_a_new_handler_lists_no_static_file_and_still_serves_them(monkeypatch):
-    """Outside production WhiteNoise looks a static file up when it is asked for (autorefresh,
-    as `make run` always did): listing them all stat'ed every file at each start of a handler,
-    8 ms for every test client the suite makes."""
-    from whitenoise.middleware import WhiteNoiseMiddleware
-
-    listed = []
-    monkeypatch.setattr(WhiteNoiseMiddleware, "add_files_from_finders", lambda m: listed.append(m))
-    client = Client()
-    assert client.get(reverse("rules")).status_code == 200
-    assert listed == []
-    served = client.get("/static/css/site.css")
-    assert served.status_code == 200 and b"prefers-reduced-motion" in b"".join(served)
