@@ -89,6 +89,7 @@ def sends(log_path) -> int:
     return log_path.read_text().count(SENT)
 
 
+@pytest.mark.slow  # 40 s, mostly waiting on beat's ticks: started first, beside the others' work
 def test_two_beats_send_each_sweep_once_and_the_second_takes_over(channel, tmp_path):  # noqa: F811
     url, queue = channel
     game = game_start(game_id=lobby().pk, user=lobby_creator())
