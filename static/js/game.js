@@ -459,8 +459,29 @@
     toast.hidden = true;
   });
 
-  document.addEventListener("htmx:afterSwap", hideClosedResults);
-  document.addEventListener("htmx:afterSwap", swapped);
+  // htmx tells afterSwap and afterSettle on every part a response put in the page (a live
+  // update sends a dozen: cells, log lines, chips), each time with the response's one detail
+  // object, and every part is in place before the first is told. What measures the table (each
+  // fit makes the browser lay the page out several times) runs once per response: once per part,
+  // a live update laid a phone's page out some seventy times.
+  function oncePerResponse(handler) {
+    var done = new WeakSet();
+    return function (event) {
+      var detail = event.detail;
+      if (detail && typeof detail === "object") {
+        if (done.has(detail)) {
+          return;
+        }
+        done.add(detail);
+      }
+      handler(event);
+    };
+  }
+
+  document.addEventListener("htmx:afterSwap", oncePerResponse(function () {
+    hideClosedResults();
+    swapped();
+  }));
   document.addEventListener("htmx:oobAfterSwap", function (event) {
     markPassed(document.getElementById("last-act")); // a chip sent again has lost its mark
     if (event.target && event.target.id === "play") {
@@ -469,7 +490,7 @@
     }
   });
 
-  document.addEventListener("htmx:afterSettle", function (event) {
+  document.addEventListener("htmx:afterSettle", oncePerResponse(function (event) {
     layout();
     var trigger = event.detail && event.detail.requestConfig && event.detail.requestConfig.elt;
     if (trigger && trigger.classList && trigger.classList.contains("maze__spot")) {
@@ -480,7 +501,7 @@
     }
     quietTips();
     landLastMove();
-  });
+  }));
 
   // -- 4. Tips that close, the newest move, the chat box ----------------------------------------
 

@@ -138,7 +138,9 @@
       }
       var element = pollElement();
       if (element && busy === 0 && typeof data.html === "string" && data.from === shownRevision(element)) {
-        htmx.swap(element, data.html, { swapStyle: "none" });
+        // One detail object for all its parts, as a poll's answer has (js/game.js measures the
+        // table once per response, not once per part).
+        htmx.swap(element, data.html, { swapStyle: "none" }, { eventInfo: {} });
         lastAsked = Date.now(); // as good as an answer of the poll view
         script.dataset.carried = String(parseInt(script.dataset.carried || "0", 10) + 1);
       }

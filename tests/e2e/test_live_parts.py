@@ -65,6 +65,22 @@ def settled(page, revision):
     )
 
 
+# Counts the times js/game.js fits the maze into the table (each sets --maze-h once, and makes the
+# browser lay the page out several times): htmx tells its swap and settle events on every part of
+# a response, and a live update is a dozen parts. Fitted once per response, an update costs two or
+# three fits (the swap, the settle, a resize the new parts cause); once per part, it was about 30.
+COUNT_FITS = """(() => {
+  window.mazeFits = 0;
+  const set = CSSStyleDeclaration.prototype.setProperty;
+  CSSStyleDeclaration.prototype.setProperty = function (name, ...rest) {
+    if (name === "--maze-h") window.mazeFits += 1;
+    return set.call(this, name, ...rest);
+  };
+})()"""
+FITS_SINCE = "() => { const fits = window.mazeFits; window.mazeFits = 0; return fits; }"
+MOST_FITS_PER_UPDATE = 5
+
+
 def fresh_play(page, url):
     """The play area a page opened now would get (a poll that names no page of its own)."""
     response = page.request.get(f"{url}poll/?v=0", headers={"HX-Request": "true"})
@@ -84,6 +100,7 @@ def test_an_open_page_updated_by_parts_is_the_page_a_fresh_load_shows(
     answers = []
     watcher_answers = []  # Otto's page is carried its parts in the stream (games/web/live.py)
     for user, page in pages.items():
+        page.add_init_script(COUNT_FITS)
         page.goto(url)
         # Its stream open before the first move: a page whose stream opens later asks once
         # for what it missed (its first event says it is behind).
@@ -102,11 +119,15 @@ def test_an_open_page_updated_by_parts_is_the_page_a_fresh_load_shows(
         if state.finished:
             break
         seat = game.seats.get(position=int(state.to_move))
+        for page in pages.values():
+            page.evaluate(FITS_SINCE)  # the page's load and the moves before not counted
         move = rng.choice(engine.legal_moves(state, seat.engine_name))
         move_submit(game_id=game.pk, user=seat.user, move=move, expected_version=game.version)
         revision = Game.objects.get(pk=game.pk).revision
         for user, page in pages.items():
             settled(page, revision)
+            fits = page.evaluate(FITS_SINCE)
+            assert fits <= MOST_FITS_PER_UPDATE, f"{user.display_name}: {fits} fits, move {_move + 1}"
             shown = page.evaluate(SERVER_DRAWN, None)
             fresh = page.evaluate(SERVER_DRAWN, fresh_play(page, url))
             assert shown == fresh, f"{user.display_name}'s page after move {_move + 1}"
