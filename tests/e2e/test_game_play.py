@@ -7,6 +7,7 @@ everything else (selecting cards, turning them, legal spots, decisions, polling)
 import re
 
 import pytest
+from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 from playwright.sync_api import expect
 
 from games.read.card_names import card_name
@@ -58,14 +59,30 @@ def confirm_by_keyboard(page):
     made(page, before)
 
 
+def wait_in_page(page, predicate: str, arg=None, *, what: str, timeout: float = WAIT):
+    """Wait until ``predicate(arg)`` (JavaScript) holds in the page, asking every 50 ms.
+
+    For what the page keeps hidden (the play area's version, the poll's address): Playwright's
+    ``expect`` on a hidden element, at every ask that does not match yet, reads the whole page's
+    accessibility tree for the message it would fail with (a game page's maze: tens of
+    milliseconds of the browser's CPU each time, after every move of every test)."""
+    try:
+        page.wait_for_function(predicate, arg=arg, timeout=timeout, polling=50)
+    except PlaywrightTimeoutError:
+        raise AssertionError(f"{what}: not within {timeout / 1000:.0f} s") from None
+
+
+VERSION_IS = """(expected) =>
+  document.querySelector('#play input[name="version"]')?.value === String(expected)"""
+
+
 def made(page, before):
     """The move was accepted: the play area now carries the next version.
 
     (Not the "Your move is made." notice: a poll that was already under way when the move went
     in may swap in a fresh play area without it.)
     """
-    version_field = page.locator('#play input[name="version"]').first
-    expect(version_field).to_have_value(str(before + 1), timeout=WAIT)
+    wait_in_page(page, VERSION_IS, before + 1, what=f"the play area at version {before + 1}")
     expect(page.locator("#play .message--error")).to_have_count(0)
 
 

@@ -14,7 +14,7 @@ from games.models import Game
 from games.play.moves import move_submit
 
 from .deals import BASE_DEAL
-from .test_game_play import assert_clean
+from .test_game_play import assert_clean, wait_in_page
 
 WAIT = 10_000
 
@@ -55,11 +55,16 @@ POLL_HANDLED = """() => {
 }"""
 
 
+SHOWS_REVISION = """(revision) => {
+  const asks = document.getElementById("poll")?.getAttribute("hx-get");
+  return new RegExp(`[?&]v=${revision}(&|$)`).test(asks);
+}"""
+
+
 def settled(page, revision):
-    """The page shows ``revision`` and no request or swap is under way."""
-    expect(page.locator("#poll")).to_have_attribute(
-        "hx-get", re.compile(rf"[?&]v={revision}(&|$)"), timeout=WAIT
-    )
+    """The page shows ``revision`` (its hidden poll asks from there) and no request or swap is
+    under way."""
+    wait_in_page(page, SHOWS_REVISION, revision, what=f"the page at revision {revision}")
     page.wait_for_function(
         "() => !document.querySelector('.htmx-request, .htmx-settling, .htmx-swapping')"
     )
@@ -127,10 +132,11 @@ def test_an_open_page_updated_by_parts_is_the_page_a_fresh_load_shows(
         for user, page in pages.items():
             settled(page, revision)
             fits = page.evaluate(FITS_SINCE)
-            assert fits <= MOST_FITS_PER_UPDATE, f"{user.display_name}: {fits} fits, move {_move + 1}"
+            where = f"{user.display_name}'s page after move {_move + 1}"
+            assert fits <= MOST_FITS_PER_UPDATE, f"{where}: the maze fitted {fits} times"
             shown = page.evaluate(SERVER_DRAWN, None)
             fresh = page.evaluate(SERVER_DRAWN, fresh_play(page, url))
-            assert shown == fresh, f"{user.display_name}'s page after move {_move + 1}"
+            assert shown == fresh, where
     # Otto's page was carried the moves in its stream ("part" events), and the comparison above
     # shows they left it as a fresh page. It asks only when it cannot apply one (a request of
     # its own in flight: the minute's safety-net ask, which may meet a move on a slow machine).

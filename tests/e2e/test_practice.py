@@ -1,7 +1,9 @@
 """One person plays a whole practice game against two bots in the browser; a real Celery worker
 plays the bots' moves as their turns begin (a site waits BOT_MOVE_DELAY seconds, 3 by default;
-this test none, so that the game's forty-odd bot moves take seconds, not a minute)."""
+this test none, so that the game's forty-odd bot moves take seconds, not a minute). The player's
+page stays open all game: the bots' moves reach it through its live stream."""
 
+import re
 import time
 
 import pytest
@@ -16,22 +18,22 @@ from tests.tasks.test_email_integration import (
     worker_env,
 )
 
+from .test_game_play import wait_in_page
+
 DELAY = 0  # seconds a bot waits (BOT_MOVE_DELAY of the test and its worker): at once here
 LIMIT = 600  # seconds for the whole game
 
 
-def my_decision(page, url) -> str:
-    """Reload until it is the player's decision ("turn") or the game is over ("over")."""
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline:
-        page.goto(url)
-        line = page.get_by_test_id("turn-line").inner_text()
-        if "The game is over." in line:
-            return "over"
-        if "Your decision." in line:
-            return "turn"
-        time.sleep(0.5)
-    pytest.fail("the bots never handed the turn back")
+def my_decision(page) -> str:
+    """Wait until the open page, kept up to date by its live stream as the bots move, says it is
+    the player's decision ("turn") or the game is over ("over")."""
+    line = page.get_by_test_id("turn-line")
+    expect(line).to_contain_text(re.compile(r"Your decision\.|The game is over\."), timeout=120_000)
+    return "over" if "The game is over." in line.inner_text() else "turn"
+
+
+VERSION_MOVED = """(before) =>
+  document.querySelector('#play input[name="version"]')?.value !== String(before)"""
 
 
 def decide(page):
@@ -44,8 +46,7 @@ def decide(page):
         page.locator("details.decision summary", has_text="Pass:").click()
         page.locator('details.decision input[name="discard"]').first.check()
         page.get_by_test_id("pass").click()
-    version_field = page.locator('#play input[name="version"]').first
-    expect(version_field).not_to_have_value(str(before), timeout=10_000)
+    wait_in_page(page, VERSION_MOVED, before, what="the decision taken", timeout=10_000)
 
 
 @pytest.mark.slow  # started first (tests/conftest.py)
@@ -66,6 +67,8 @@ def test_one_person_plays_a_practice_game_against_two_bots_to_its_end(
         "EMAIL_BACKEND": "django.core.mail.backends.locmem.EmailBackend",
         "BOT_MOVE_DELAY": str(DELAY),
         "CELERY_QUEUE": queue,
+        # The bots' moves reach the open page through this run's live channel (tests/conftest.py).
+        "LIVE_CHANNEL": settings.LIVE_CHANNEL,
     }
     ann = make_player("ann")
     with celery_app_on(url, queue), running_workers(tmp_path, queue, env) as logs:
@@ -77,7 +80,6 @@ def test_one_person_plays_a_practice_game_against_two_bots_to_its_end(
         form.get_by_label("Game length").select_option("1")
         form.get_by_role("button", name="Play against bots").click()
         page.wait_for_url(f"{live_server.url}/games/*/")
-        game_url = page.url
         # The bots are at the table as bots.
         for name in ("Bot 1", "Bot 2"):
             seat = page.get_by_test_id("seat").filter(has_text=name)
@@ -85,7 +87,7 @@ def test_one_person_plays_a_practice_game_against_two_bots_to_its_end(
 
         started = time.monotonic()
         while time.monotonic() - started < LIMIT:
-            if my_decision(page, game_url) == "over":
+            if my_decision(page) == "over":
                 break
             decide(page)
         else:
