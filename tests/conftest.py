@@ -17,6 +17,7 @@ from django.core.management import call_command
 from django.db import IntegrityError, connections, transaction
 from django.test import TransactionTestCase
 from django.test.utils import override_settings
+from whitenoise.middleware import WhiteNoiseMiddleware
 
 from saboteur_site.celery import app as celery_app
 from tests.redis_space import RUN_PREFIX, RUN_QUEUE, clear_run_cache, forget_queue, redis_url
@@ -171,6 +172,53 @@ def _quick_flush():
         yield
     finally:
         TransactionTestCase._fixture_teardown = DJANGO_FLUSH
+
+
+# WhiteNoise's own listing of the static files the finders know (StaticFilesListing below).
+WHITENOISE_LISTING = WhiteNoiseMiddleware.add_files_from_finders
+
+
+class StaticFilesListing:
+    """Every test client builds the middleware chain at its first request (Django's test
+    ``Client`` has a handler of its own), and WhiteNoise's middleware then lists and stats every
+    static file the finders know (ours, the admin's, htmx's, the API docs'): 14 ms of CPU a
+    client, and a run makes about 2,500 clients. A server process does it once. Here the listing
+    is made once per process for the settings it depends on; a test that changes them (another
+    STATIC_ROOT does not count: WhiteNoise reads that folder itself, every time) gets a listing
+    of its own. The files the listing holds (headers, sizes, compressed variants) are WhiteNoise's
+    own ``StaticFile`` objects, only read."""
+
+    def __init__(self):
+        self.kept: dict[str, dict] = {}  # settings as repr: the files the finders added
+
+    @staticmethod
+    def key(middleware) -> str:
+        names = ("STATIC_URL", "STATICFILES_DIRS", "STATICFILES_FINDERS", "INSTALLED_APPS")
+        names += tuple(name for name in dir(settings) if name.startswith("WHITENOISE_"))
+        return repr([middleware.static_prefix, [(n, getattr(settings, n)) for n in names]])
+
+    def add_files_from_finders(self, middleware) -> None:
+        key = self.key(middleware)
+        if key not in self.kept:
+            before = dict(middleware.files)
+            WHITENOISE_LISTING(middleware)
+            files = middleware.files.items()
+            self.kept[key] = {url: file for url, file in files if before.get(url) is not file}
+        middleware.files.update(self.kept[key])
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _static_files_listed_once():
+    listing = StaticFilesListing()
+
+    def add_files_from_finders(middleware):
+        listing.add_files_from_finders(middleware)
+
+    WhiteNoiseMiddleware.add_files_from_finders = add_files_from_finders
+    try:
+        yield
+    finally:
+        WhiteNoiseMiddleware.add_files_from_finders = WHITENOISE_LISTING
 
 
 def pytest_collection_modifyitems(items):
