@@ -163,15 +163,10 @@ class QuickFlush:
 @pytest.fixture(autouse=True, scope="session")
 def _quick_flush():
     flush = QuickFlush()
-
-    def fixture_teardown(case):
-        flush.teardown(case)
-
-    TransactionTestCase._fixture_teardown = fixture_teardown
-    try:
+    with pytest.MonkeyPatch.context() as patch:
+        # A function, not the bound method: called on the test case, it is given the case.
+        patch.setattr(TransactionTestCase, "_fixture_teardown", lambda case: flush.teardown(case))
         yield
-    finally:
-        TransactionTestCase._fixture_teardown = DJANGO_FLUSH
 
 
 # WhiteNoise's own listing of the static files the finders know (StaticFilesListing below).
@@ -210,15 +205,13 @@ class StaticFilesListing:
 @pytest.fixture(autouse=True, scope="session")
 def _static_files_listed_once():
     listing = StaticFilesListing()
-
-    def add_files_from_finders(middleware):
-        listing.add_files_from_finders(middleware)
-
-    WhiteNoiseMiddleware.add_files_from_finders = add_files_from_finders
-    try:
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(
+            WhiteNoiseMiddleware,
+            "add_files_from_finders",
+            lambda middleware: listing.add_files_from_finders(middleware),
+        )
         yield
-    finally:
-        WhiteNoiseMiddleware.add_files_from_finders = WHITENOISE_LISTING
 
 
 def pytest_collection_modifyitems(items):
