@@ -46,7 +46,7 @@ def decide(page):
         page.locator("details.decision summary", has_text="Pass:").click()
         page.locator('details.decision input[name="discard"]').first.check()
         page.get_by_test_id("pass").click()
-    wait_in_page(page, VERSION_MOVED, before, what="the decision taken", timeout=10_000)
+    wait_in_page(page, VERSION_MOVED, before, what="the decision taken")
 
 
 @pytest.mark.slow  # started first (tests/conftest.py)
@@ -67,8 +67,6 @@ def test_one_person_plays_a_practice_game_against_two_bots_to_its_end(
         "EMAIL_BACKEND": "django.core.mail.backends.locmem.EmailBackend",
         "BOT_MOVE_DELAY": str(DELAY),
         "CELERY_QUEUE": queue,
-        # The bots' moves reach the open page through this run's live channel (tests/conftest.py).
-        "LIVE_CHANNEL": settings.LIVE_CHANNEL,
     }
     ann = make_player("ann")
     with celery_app_on(url, queue), running_workers(tmp_path, queue, env) as logs:

@@ -23,6 +23,7 @@ import pytest
 import redis
 from aiosmtpd.controller import Controller
 from celery.exceptions import TimeoutError as CeleryTimeout
+from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.db import connection
 
@@ -129,7 +130,8 @@ def channel():
 
 
 def worker_env(broker_url, smtp_port):
-    """The worker uses the test's database, broker and SMTP server."""
+    """The worker uses the test's database, broker and SMTP server, and its live channel (what
+    the worker's moves publish reaches the pages and streams this test process serves)."""
     parts = urlsplit(os.environ["DATABASE_URL"])
     database_url = urlunsplit(parts._replace(path="/" + connection.settings_dict["NAME"]))
     return {
@@ -142,6 +144,7 @@ def worker_env(broker_url, smtp_port):
         "EMAIL_PORT": str(smtp_port),
         "EMAIL_TIMEOUT": "10",
         "DJANGO_ENV": "development",
+        "LIVE_CHANNEL": settings.LIVE_CHANNEL,  # this run's own (tests/conftest.py)
     }
 
 
