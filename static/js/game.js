@@ -468,7 +468,7 @@
     var done = new WeakSet();
     return function (event) {
       var detail = event.detail;
-      if (detail && typeof detail === "object") {
+      if (detail) {
         if (done.has(detail)) {
           return;
         }
