@@ -57,6 +57,42 @@ def poll_view(game_id: int, user) -> PollView | None:
     Every open page of a game asks this at once after each move (200 pages of a watched game:
     200 asks within the second), so it is written once as SQL (``POLL_SQL``): the ORM would
     compile the same join again for each of them, more than the database takes to answer it."""
+    rows = _viewer_rows(game_id, user)
+    if rows is None:
+        return None
+    revision, _, creator_id = rows[0][:3]
+    playing = any(row[3] not in (None, Seat.State.REPLACED) for row in rows)
+    seen = [_moment(row[4]) for row in rows if row[3] not in (None, Seat.State.REPLACED)]
+    return PollView(
+        revision, watcher=not playing and creator_id != user.pk, seen_at=seen[0] if seen else None
+    )
+
+
+@dataclass(frozen=True)
+class GameHead:
+    """What a page kept under the game's revision and the viewer's seat needs to find itself
+    (``pages.kept_recap``), read without the game's state, seats or players."""
+
+    id: int
+    name: str
+    revision: int
+    me: str | None  # the viewer's seat in play, as the engine names it (``seats.live_seat``)
+
+
+def game_head(game_id: int, user) -> GameHead | None:
+    """The poll's one query (``POLL_SQL``); None when ``user`` may not see the game."""
+    rows = _viewer_rows(game_id, user)
+    if rows is None:
+        return None
+    revision, name = rows[0][0], rows[0][5]
+    live = [row[6] for row in rows if row[3] not in (None, Seat.State.REPLACED)]
+    me = str(live[0]) if live else None  # one seat in play at most (a constraint)
+    return GameHead(game_id, name, revision, me=me)
+
+
+def _viewer_rows(game_id: int, user) -> list[tuple] | None:
+    """``POLL_SQL``'s rows (the game, with each seat ``user`` has there, or one row without a
+    seat), or None when ``user`` may not see the game (``may_see``, as ``game_for``)."""
     if not user.is_authenticated or not 0 < game_id <= MAX_ID:
         return None
     with connection.cursor() as cursor:
@@ -65,15 +101,10 @@ def poll_view(game_id: int, user) -> PollView | None:
         rows = cursor.fetchall()
     if not rows:
         return None
-    revision, visibility, creator_id, _, _ = rows[0]
     states = {row[3] for row in rows} - {None}
-    if not may_see(visibility, {user.pk} if states else (), user.pk):
+    if not may_see(rows[0][1], {user.pk} if states else (), user.pk):
         return None
-    playing = bool(states - {Seat.State.REPLACED})
-    seen = [_moment(row[4]) for row in rows if row[3] not in (None, Seat.State.REPLACED)]
-    return PollView(
-        revision, watcher=not playing and creator_id != user.pk, seen_at=seen[0] if seen else None
-    )
+    return rows
 
 
 def _moment(value) -> datetime | None:
@@ -88,10 +119,11 @@ def _moment(value) -> datetime | None:
 MAX_ID = 2**63 - 1  # the ids' column (BigAutoField); a larger number in a URL is no game
 
 
-# The game's revision, visibility and creator, and the state of each seat the viewer has (the
-# tables and columns of Game and Seat; tests/web/test_game_page_speed.py runs it on both).
+# The game's revision, visibility, creator and name, and the state, last visit and position of
+# each seat the viewer has (the tables and columns of Game and Seat;
+# tests/web/test_game_page_speed.py runs it on both).
 POLL_SQL = """
-    SELECT g.revision, g.visibility, g.creator_id, s.state, s.last_seen_at
+    SELECT g.revision, g.visibility, g.creator_id, s.state, s.last_seen_at, g.name, s.position
     FROM games_game g LEFT JOIN games_seat s ON s.game_id = g.id AND s.user_id = %s
     WHERE g.id = %s
 """

@@ -29,6 +29,7 @@ from games.models import ChatMessage, FormingTable, Game, Seat
 from saboteur_site.cache import get_or_build
 
 from . import (
+    access,
     bar_part,
     deals,
     game_parts,
@@ -492,14 +493,34 @@ def _named(round_names: list[dict[str, str]], number: int, names: dict[str, str]
     return round_names[number - 1] if number <= len(round_names) else names
 
 
+def _recap_key(game_id: int, revision: int, me: str | None, number: int) -> str:
+    # The revision, not the version: a seat taken over changes the names, not the version.
+    return f"recap:{game_id}:{revision}:{me}:{number}:{get_language()}"
+
+
+def kept_recap(game_id: int, user, number: int) -> dict | None:
+    """The recap of round ``number`` when this process keeps it for the viewer's seat, found
+    with the poll's one query (``access.game_head``) instead of reading the game, its state,
+    its seats and their players: a recap is the same page for every viewer in the same seat
+    until the game's revision moves. None when it is not kept, or not to be seen: then
+    ``round_recap_page`` decides, from the game."""
+    head = access.game_head(game_id, user)
+    if head is None:  # not to be seen: the game's own read says so (404)
+        return None
+    key = _recap_key(game_id, head.revision, head.me, number)
+    recap = kept.recalled(key)
+    if recap is None:
+        return None
+    return {**recap, "id": game_id, "name": head.name, "key": key}
+
+
 def round_recap_page(game: Game, user, number: int) -> dict | None:
     """The recap of finished round ``number`` as ``user`` may see it, or None."""
     if game.snapshot is None:
         return None
     me_seat = live_seat(game, user)
     me = me_seat.engine_name if me_seat else None
-    # The revision, not the version: a seat taken over changes the names, not the version.
-    key = f"recap:{game.pk}:{game.revision}:{me}:{number}:{get_language()}"
+    key = _recap_key(game.pk, game.revision, me, number)
     recap = kept.recalled(key)
     if recap is None:
         view = engine.view_for(game.engine_state(), me)

@@ -299,8 +299,9 @@ def game_replay(request, pk):
 @login_required
 @never_cache
 def round_recap(request, pk, number):
-    game = visible_game(request, pk)
-    recap = pages.round_recap_page(game, request.user, number)
+    recap = pages.kept_recap(pk, request.user, number)  # without reading the game, if kept
+    if recap is None:
+        recap = pages.round_recap_page(visible_game(request, pk), request.user, number)
     if recap is None:
         raise Http404
     return render(request, "games/recap.html", {"recap": recap})

@@ -14,10 +14,11 @@ from django.urls import reverse
 from django.utils import timezone
 
 from games import engine
-from games.models import Move
+from games.models import Game, Move
 from games.play.chat import chat_post
 from games.play.moves import move_submit
 from games.read import history, seats
+from tests.players import create_player
 from tests.web.scenario_games import play_moves, scenario_game
 
 pytestmark = pytest.mark.django_db
@@ -76,6 +77,23 @@ def recap_maze(game, user) -> str:
     response = client_for(user).get(reverse("round_recap", args=[game.pk, 1]))
     body = response.content.decode()
     return body[body.index('data-testid="recap-maze"') :]
+
+
+def test_a_kept_recap_is_each_seats_own_and_only_for_whom_may_see_the_game():
+    """A recap asked for again is found without reading the game (``pages.kept_recap``): it is
+    still the asking seat's own page, and the game's visibility is still checked, even when
+    nothing moved its revision."""
+    game, p = scenario_game("base/treasure_found_gold_picks_counter_clockwise_skip_saboteur")
+    first = {seat: recap(game, user) for seat, user in p.items()}
+    assert len(set(first.values())) > 1  # one's own gold only: the seats' pages differ
+    assert {seat: recap(game, user) for seat, user in p.items()} == first
+    outsider = create_player("outsider")
+    assert "the treasure was found" in recap(game, outsider)  # an open game: watched
+    url = reverse("round_recap", args=[game.pk, 1])
+    # Made private behind the site's back: the revision, and so the kept recaps, stay.
+    Game.objects.filter(pk=game.pk).update(visibility=Game.Visibility.INVITE)
+    assert client_for(outsider).get(url).status_code == 404
+    assert {seat: recap(game, user) for seat, user in p.items()} == first
 
 
 def test_base_recap_not_found_says_the_saboteurs_win():

@@ -42,7 +42,7 @@ PAGE_QUERIES = {
     "poll, unchanged (204)": 2,
     "lobby": 1,
     "replay step": 3,
-    "round recap": 3,
+    "round recap": 2,  # the game's row and the viewer's seat (access.game_head)
     "leaderboard": 1,  # the board itself: built once a minute per process
     "home (anonymous)": 0,
     "home (signed in)": 4,  # play now's forming tables come with the player's other lobbies
