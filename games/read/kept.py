@@ -58,7 +58,16 @@ def digest(*data: Any) -> str:
 def built[T](name: str, data: tuple, build: Callable[[], T]) -> T:
     """``build()``, which must be made from ``data`` alone (and the language), kept under its
     digest: made once per process for every page whose ``data`` is the same."""
-    return get_or_build(caches["local"], f"kept:{name}:{digest(*data)}", build, SECONDS)
+    return get_or_build(caches["local"], _built_key(name, data), build, SECONDS)
+
+
+def found(name: str, data: tuple) -> Any:
+    """What ``built(name, data, ...)`` made, if this process still keeps it; else None."""
+    return caches["local"].get(_built_key(name, data))
+
+
+def _built_key(name: str, data: tuple) -> str:
+    return f"kept:{name}:{digest(*data)}"
 
 
 def recalled(key: str) -> Any:

@@ -550,15 +550,36 @@ def round_recap_page(game: Game, user, number: int) -> dict | None:
     return {**recap, "id": game.pk, "name": game.name, "key": key}
 
 
+def _replay_made_of(game_id: int, name: str, revision: int, step: int | None, me: str | None):
+    """What a replay step is made of. A step is the same page for every viewer in the same seat:
+    the moves up to it never change, and the revision names everything else that may (a move,
+    so the latest step and the game's end, which reveals all; a player's new name, a seat taken
+    over, a moderator's line: each gives the game a new revision)."""
+    return (game_id, name, revision, step, me)
+
+
+def kept_replay(game_id: int, user, step: int | None) -> history.ReplayPage | None:
+    """A replay step this process keeps for the viewer's seat, found with the poll's one query
+    (``access.game_head``) as ``kept_recap`` finds a recap; None when it is not kept or not to
+    be seen (then ``replay_page`` decides, from the game)."""
+    head = access.game_head(game_id, user)
+    if head is None:  # not to be seen: the game's own read says so (404)
+        return None
+    made_of = _replay_made_of(game_id, head.name, head.revision, step, head.me)
+    page = kept.found("replay-page", made_of)
+    if page is not None:
+        page.key = kept.digest(*made_of)
+    return page
+
+
 def replay_page(game: Game, user, step: int | None) -> history.ReplayPage | None:
     if game.snapshot is None:
         return None
     me_seat = live_seat(game, user)
     me = me_seat.engine_name if me_seat else None
     names, renames = seat_names(game), table_events.renames(game)
-    # A step is the same page for every viewer in the same seat (the moves up to it never
-    # change; the game's end reveals all): built once per process for all of them.
-    made_of = (game.pk, game.name, game.version, game.status, step, me, names, renames)
+    # Built once per process for every viewer in the same seat (``_replay_made_of``).
+    made_of = _replay_made_of(game.pk, game.name, game.revision, step, me)
     page = kept.built(
         "replay-page", made_of, lambda: history.replay_page(game, step, names, me, renames)
     )

@@ -287,9 +287,10 @@ def _watcher_part(request, pk: int, revision: int, shown: int | None):
 @never_cache
 def game_replay(request, pk):
     """Step through the moves: the viewer's own view at each step, everything after the game."""
-    game = visible_game(request, pk)
     step = ascii_int(request.GET.get("step"))  # None: the latest step
-    page = pages.replay_page(game, request.user, step)
+    page = pages.kept_replay(pk, request.user, step)  # without reading the game, if kept
+    if page is None:
+        page = pages.replay_page(visible_game(request, pk), request.user, step)
     if page is None:
         raise Http404
     return render(request, "games/replay.html", {"page": page})

@@ -79,21 +79,31 @@ def recap_maze(game, user) -> str:
     return body[body.index('data-testid="recap-maze"') :]
 
 
-def test_a_kept_recap_is_each_seats_own_and_only_for_whom_may_see_the_game():
-    """A recap asked for again is found without reading the game (``pages.kept_recap``): it is
-    still the asking seat's own page, and the game's visibility is still checked, even when
-    nothing moved its revision."""
+@pytest.mark.parametrize(
+    ("route", "query"), [("round_recap", {}), ("game_replay", {"step": 3})], ids=["recap", "replay"]
+)
+def test_a_kept_page_is_each_seats_own_and_only_for_whom_may_see_the_game(route, query):
+    """A recap or a replay step asked for again is found without reading the game
+    (``pages.kept_recap``, ``pages.kept_replay``): it is still the asking seat's own page, and
+    the game's visibility is still checked, even when nothing moved its revision."""
     game, p = scenario_game("base/treasure_found_gold_picks_counter_clockwise_skip_saboteur")
-    first = {seat: recap(game, user) for seat, user in p.items()}
-    assert len(set(first.values())) > 1  # one's own gold only: the seats' pages differ
-    assert {seat: recap(game, user) for seat, user in p.items()} == first
+    assert game.status == Game.Status.RUNNING  # one round of three: every seat's own secrets
+    url = reverse(route, args=[game.pk, 1] if route == "round_recap" else [game.pk])
+
+    def page(user) -> str:
+        response = client_for(user).get(url, query)
+        assert response.status_code == 200
+        return text_of(response)
+
+    first = {seat: page(user) for seat, user in p.items()}
+    assert len(set(first.values())) > 1  # one's own gold, hand and role: the seats' pages differ
+    assert {seat: page(user) for seat, user in p.items()} == first
     outsider = create_player("outsider")
-    assert "the treasure was found" in recap(game, outsider)  # an open game: watched
-    url = reverse("round_recap", args=[game.pk, 1])
-    # Made private behind the site's back: the revision, and so the kept recaps, stay.
+    assert page(outsider) not in first.values()  # an open game: watched, with no seat's secrets
+    # Made private behind the site's back: the revision, and so the kept pages, stay.
     Game.objects.filter(pk=game.pk).update(visibility=Game.Visibility.INVITE)
-    assert client_for(outsider).get(url).status_code == 404
-    assert {seat: recap(game, user) for seat, user in p.items()} == first
+    assert client_for(outsider).get(url, query).status_code == 404
+    assert {seat: page(user) for seat, user in p.items()} == first
 
 
 def test_base_recap_not_found_says_the_saboteurs_win():

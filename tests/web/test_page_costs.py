@@ -41,7 +41,7 @@ PAGE_QUERIES = {
     "play part (htmx), waiting seat": 3,
     "poll, unchanged (204)": 2,
     "lobby": 1,
-    "replay step": 3,
+    "replay step": 2,  # the game's row and the viewer's seat (access.game_head)
     "round recap": 2,  # the game's row and the viewer's seat (access.game_head)
     "leaderboard": 1,  # the board itself: built once a minute per process
     "home (anonymous)": 0,
