@@ -8,6 +8,7 @@ It never writes a game and imports only ``games.models``, ``games.ledger``, ``ga
 - ``bar_part``: the game page's bar: the viewer's decision and how to make it;
 - ``maze_part``: the game page's maze: its cells, the legal spots, the last act's marks;
 - ``kept``: what is made from frozen data, kept under a digest of that data;
+- ``found``: recaps and replay steps kept for a viewer's seat, found without reading the game;
 - ``history``: round recaps, the game's end, replays and "since you were here";
 - ``lists``: the dashboard, the lobby's open games, games to watch, the awaiting count;
 - ``forming``: play now's forming tables as their players see them;

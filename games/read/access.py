@@ -71,7 +71,7 @@ def poll_view(game_id: int, user) -> PollView | None:
 @dataclass(frozen=True)
 class GameHead:
     """What a page kept under the game's revision and the viewer's seat needs to find itself
-    (``pages.kept_recap``), read without the game's state, seats or players."""
+    (``found.kept_recap``), read without the game's state, seats or players."""
 
     id: int
     name: str

@@ -29,9 +29,9 @@ from games.models import ChatMessage, FormingTable, Game, Seat
 from saboteur_site.cache import get_or_build
 
 from . import (
-    access,
     bar_part,
     deals,
+    found,
     game_parts,
     history,
     kept,
@@ -493,34 +493,13 @@ def _named(round_names: list[dict[str, str]], number: int, names: dict[str, str]
     return round_names[number - 1] if number <= len(round_names) else names
 
 
-def _recap_key(game_id: int, revision: int, me: str | None, number: int) -> str:
-    # The revision, not the version: a seat taken over changes the names, not the version.
-    return f"recap:{game_id}:{revision}:{me}:{number}:{get_language()}"
-
-
-def kept_recap(game_id: int, user, number: int) -> dict | None:
-    """The recap of round ``number`` when this process keeps it for the viewer's seat, found
-    with the poll's one query (``access.game_head``) instead of reading the game, its state,
-    its seats and their players: a recap is the same page for every viewer in the same seat
-    until the game's revision moves. None when it is not kept, or not to be seen: then
-    ``round_recap_page`` decides, from the game."""
-    head = access.game_head(game_id, user)
-    if head is None:  # not to be seen: the game's own read says so (404)
-        return None
-    key = _recap_key(game_id, head.revision, head.me, number)
-    recap = kept.recalled(key)
-    if recap is None:
-        return None
-    return {**recap, "id": game_id, "name": head.name, "key": key}
-
-
 def round_recap_page(game: Game, user, number: int) -> dict | None:
     """The recap of finished round ``number`` as ``user`` may see it, or None."""
     if game.snapshot is None:
         return None
     me_seat = live_seat(game, user)
     me = me_seat.engine_name if me_seat else None
-    key = _recap_key(game.pk, game.revision, me, number)
+    key = found.recap_key(game.pk, game.revision, me, number)
     recap = kept.recalled(key)
     if recap is None:
         view = engine.view_for(game.engine_state(), me)
@@ -550,36 +529,14 @@ def round_recap_page(game: Game, user, number: int) -> dict | None:
     return {**recap, "id": game.pk, "name": game.name, "key": key}
 
 
-def _replay_made_of(game_id: int, name: str, revision: int, step: int | None, me: str | None):
-    """What a replay step is made of. A step is the same page for every viewer in the same seat:
-    the moves up to it never change, and the revision names everything else that may (a move,
-    so the latest step and the game's end, which reveals all; a player's new name, a seat taken
-    over, a moderator's line: each gives the game a new revision)."""
-    return (game_id, name, revision, step, me)
-
-
-def kept_replay(game_id: int, user, step: int | None) -> history.ReplayPage | None:
-    """A replay step this process keeps for the viewer's seat, found with the poll's one query
-    (``access.game_head``) as ``kept_recap`` finds a recap; None when it is not kept or not to
-    be seen (then ``replay_page`` decides, from the game)."""
-    head = access.game_head(game_id, user)
-    if head is None:  # not to be seen: the game's own read says so (404)
-        return None
-    made_of = _replay_made_of(game_id, head.name, head.revision, step, head.me)
-    page = kept.found("replay-page", made_of)
-    if page is not None:
-        page.key = kept.digest(*made_of)
-    return page
-
-
 def replay_page(game: Game, user, step: int | None) -> history.ReplayPage | None:
     if game.snapshot is None:
         return None
     me_seat = live_seat(game, user)
     me = me_seat.engine_name if me_seat else None
     names, renames = seat_names(game), table_events.renames(game)
-    # Built once per process for every viewer in the same seat (``_replay_made_of``).
-    made_of = _replay_made_of(game.pk, game.name, game.revision, step, me)
+    # Built once per process for every viewer in the same seat (``found.replay_made_of``).
+    made_of = found.replay_made_of(game.pk, game.name, game.revision, step, me)
     page = kept.built(
         "replay-page", made_of, lambda: history.replay_page(game, step, names, me, renames)
     )

@@ -24,7 +24,7 @@ from accounts import zone_choices
 from games.models import Game
 from games.play import chat, errors, moves, suspicions, vacations, visits
 from games.play import lobby as lobbies
-from games.read import access, forming, learn, lists, pages, ratings, rematch, seats
+from games.read import access, forming, found, learn, lists, pages, ratings, rematch, seats
 from games.read.vacations import vacation_state
 from saboteur_site.ratelimits import rate_limited, with_refusal
 from saboteur_site.text import ascii_int
@@ -288,7 +288,7 @@ def _watcher_part(request, pk: int, revision: int, shown: int | None):
 def game_replay(request, pk):
     """Step through the moves: the viewer's own view at each step, everything after the game."""
     step = ascii_int(request.GET.get("step"))  # None: the latest step
-    page = pages.kept_replay(pk, request.user, step)  # without reading the game, if kept
+    page = found.kept_replay(pk, request.user, step)  # without reading the game, if kept
     if page is None:
         page = pages.replay_page(visible_game(request, pk), request.user, step)
     if page is None:
@@ -300,7 +300,7 @@ def game_replay(request, pk):
 @login_required
 @never_cache
 def round_recap(request, pk, number):
-    recap = pages.kept_recap(pk, request.user, number)  # without reading the game, if kept
+    recap = found.kept_recap(pk, request.user, number)  # without reading the game, if kept
     if recap is None:
         recap = pages.round_recap_page(visible_game(request, pk), request.user, number)
     if recap is None:

@@ -84,7 +84,7 @@ def recap_maze(game, user) -> str:
 )
 def test_a_kept_page_is_each_seats_own_and_only_for_whom_may_see_the_game(route, query):
     """A recap or a replay step asked for again is found without reading the game
-    (``pages.kept_recap``, ``pages.kept_replay``): it is still the asking seat's own page, and
+    (``found.kept_recap``, ``found.kept_replay``): it is still the asking seat's own page, and
     the game's visibility is still checked, even when nothing moved its revision."""
     game, p = scenario_game("base/treasure_found_gold_picks_counter_clockwise_skip_saboteur")
     assert game.status == Game.Status.RUNNING  # one round of three: every seat's own secrets
