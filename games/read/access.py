@@ -61,10 +61,11 @@ def poll_view(game_id: int, user) -> PollView | None:
     if rows is None:
         return None
     revision, _, creator_id = rows[0][:3]
-    playing = any(row[3] not in (None, Seat.State.REPLACED) for row in rows)
-    seen = [_moment(row[4]) for row in rows if row[3] not in (None, Seat.State.REPLACED)]
+    live = _in_play(rows)
     return PollView(
-        revision, watcher=not playing and creator_id != user.pk, seen_at=seen[0] if seen else None
+        revision,
+        watcher=not live and creator_id != user.pk,
+        seen_at=_moment(live[0][4]) if live else None,
     )
 
 
@@ -85,9 +86,8 @@ def game_head(game_id: int, user) -> GameHead | None:
     if rows is None:
         return None
     revision, name = rows[0][0], rows[0][5]
-    live = [row[6] for row in rows if row[3] not in (None, Seat.State.REPLACED)]
-    me = str(live[0]) if live else None  # one seat in play at most (a constraint)
-    return GameHead(game_id, name, revision, me=me)
+    live = _in_play(rows)
+    return GameHead(game_id, name, revision, me=str(live[0][6]) if live else None)
 
 
 def _viewer_rows(game_id: int, user) -> list[tuple] | None:
@@ -105,6 +105,11 @@ def _viewer_rows(game_id: int, user) -> list[tuple] | None:
     if not may_see(rows[0][1], {user.pk} if states else (), user.pk):
         return None
     return rows
+
+
+def _in_play(rows: list[tuple]) -> list[tuple]:
+    """The rows of the viewer's seat in play (one at most: a constraint), not a replaced one."""
+    return [row for row in rows if row[3] not in (None, Seat.State.REPLACED)]
 
 
 def _moment(value) -> datetime | None:

@@ -17,11 +17,8 @@ def recap_key(game_id: int, revision: int, me: str | None, number: int) -> str:
 
 
 def kept_recap(game_id: int, user, number: int) -> dict | None:
-    """The recap of round ``number`` when this process keeps it for the viewer's seat, found
-    with the poll's one query (``access.game_head``) instead of reading the game, its state,
-    its seats and their players: a recap is the same page for every viewer in the same seat
-    until the game's revision moves. None when it is not kept, or not to be seen: then
-    ``pages.round_recap_page`` decides, from the game."""
+    """The recap of round ``number`` kept for the viewer's seat; None when it is not kept, or
+    not to be seen: then ``pages.round_recap_page`` decides, from the game."""
     head = access.game_head(game_id, user)
     if head is None:  # not to be seen: the game's own read says so (404)
         return None
@@ -41,9 +38,8 @@ def replay_made_of(game_id: int, name: str, revision: int, step: int | None, me:
 
 
 def kept_replay(game_id: int, user, step: int | None) -> history.ReplayPage | None:
-    """A replay step this process keeps for the viewer's seat, found with the poll's one query
-    (``access.game_head``) as ``kept_recap`` finds a recap; None when it is not kept or not to
-    be seen (then ``pages.replay_page`` decides, from the game)."""
+    """The replay step kept for the viewer's seat; None when it is not kept, or not to be seen:
+    then ``pages.replay_page`` decides, from the game."""
     head = access.game_head(game_id, user)
     if head is None:  # not to be seen: the game's own read says so (404)
         return None
