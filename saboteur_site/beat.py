@@ -102,7 +102,9 @@ class RedBeatScheduler(redbeat.RedBeatScheduler):
                 )
                 self.lock = None
                 interval = 0  # the next tick at once: it takes the lock or waits for its holder
-        except REDIS_AWAY as error:
+        except Exception as error:  # Redis away: as itself, or under Celery's SchedulingError
+            if not _caused_by(error, REDIS_AWAY):
+                raise
             self._redis_is_away(error)
             return min(self.REDIS_RETRY_SECONDS, self.max_interval)
         if self._redis_away_since is not None:
@@ -110,21 +112,30 @@ class RedBeatScheduler(redbeat.RedBeatScheduler):
             self._redis_away_since = None
         return interval
 
-    def apply_entry(self, entry, producer=None):
-        """Send a due entry, as Celery's scheduler does, except when Redis goes away during the
-        sending (a restart at that moment): that is the outage ``tick`` reports, one warning
-        and no traceback, not Celery's "Message Error" with one. The entry was not advanced,
-        so it is sent at a tick after Redis answers again."""
+    def maybe_due(self, entry, **kwargs):
+        """Send ``entry`` if it is due, as RedBeat's tick does, except when Redis goes away in
+        the middle (a restart at that moment, met on a busy machine).
+
+        RedBeat first reserves the entry (writes its next run to Redis), then sends it through
+        the broker (Redis too), and logs an error of either step as "Message Error" with a
+        traceback. Redis away at either step is instead the outage ``tick`` reports: one
+        warning, no traceback, the tick tried again a few seconds later. An entry Redis did not
+        reserve is then still due; one it reserved but could not send is due at its next run,
+        or at once when the restart emptied Redis (``setup_schedule``). Any other error is still
+        RedBeat's error line, and the tick goes on to the next entry."""
+        is_due, next_time_to_run = entry.is_due()
+        if not is_due:
+            return next_time_to_run
         celery_log.info("Scheduler: Sending due task %s (%s)", entry.name, entry.task)
         try:
-            result = self.apply_async(entry, producer=producer, advance=False)
-        except Exception as error:  # Celery's own catches every error here, too
-            if not _caused_by(error, REDIS_AWAY):
-                celery_log.error("Message Error: %s", error, exc_info=True)
-                return
-            self._redis_is_away(error)
+            result = self.apply_async(entry, **kwargs)  # reserves, then sends
+        except Exception as error:  # RedBeat's own catches every error here, too
+            if _caused_by(error, REDIS_AWAY):
+                raise  # the outage, which tick reports
+            celery_log.exception("Scheduler: Message Error: %s", error)
         else:
-            celery_log.debug("%s sent. id->%s", entry.task, getattr(result, "id", None))
+            celery_log.debug("Scheduler: %s sent. id->%s", entry.task, getattr(result, "id", None))
+        return next_time_to_run
 
     def _take_lock(self) -> bool:
         """Take the lock if no beat holds it (RedBeat's lock, as it makes it at start)."""
