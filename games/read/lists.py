@@ -267,11 +267,21 @@ def _watchable() -> list[tuple[GameRow, frozenset[int]]]:
 OPEN_LOBBIES_VERSION = "open-lobbies-version"
 
 
-def open_lobbies_version() -> str:
+def open_lobbies_version(user=None) -> str:
     """A token that changes whenever the open lobbies may have changed (``invalidation``):
     the lobby page keeps its rendered list per version. Kept in the shared cache, so every
-    process sees a change at once; a missing token (a cleared cache) is simply a new version."""
-    version = cache.get(OPEN_LOBBIES_VERSION)
+    process sees a change at once; a missing token (a cleared cache) is simply a new version.
+
+    Inside ``awaiting_read_once()``, ``user``'s awaiting list (the header's count) is read in
+    the same round trip to the cache, and kept for the rest of the page."""
+    keys = [OPEN_LOBBIES_VERSION]
+    read = _READ_ONCE.get()
+    if read is not None and user is not None and user.is_authenticated and user.pk not in read:
+        keys.append(_awaiting_key(user.pk))
+    found = cache.get_many(keys)
+    if len(keys) > 1 and found.get(keys[1]) is not None:
+        read[user.pk] = found[keys[1]]  # type: ignore[index]  # read is not None here
+    version = found.get(OPEN_LOBBIES_VERSION)
     if version is None:
         cache.add(OPEN_LOBBIES_VERSION, uuid.uuid4().hex, timeout=None)  # the first one wins
         # Still none: the shared cache is away (saboteur_site/cache.py), and a version of this

@@ -85,26 +85,28 @@ def _lobby(request, *, form=None, practice_form=None, status=200):
         narrowed = filters.narrowed()
     else:  # no filter asked for (most visits): the empty form is cached markup, made lazily
         filters, narrowed = SimpleLazyObject(LobbyFilterForm), lists.LobbyFilter()
-    context = {
-        # The open games are the same for everyone: the template keeps their markup per
-        # version (games/read/invalidation.py) and only a new version runs the query; a list
-        # narrowed by the filters is made each time.
-        "lobby_version": lists.open_lobbies_version(),
-        "games": SimpleLazyObject(lambda: lists.open_lobbies(narrowed)),
-        "filters": filters,
-        "filtered": bool(narrowed),
-        "watch": lists.games_to_watch(request.user),
-        # A refused form comes back with its errors; the empty ones are cached markup, made
-        # (lazily) only when that cache is cold.
-        "form": form or SimpleLazyObject(GameCreateForm),
-        # The cached empty form's key: its zones' offsets change by the hour.
-        "create_form_hour": zone_choices.offsets_key(),
-        "practice_form": practice_form or SimpleLazyObject(PracticeForm),
-        "form_refused": form is not None,
-        "practice_refused": practice_form is not None,
-        "rulesets": LEADERBOARDS,
-    }
-    return render(request, "games/lobby.html", context, status=status)
+    # The header's count is read from the cache with the open list's version: one round trip.
+    with lists.awaiting_read_once():
+        context = {
+            # The open games are the same for everyone: the template keeps their markup per
+            # version (games/read/invalidation.py) and only a new version runs the query; a list
+            # narrowed by the filters is made each time.
+            "lobby_version": lists.open_lobbies_version(request.user),
+            "games": SimpleLazyObject(lambda: lists.open_lobbies(narrowed)),
+            "filters": filters,
+            "filtered": bool(narrowed),
+            "watch": lists.games_to_watch(request.user),
+            # A refused form comes back with its errors; the empty ones are cached markup, made
+            # (lazily) only when that cache is cold.
+            "form": form or SimpleLazyObject(GameCreateForm),
+            # The cached empty form's key: its zones' offsets change by the hour.
+            "create_form_hour": zone_choices.offsets_key(),
+            "practice_form": practice_form or SimpleLazyObject(PracticeForm),
+            "form_refused": form is not None,
+            "practice_refused": practice_form is not None,
+            "rulesets": LEADERBOARDS,
+        }
+        return render(request, "games/lobby.html", context, status=status)
 
 
 @require_safe

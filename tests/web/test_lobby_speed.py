@@ -57,6 +57,39 @@ def test_lobby_queries_do_not_grow_with_the_open_games(make_user):
     assert few == many == 1
 
 
+@pytest.fixture
+def redis_commands(monkeypatch) -> list[str]:
+    """The commands the shared cache (django-redis) sends to Redis from the fixture on, the
+    session's reads included: each is a round trip (the real client sends them, counted)."""
+    from django.core.cache import cache
+
+    client = cache.client.get_client()
+    sent: list[str] = []
+    execute = client.execute_command
+
+    def counted(*args, **options):
+        sent.append(str(args[0]))
+        return execute(*args, **options)
+
+    monkeypatch.setattr(client, "execute_command", counted)
+    return sent
+
+
+def test_the_lobby_asks_the_shared_cache_twice_the_session_and_one_read(make_user, redis_commands):
+    from games.play.lobby import game_start
+
+    ann, game = three_seated(make_user, "Running")
+    game = game_start(game_id=game.pk, user=ann)
+    client = Client()
+    client.force_login(game.seats.get(position=game.to_move).user)
+    lobby_body(client)  # warm: the list, the forms, the header's count
+    redis_commands.clear()
+    body = lobby_body(client)
+    # The session, then the open list's version with the header's count in one round trip.
+    assert redis_commands == ["GET", "MGET"], redis_commands
+    assert "1 game awaits your decision" in body  # the count read in that round trip
+
+
 def lobby_body(client) -> str:
     response = client.get(reverse("lobby"))
     assert response.status_code == 200
