@@ -188,9 +188,10 @@ class Follow(models.Model):
     """One player follows another (friends, issue "finding a table"). The followed player may
     remove it (``accounts.relations.remove_follower``); following is one-way, friends are two."""
 
+    # No index of its own: the constraint accounts_follow_once (follower, followed) begins with it.
     follower = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="following",
-        verbose_name=_("follower"),
+        verbose_name=_("follower"), db_index=False,
     )  # fmt: skip
     followed = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="followers",
@@ -217,9 +218,10 @@ class Block(models.Model):
     their mentions send nothing, and the two are never seated together by matchmaking or a
     challenge (``accounts.relations``). The blocked player is never told."""
 
+    # No index of its own: the constraint accounts_block_once (blocker, blocked) begins with it.
     blocker = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="blocks_made",
-        verbose_name=_("blocked by"),
+        verbose_name=_("blocked by"), db_index=False,
     )  # fmt: skip
     blocked = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="blocks_received",

@@ -29,9 +29,11 @@ class Challenge(models.Model):
         EXPIRED = "expired", _("Expired")
         WITHDRAWN = "withdrawn", _("Withdrawn (the game started or went)")
 
+    # No index of its own: the constraint one_challenge_per_game_and_player begins with it.
     game = models.ForeignKey(
-        Game, on_delete=models.CASCADE, related_name="challenges", verbose_name=_("game")
-    )
+        Game, on_delete=models.CASCADE, related_name="challenges", verbose_name=_("game"),
+        db_index=False,
+    )  # fmt: skip
     challenger = models.ForeignKey(
         settings.AUTH_USER_MODEL,
         on_delete=models.CASCADE,

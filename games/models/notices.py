@@ -66,7 +66,8 @@ class Notice(models.Model):
     # The game version the notice is about: a turn notice for an older version is stale.
     version = models.PositiveIntegerField(null=True, blank=True)
     data = models.JSONField(default=dict, blank=True)
-    status = models.CharField(max_length=8, choices=Status, default=Status.PENDING, db_index=True)
+    # No index of its own: games_notice_due (status, due_at) begins with it.
+    status = models.CharField(max_length=8, choices=Status, default=Status.PENDING)
     due_at = models.DateTimeField(db_index=True)
     attempts = models.PositiveSmallIntegerField(default=0)
     last_error = models.CharField(max_length=300, blank=True)
@@ -146,7 +147,10 @@ class PushDelivery(models.Model):
         SENT = "sent", _("Sent")
         FAILED = "failed", _("Failed")
 
-    notice = models.ForeignKey(Notice, on_delete=models.CASCADE, related_name="pushes")
+    # No index of its own: the constraint once_per_device (notice, subscription) begins with it.
+    notice = models.ForeignKey(
+        Notice, on_delete=models.CASCADE, related_name="pushes", db_index=False
+    )
     subscription = models.ForeignKey(
         "accounts.PushSubscription", on_delete=models.CASCADE, related_name="deliveries"
     )
@@ -183,9 +187,10 @@ class Vacation(models.Model):
         UNDERWAY = "underway", _("Under way")
         OVER = "over", _("Over")
 
+    # No index of its own: games_vacation_user (user, starts_at) begins with it.
     user = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="vacations",
-        verbose_name=_("player"),
+        verbose_name=_("player"), db_index=False,
     )  # fmt: skip
     starts_at = models.DateTimeField(_("starts"))
     ends_at = models.DateTimeField(_("planned end"))

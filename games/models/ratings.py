@@ -27,7 +27,10 @@ class Rating(models.Model):
     # Until this many rated rounds a rating is shown as provisional, and off the leaderboard.
     PROVISIONAL_ROUNDS = 10
 
-    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    # No index of its own: the constraint one_per_kind (user, ruleset, kind) begins with it.
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+", db_index=False
+    )
     ruleset = models.CharField(max_length=16, choices=Game.Ruleset)
     kind = models.CharField(max_length=8, choices=Kind)
     mu = models.FloatField()
@@ -65,7 +68,10 @@ class RatedRound(models.Model):
     """A round that changed ratings, keyed by the move that completed it (the order of every
     update). A rebuild writes them again; an aborted game's rows tell that its rounds must go."""
 
-    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="rated_rounds")
+    # No index of its own: the constraint rated_round_once (game, number) begins with it.
+    game = models.ForeignKey(
+        Game, on_delete=models.CASCADE, related_name="rated_rounds", db_index=False
+    )
     number = models.PositiveSmallIntegerField()
     move = models.OneToOneField(Move, on_delete=models.CASCADE, related_name="+")
 

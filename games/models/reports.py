@@ -30,9 +30,10 @@ class Report(models.Model):
         MUTED = "muted", _("The player was muted in the chat")
         BANNED = "banned", _("The player was banned")
 
+    # No index of its own: the constraint games_report_once (reporter, thing) begins with it.
     reporter = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="reports_made",
-        verbose_name=_("reported by"),
+        verbose_name=_("reported by"), db_index=False,
     )  # fmt: skip
     reported = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="reports_received",

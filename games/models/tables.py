@@ -253,7 +253,8 @@ class Seat(models.Model):
 class Move(models.Model):
     """One accepted move. Never updated or deleted: the game's history."""
 
-    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="moves")
+    # No index of its own: games_move_unique_seq (game, sequence) begins with it.
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="moves", db_index=False)
     sequence = models.PositiveIntegerField()
     seat = models.ForeignKey(Seat, on_delete=models.PROTECT, related_name="moves")
     payload = models.JSONField()
