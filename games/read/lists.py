@@ -274,13 +274,13 @@ def open_lobbies_version(user=None) -> str:
 
     Inside ``awaiting_read_once()``, ``user``'s awaiting list (the header's count) is read in
     the same round trip to the cache, and kept for the rest of the page."""
-    keys = [OPEN_LOBBIES_VERSION]
     read = _READ_ONCE.get()
+    awaiting = None
     if read is not None and user is not None and user.is_authenticated and user.pk not in read:
-        keys.append(_awaiting_key(user.pk))
-    found = cache.get_many(keys)
-    if len(keys) > 1 and found.get(keys[1]) is not None:
-        read[user.pk] = found[keys[1]]  # type: ignore[index]  # read is not None here
+        awaiting = _awaiting_key(user.pk)
+    found = cache.get_many([OPEN_LOBBIES_VERSION] + ([awaiting] if awaiting else []))
+    if read is not None and awaiting and found.get(awaiting) is not None:
+        read[user.pk] = found[awaiting]
     version = found.get(OPEN_LOBBIES_VERSION)
     if version is None:
         cache.add(OPEN_LOBBIES_VERSION, uuid.uuid4().hex, timeout=None)  # the first one wins
