@@ -75,7 +75,7 @@ class Game(models.Model):
         _("status"), max_length=10, choices=Status, default=Status.LOBBY, db_index=True
     )
     # "Play again with this table": the finished game this one was made from (lobby.game_rematch);
-    # one per finished game (Meta.constraints).
+    # one per finished game (Meta.constraints). No index of its own: that unique constraint is one.
     rematch_of = models.ForeignKey(
         "self",
         on_delete=models.SET_NULL,
@@ -83,6 +83,7 @@ class Game(models.Model):
         blank=True,
         related_name="rematches",
         verbose_name=_("played again from"),
+        db_index=False,
     )
     # The number of accepted moves; the client sends the version it saw with every move.
     version = models.PositiveIntegerField(default=0)
