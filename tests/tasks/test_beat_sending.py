@@ -4,11 +4,11 @@ never RedBeat's "Message Error" with a traceback; any other error is still that 
 
 A tick sends each due entry in two steps, both through Redis: it reserves the entry (writes its
 next run to the schedule) and then sends the task through the broker. Here the site's scheduler
-(``saboteur_site.beat.RedBeatScheduler``) runs on a Celery app of the test's own, its schedule
-on a redis-server of the test's own, and sends the entry the way RedBeat's tick does
-(``maybe_due``) after that server was killed (Redis away at the reserving), or with the broker on
-a port nobody listens on (away at the sending). tests/tasks/test_beat_redis_restart.py restarts
-a real Redis under real beats, where these moments come by chance.
+(``saboteur_site.beat.RedBeatScheduler``) runs real ticks on a Celery app of the test's own, its
+schedule and its broker on redis-servers of the test's own. A tick meets its fault just after it
+has read what is due: the schedule's server killed (Redis away at the reserving), or the
+broker's (away at the sending, the entry reserved). tests/tasks/test_beat_redis_restart.py
+restarts a real Redis under real beats, where these moments come by chance.
 """
 
 from __future__ import annotations
