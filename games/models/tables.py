@@ -248,7 +248,12 @@ class Seat(models.Model):
     @property
     def engine_name(self) -> str:
         """The seat's name inside the engine state."""
-        return str(self.position)
+        return self.engine_name_at(self.position)
+
+    @staticmethod
+    def engine_name_at(position: int) -> str:
+        """The engine's name of the seat at ``position`` (for a seat read as a row)."""
+        return str(position)
 
 
 class Move(models.Model):

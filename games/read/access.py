@@ -87,7 +87,7 @@ def game_head(game_id: int, user) -> GameHead | None:
         return None
     revision, name = rows[0][0], rows[0][5]
     live = _in_play(rows)
-    return GameHead(game_id, name, revision, me=str(live[0][6]) if live else None)
+    return GameHead(game_id, name, revision, me=Seat.engine_name_at(live[0][6]) if live else None)
 
 
 def _viewer_rows(game_id: int, user) -> list[tuple] | None:
