@@ -251,7 +251,7 @@ class Seat(models.Model):
         return self.engine_name_at(self.position)
 
     @staticmethod
-    def engine_name_at(position: int) -> str:
+    def engine_name_at(position: int | None) -> str:
         """The engine's name of the seat at ``position`` (for a seat read as a row)."""
         return str(position)
 
