@@ -16,6 +16,18 @@ def recap_key(game_id: int, revision: int, me: str | None, number: int) -> str:
     return f"recap:{game_id}:{revision}:{me}:{number}:{get_language()}"
 
 
+def shown_recap(recap: dict, game_id: int, name: str, key: str) -> dict:
+    """A kept recap as the page shows it; ``key`` names everything it is made of (the template
+    keeps its markup under it)."""
+    return {**recap, "id": game_id, "name": name, "key": key}
+
+
+def keyed_replay(page: history.ReplayPage, made_of: tuple) -> history.ReplayPage:
+    """A kept replay step named by what it is made of (the template keeps its markup under it)."""
+    page.key = kept.digest(*made_of)
+    return page
+
+
 def kept_recap(game_id: int, user, number: int) -> dict | None:
     """The recap of round ``number`` kept for the viewer's seat; None when it is not kept, or
     not to be seen: then ``pages.round_recap_page`` decides, from the game."""
@@ -26,7 +38,7 @@ def kept_recap(game_id: int, user, number: int) -> dict | None:
     recap = kept.recalled(key)
     if recap is None:
         return None
-    return {**recap, "id": game_id, "name": head.name, "key": key}
+    return shown_recap(recap, game_id, head.name, key)
 
 
 def replay_made_of(game_id: int, name: str, revision: int, step: int | None, me: str | None):
@@ -45,6 +57,4 @@ def kept_replay(game_id: int, user, step: int | None) -> history.ReplayPage | No
         return None
     made_of = replay_made_of(game_id, head.name, head.revision, step, head.me)
     page = kept.found("replay-page", made_of)
-    if page is not None:
-        page.key = kept.digest(*made_of)
-    return page
+    return None if page is None else keyed_replay(page, made_of)

@@ -525,8 +525,7 @@ def round_recap_page(game: Game, user, number: int) -> dict | None:
         recap["maze"] = history.maze_html(recap.pop("rows"), "recap-maze")  # drawn once, cached
         recap["rows"] = []
         kept.keep(key, recap, history.CACHE_SECONDS)
-    # ``key`` names everything the page is made of: the template keeps its markup under it.
-    return {**recap, "id": game.pk, "name": game.name, "key": key}
+    return found.shown_recap(recap, game.pk, game.name, key)
 
 
 def replay_page(game: Game, user, step: int | None) -> history.ReplayPage | None:
@@ -540,8 +539,7 @@ def replay_page(game: Game, user, step: int | None) -> history.ReplayPage | None
     page = kept.built(
         "replay-page", made_of, lambda: history.replay_page(game, step, names, me, renames)
     )
-    page.key = kept.digest(*made_of)
-    return page
+    return found.keyed_replay(page, made_of)
 
 
 def my_hand(game: Game, user) -> list[str]:
