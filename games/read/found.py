@@ -2,7 +2,8 @@
 step are the same page for every viewer in the same seat until the game's revision moves, so a
 page asked for again is looked up with the poll's one query (``access.game_head``: the game's
 row and the viewer's seat) instead of the game, its state, its seats and their players.
-``pages`` builds them and keeps them under the same names (``recap_key``, ``replay_made_of``)."""
+``pages`` builds them, keeps them under the same names (``recap_key``, ``replay_made_of``) and
+shows them the same way (``shown_recap``, ``keyed_replay``)."""
 
 from __future__ import annotations
 
