@@ -55,13 +55,16 @@ def decision_key(game: Game) -> str:
     return f"v{game.version}@{game.decision_since.isoformat()}"
 
 
-def person_deciding(game: Game) -> Seat | None:
+def person_deciding(game: Game, to_move: Seat | None = None) -> Seat | None:
     """The seat whose player decides now and is told so by email: None when the game is not
     running, is a practice game, or a bot decides (its own seat or a stand-in), or the player
-    is absent or their account inactive (the site decides for them; no reminders to them)."""
+    is absent or their account inactive (the site decides for them; no reminders to them).
+
+    ``to_move``: the live seat at ``game.to_move`` with its user, when the caller has read it
+    already (``clocks.deciding_seat``); read here otherwise."""
     if game.status != Game.Status.RUNNING or game.to_move is None or game.practice:
         return None  # a practice game is played on its page, against bots: nobody waits for you
-    seat = game.seats.live().select_related("user").filter(position=game.to_move).first()
+    seat = to_move if to_move is not None else clocks.deciding_seat(game)
     if seat is None or seat.user is None or seat.bot_plays:
         return None  # a bot decides for this seat now (its own, or a stand-in for the absent)
     if seat.state == Seat.State.ABSENT or not seat.user.is_active:
@@ -69,7 +72,9 @@ def person_deciding(game: Game) -> Seat | None:
     return seat
 
 
-def notices_for_decision(*, game: Game, now: datetime) -> list[Notice]:
+def notices_for_decision(
+    *, game: Game, now: datetime, to_move: Seat | None = None, breaks: clock.Breaks | None = None
+) -> list[Notice]:
     """Outbox rows for the decision that has just begun (the caller holds the game row lock).
 
     A "your turn" notice, unless the player opted out or takes the daily digest (for games whose
@@ -79,9 +84,10 @@ def notices_for_decision(*, game: Game, now: datetime) -> list[Notice]:
     their quiet hours end, and the deadline leaves them time after that (``clock.AWAKE_MINIMUM``).
     Reminders at half and 90 % of the time limit, placed outside the player's quiet hours
     whenever the time limit allows (``reminder_plan``). Nothing for a player who is absent or
-    whose account is inactive (``person_deciding``).
+    whose account is inactive (``person_deciding``; ``to_move`` as there). ``breaks``: that
+    seat's breaks from ``now`` (``clocks.breaks_of``), when the caller has them already.
     """
-    seat = person_deciding(game)
+    seat = person_deciding(game, to_move)
     if seat is None or seat.user is None:  # a person's seat, or nobody's (see above)
         return []
     user, since = seat.user, decision_key(game)
@@ -108,7 +114,9 @@ def notices_for_decision(*, game: Game, now: datetime) -> list[Notice]:
             )
         )
     if user.email_reminders:
-        plan = reminder_plan(game=game, user=user, now=now, turn_email_at=turn_email_at, seat=seat)
+        plan = reminder_plan(
+            game=game, user=user, now=now, turn_email_at=turn_email_at, seat=seat, breaks=breaks
+        )
         rows += [_reminder(game, seat, mark, due) for mark, due in plan.items()]
     Notice.objects.bulk_create(rows, ignore_conflicts=True)
     return rows
@@ -179,7 +187,9 @@ def player_reminders(game: Game, user, span: timedelta | None = None) -> list[cl
     )
 
 
-def reminder_times(*, game: Game, user, now: datetime, seat: Seat | None = None):
+def reminder_times(
+    *, game: Game, user, now: datetime, seat: Seat | None = None, breaks: clock.Breaks | None = None
+):
     """When each reminder of the current decision falls: (reminder, due) pairs, before merging.
 
     A reminder is due when its share of the time limit (or its hours) is left before the
@@ -193,7 +203,7 @@ def reminder_times(*, game: Game, user, now: datetime, seat: Seat | None = None)
     their end when that is before the deadline, else before they begin.
     """
     seat = seat if seat is not None else clocks.deciding_seat(game)
-    breaks = clocks.breaks_of(game, seat, now)
+    breaks = breaks if breaks is not None else clocks.breaks_of(game, seat, now)
     deadline = game.deadline
     if deadline is None:
         if game.decision_since is None:
@@ -228,7 +238,14 @@ REMINDER_GAP = timedelta(hours=1)
 
 
 def reminder_plan(
-    *, game: Game, user, now: datetime, turn_email_at=None, sent: dict | None = None, seat=None
+    *,
+    game: Game,
+    user,
+    now: datetime,
+    turn_email_at=None,
+    sent: dict | None = None,
+    seat=None,
+    breaks: clock.Breaks | None = None,
 ) -> dict[str, datetime]:
     """The reminders to send for the current decision: mark -> when.
 
@@ -241,7 +258,7 @@ def reminder_plan(
     """
     sent = sent or {}
     kept: list[tuple[clock.Reminder, datetime, bool]] = []  # (reminder, when, already sent)
-    for reminder, due in reminder_times(game=game, user=user, now=now, seat=seat):
+    for reminder, due in reminder_times(game=game, user=user, now=now, seat=seat, breaks=breaks):
         if reminder.mark in sent:
             kept.append((reminder, sent[reminder.mark], True))
             continue

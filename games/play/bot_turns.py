@@ -19,10 +19,13 @@ from games.read import ledger_words
 log = logging.getLogger(__name__)
 
 
-def bot_turn_after_commit(game: Game) -> None:
+def bot_turn_after_commit(game: Game, to_move: Seat | None = None) -> None:
     """When a bot decides next, ask a worker to play its move a few seconds from now (never in
-    the web request; beat's sweep plays it too should the task be lost)."""
-    seat = game.seats.live().filter(position=game.to_move).first()
+    the web request; beat's sweep plays it too should the task be lost). ``to_move``: the live
+    seat at ``game.to_move`` when the caller has read it already."""
+    seat = (
+        to_move if to_move is not None else game.seats.live().filter(position=game.to_move).first()
+    )
     if seat is None or not seat.bot_plays:
         return
     args = (game.pk, game.version)

@@ -42,6 +42,9 @@ def store(game: Game, state: engine.State, now) -> bool:
     game.snapshot = state.to_json()
     game.version = state.version
     began = False
+    # The seat deciding next and when its clock stands still: read once, for the deadline, the
+    # emails and a bot's turn.
+    seat, breaks = None, None
     if state.finished:
         game.status = Game.Status.FINISHED
         game.finished_at = now
@@ -52,9 +55,10 @@ def store(game: Game, state: engine.State, now) -> bool:
         # from the one clock (its weekends, daily deadline, the seat's bank and vacations).
         game.to_move = state.to_move
         if state.version != previous_version or game.decision_since is None:
-            seat = _seat_to_move(game)
+            seat = clocks.deciding_seat(game)
+            breaks = clocks.breaks_of(game, seat, now)
             game.decision_since = now
-            game.deadline = clocks.decision_deadline(game, seat, now).final
+            game.deadline = clocks.decision_deadline(game, seat, now, breaks).final
             began = True
             if site_decides(game, seat):
                 # Nobody waits the time limit for a player who is not there: the sweep makes
@@ -66,13 +70,11 @@ def store(game: Game, state: engine.State, now) -> bool:
     if state.finished:
         sending.enqueue_after_commit(schedule.notices_for_end(game=game, now=now))
     if began:
-        sending.enqueue_after_commit(schedule.notices_for_decision(game=game, now=now))
-        bot_turn_after_commit(game)
+        sending.enqueue_after_commit(
+            schedule.notices_for_decision(game=game, now=now, to_move=seat, breaks=breaks)
+        )
+        bot_turn_after_commit(game, seat)
     return began
-
-
-def _seat_to_move(game: Game) -> Seat | None:
-    return game.seats.live().select_related("user").filter(position=game.to_move).first()
 
 
 def site_decides(game: Game, seat: Seat | None) -> bool:
@@ -100,7 +102,7 @@ def decide_for_absent_now(game: Game, now) -> bool:
     saves the game. Returns whether it did."""
     if game.status not in (Game.Status.RUNNING, Game.Status.PAUSED) or game.to_move is None:
         return False
-    if not site_decides(game, _seat_to_move(game)):
+    if not site_decides(game, clocks.deciding_seat(game)):
         return False
     if game.status == Game.Status.RUNNING:
         game.deadline = min(game.deadline or now, now)

@@ -61,11 +61,14 @@ def quiet_of(seat: Seat | None) -> clock.Quiet | None:
     return clock.quiet_hours(user.quiet_from, user.quiet_until, user.time_zone)
 
 
-def decision_deadline(game: Game, seat: Seat | None, start: datetime) -> clock.Deadline:
+def decision_deadline(
+    game: Game, seat: Seat | None, start: datetime, breaks: clock.Breaks | None = None
+) -> clock.Deadline:
     """The deadline of ``seat``'s decision beginning at ``start``, with what is left of its bank,
-    leaving its player ``clock.AWAKE_MINIMUM`` outside their quiet hours."""
+    leaving its player ``clock.AWAKE_MINIMUM`` outside their quiet hours (``breaks``: the
+    seat's from ``start``, when the caller has them already)."""
     bank = seat.bank_left if seat is not None else ZERO
-    breaks = breaks_of(game, seat, start)
+    breaks = breaks if breaks is not None else breaks_of(game, seat, start)
     return clock.decision_deadline(rules_of(game), start, bank, breaks, quiet_of(seat))
 
 

@@ -24,12 +24,14 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 from django.utils import timezone
 
+from games import engine
 from games.models import Rating
 from games.play.lobby import game_create, seat_join
+from games.play.moves import move_submit
 from games.read import access
 
 from .test_game_pages import logged_in, play_random, start_game, to_move
-from .test_live_parts import OpenPage, place_a_path_card
+from .test_live_parts import OpenPage
 
 pytestmark = pytest.mark.django_db
 
@@ -50,6 +52,11 @@ PAGE_QUERIES = {
 
 # Queries of each step of a live update: a move, then every open page of the game asks.
 LIVE_QUERIES = {
+    # The game's row locked, the mover's seat, the move, the next seat and its player's
+    # vacations (each read once, for the deadline, the emails and a bot's turn), the game
+    # saved, who awaits whom (games/read/lists.py), the turn emails that ended (their
+    # newcomers' briefings, then the rest), the next ones; and two savepoints.
+    "the move (move_submit), a person deciding next": 12,
     "the hub, per changed game": 2,  # who may still follow it (games/read/live.py)
     "poll after a move, the next player (first to ask)": 9,
     "poll after a move, a waiting seat": 5,
@@ -158,8 +165,9 @@ def test_each_step_of_a_live_update_costs_its_pinned_queries(table, make_user):
     watchers = [OpenPage(eve, game), OpenPage(make_user("fay"), game)]
     counted, sqls = {}, {}
     with time_machine.travel(timezone.now(), tick=False):  # one instant: no visit grows stale
-        if not place_a_path_card(game, random.Random(3)):
-            play_random(game, 1, random.Random(3))
+        label = "the move (move_submit), a person deciding next"
+        counted[label], sqls[label] = queries(lambda: a_path_card_if_any(game, mover, before))
+        game.refresh_from_db()
         following, state = to_move(game)
         assert state.round == before.round  # not the round's end: its update is the whole area
         next_page = pages.pop(following.user.pk)
@@ -178,6 +186,14 @@ def test_each_step_of_a_live_update_costs_its_pinned_queries(table, make_user):
         for label, step in steps.items():
             counted[label], sqls[label] = queries(step)
     assert counted == LIVE_QUERIES, _listed(counted, LIVE_QUERIES, sqls)
+
+
+def a_path_card_if_any(game, seat, state) -> None:
+    """The move of ``seat`` (to move in ``state``): a path card if it can place one."""
+    moves = engine.legal_moves(state, seat.engine_name)
+    places = [move for move in moves if move["move"] == "place"]
+    move = random.Random(3).choice(places or moves)
+    move_submit(game_id=game.pk, user=seat.user, move=move, expected_version=game.version)
 
 
 def _listed(counted: dict, pinned: dict, sqls: dict) -> str:
