@@ -1,15 +1,27 @@
-"""Start-up configuration, checked in fresh processes with their own environment."""
+"""Start-up configuration: what the settings make of an environment, and how each entry point
+(``manage.py``, Celery, gunicorn) refuses one it will not start with.
+
+What the settings read from the environment and what they refuse is checked in this process
+(``settings_for``: the settings module run anew under the given environment, as a fresh process
+would run it); how a refusal reaches the terminal, and what needs Django set up with those
+settings, in fresh processes (``run_manage``): each costs a Django start, about a second of CPU.
+"""
 
 import os
 import re
+import runpy
 import secrets
 import subprocess
 import sys
 from pathlib import Path
+from unittest import mock
 
 import pytest
 
+from saboteur_site.startup import Refused, one_line
+
 ROOT = Path(__file__).resolve().parents[2]
+SETTINGS = ROOT / "saboteur_site" / "settings.py"
 
 
 def run_manage(args, **env_overrides):
@@ -24,6 +36,25 @@ def run_manage(args, **env_overrides):
         text=True,
         timeout=120,
     )
+
+
+def settings_for(**env_overrides) -> dict:
+    """The settings a fresh process started with ``env_overrides`` would have (this process's
+    environment without its ``DJANGO_`` variables, as ``run_manage`` gives; None removes a
+    variable): ``saboteur_site/settings.py`` run anew in a namespace of its own. Raises
+    ``Refused`` as the module does at a process's start."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("DJANGO_")}
+    env.update(env_overrides)
+    env = {k: v for k, v in env.items() if v is not None}
+    with mock.patch.dict(os.environ, env, clear=True):
+        return runpy.run_path(str(SETTINGS), run_name="settings_for")
+
+
+def refused_lines(**env_overrides) -> list[str]:
+    """The lines an entry point prints for the refusal of these settings (``one_line``)."""
+    with pytest.raises(Refused) as refused:
+        settings_for(**env_overrides)
+    return one_line(refused.value).splitlines()
 
 
 def production_env(**overrides):
@@ -89,7 +120,7 @@ def test_missing_and_wrong_variables_are_refused_together():
         DJANGO_LOG_FORMAT="xml",
         VAPID_SUBJECT="https://saboteur.example:8443",
     )
-    lines = refusal_lines(run_manage(["check"], **env))
+    lines = refused_lines(**env)
     assert len(lines) == 5, lines
     for expected in (
         "DJANGO_SECRET_KEY is not set",
@@ -103,7 +134,7 @@ def test_missing_and_wrong_variables_are_refused_together():
 
 @pytest.mark.parametrize("database", ["sqlite:///tmp/site.sqlite3", "mysql://u:secret@db/site"])
 def test_production_refuses_a_database_other_than_postgresql(database):
-    [line] = refusal_lines(run_manage(["check"], **production_env(DATABASE_URL=database)))
+    [line] = refused_lines(**production_env(DATABASE_URL=database))
     assert "DATABASE_URL must be a PostgreSQL address in production" in line
     assert "secret" not in line  # the address's password is never printed
 
@@ -114,11 +145,8 @@ def test_production_refuses_a_database_other_than_postgresql(database):
      "webmaster@saboteur.example", "mailto:nobody"],
 )  # fmt: skip
 def test_production_refuses_a_vapid_subject_push_services_refuse(subject):
-    [line] = refusal_lines(run_manage(["check"], **production_env(VAPID_SUBJECT=subject)))
+    [line] = refused_lines(**production_env(VAPID_SUBJECT=subject))
     assert line.startswith("error: VAPID_SUBJECT ") and repr(subject) in line
-
-
-SUBJECT = "from django.conf import settings; print(settings.VAPID_SUBJECT)"
 
 
 @pytest.mark.parametrize(
@@ -136,9 +164,7 @@ SUBJECT = "from django.conf import settings; print(settings.VAPID_SUBJECT)"
 def test_the_default_vapid_subject_is_one_push_services_take(site_url, sender, subject):
     env = production_env(SITE_URL=site_url, DEFAULT_FROM_EMAIL=sender or None)
     env["DJANGO_SECURE_SSL_REDIRECT"] = "0"
-    result = run_manage(["shell", "-c", SUBJECT], **env)
-    assert result.returncode == 0, result.stderr
-    assert result.stdout.split()[-1] == subject
+    assert settings_for(**env)["VAPID_SUBJECT"] == subject
     from saboteur_site.vapid import subject_problem
 
     assert subject_problem(subject) is None
@@ -213,8 +239,8 @@ def test_gunicorn_prints_the_refusal_once_and_stops():
     ],
 )
 def test_production_refuses_a_weak_site_url(site_url, message):
-    result = run_manage(["check"], **production_env(SITE_URL=site_url))
-    assert message in one_line_refusal(result)
+    [line] = refused_lines(**production_env(SITE_URL=site_url))
+    assert message in line
 
 
 def test_behind_a_tls_proxy_http_is_refused_even_without_the_redirect():
@@ -223,7 +249,8 @@ def test_behind_a_tls_proxy_http_is_refused_even_without_the_redirect():
         DJANGO_SECURE_SSL_REDIRECT="0",
         DJANGO_BEHIND_TLS_PROXY="1",
     )
-    assert "SITE_URL must start with https://" in one_line_refusal(run_manage(["check"], **env))
+    [line] = refused_lines(**env)
+    assert "SITE_URL must start with https://" in line
 
 
 def test_plain_http_is_accepted_when_tls_is_off():
@@ -250,36 +277,26 @@ def test_production_is_the_default_mode():
     ],
 )
 def test_production_requires_hosts_and_database(variable, message):
-    result = run_manage(["check"], **production_env(**{variable: None}))
-    assert result.returncode != 0
-    assert message in result.stderr
+    [line] = refused_lines(**production_env(**{variable: None}))
+    assert message in line
 
 
 def test_production_refuses_debug():
-    result = run_manage(["check"], **production_env(DJANGO_DEBUG="1"))
-    assert result.returncode != 0
-    assert "DJANGO_DEBUG=1 is refused in production" in result.stderr
+    [line] = refused_lines(**production_env(DJANGO_DEBUG="1"))
+    assert "DJANGO_DEBUG=1 is refused in production" in line
 
 
 def test_development_starts_without_a_secret_key_and_debug_stays_off():
-    result = run_manage(
-        ["shell", "-c", "from django.conf import settings; print(settings.DEBUG)"],
-        DJANGO_ENV="development",
-    )
-    assert result.returncode == 0, result.stderr
-    assert result.stdout.split()[-1] == "False"
+    settings = settings_for(DJANGO_ENV="development")
+    assert settings["DEBUG"] is False
+    assert settings["SECRET_KEY"]  # a development key of its own
 
 
 def test_without_redis_the_cache_is_the_database_cache_not_the_dummy():
-    code = (
-        "from django.conf import settings; "
-        "print(settings.CACHES['default']['BACKEND']); print(settings.CELERY_BROKER_URL)"
-    )
-    result = run_manage(["shell", "-c", code], DJANGO_ENV="development", REDIS_URL=None)
-    assert result.returncode == 0, result.stderr
-    backend, broker = result.stdout.split()[-2:]
+    settings = settings_for(DJANGO_ENV="development", REDIS_URL=None)
+    backend = settings["CACHES"]["default"]["BACKEND"]
     assert backend == "django.core.cache.backends.db.DatabaseCache"
-    assert broker == "filesystem://"
+    assert settings["CELERY_BROKER_URL"] == "filesystem://"
 
 
 def test_with_redis_the_cache_is_redis():
@@ -297,31 +314,25 @@ def test_with_redis_the_cache_is_redis():
 
 def test_the_site_hashes_passwords_with_the_slow_default_hasher():
     # Tests run with MD5 (tests/conftest.py); the site itself must not.
-    result = run_manage(
-        ["shell", "-c", "from django.conf import settings; print(settings.PASSWORD_HASHERS[0])"],
-        **production_env(),
+    from django.conf import global_settings
+
+    # What the settings module leaves unset is Django's default, as django.conf would take it.
+    hashers = settings_for(**production_env()).get(
+        "PASSWORD_HASHERS", global_settings.PASSWORD_HASHERS
     )
-    assert result.returncode == 0, result.stderr
-    assert result.stdout.strip().splitlines()[-1] == (
-        "django.contrib.auth.hashers.PBKDF2PasswordHasher"
-    )
+    assert hashers[0] == "django.contrib.auth.hashers.PBKDF2PasswordHasher"
 
 
 def test_production_refuses_to_start_without_a_broker():
     # Not the filesystem broker of `make run`: on several machines its emails would be stranded.
-    result = run_manage(["check"], **production_env(REDIS_URL=None, CELERY_BROKER_URL=None))
-    assert result.returncode != 0
-    assert "REDIS_URL is not set" in result.stderr
+    lines = refused_lines(**production_env(REDIS_URL=None, CELERY_BROKER_URL=None))
+    assert any("REDIS_URL is not set" in line for line in lines), lines
 
 
 def test_production_takes_an_explicit_broker_instead_of_redis_url():
-    code = "from django.conf import settings; print(settings.CELERY_BROKER_URL)"
     broker = os.environ["REDIS_URL"]
-    result = run_manage(
-        ["shell", "-c", code], **production_env(REDIS_URL=None, CELERY_BROKER_URL=broker)
-    )
-    assert result.returncode == 0, result.stderr
-    assert result.stdout.split()[-1] == broker
+    env = production_env(REDIS_URL=None, CELERY_BROKER_URL=broker)
+    assert settings_for(**env)["CELERY_BROKER_URL"] == broker
 
 
 def test_production_talks_to_postgresql_through_psycopgs_pool():
