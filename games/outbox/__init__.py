@@ -5,6 +5,7 @@ It may import the read side, ``games.models`` and ``games.dispatch`` (to start a
 never the play side, moderation or ``games.tasks``.
 
 - ``schedule``: which notices a change causes, and when they are due;
+- ``mentions``: an email to each player a chat message names;
 - ``quiet``: a player's time zone, quiet hours and vacations, which hold what can wait;
 - ``digests``: the daily digest of the games that await a player;
 - ``emails``: the frame every email shares (headers, Reply-To, Message-ID, templates);

@@ -8,12 +8,10 @@ are cancelled (``turn_ended``), when its deadline moves they move with it (``tur
 
 from __future__ import annotations
 
-import re
 from datetime import datetime, time, timedelta
 
 from django.utils import timezone
 
-from accounts.models import Block
 from games import clock
 from games.models import Game, Notice, Seat
 from games.read import clock as clocks
@@ -492,12 +490,6 @@ def notices_for_game_event(
     return rows
 
 
-# Mentions of one player in one game are emailed one at once, then at most one email an hour,
-# which lists those of the hour (``sending.TOLD_TOGETHER``): 40 messages naming a player
-# brought them 41 emails in 70 seconds (issue 36).
-MENTIONS_EVERY = timedelta(hours=1)
-
-
 def notices_for_takeover(*, game: Game, old: Seat, new: Seat, now: datetime) -> list[Notice]:
     """Tell the rest of the table who plays a seat now (a bot, or another player), as every other
     change the moderators make to a table is told: a seat handed to a bot was said only in the
@@ -506,55 +498,6 @@ def notices_for_takeover(*, game: Game, old: Seat, new: Seat, now: datetime) -> 
     return notices_for_game_event(
         game=game, kind=Notice.Kind.TAKEN_OVER, now=now, data=names, besides=new
     )
-
-
-def notices_for_mentions(*, game: Game, message, now: datetime) -> list[Notice]:
-    """An email to each seated player named as "@Display name" in a chat message: at once
-    when none was emailed to them in this game within ``MENTIONS_EVERY``, else with the next
-    one due (an hour after the last), all of them in one email. A player who has blocked the
-    author is sent nothing (``accounts.relations``)."""
-    text = message.text.casefold()
-    author_id = Seat.objects.filter(pk=message.seat_id).values_list("user_id", flat=True).first()
-    blocking = set(Block.objects.filter(blocked_id=author_id).values_list("blocker_id", flat=True))
-    rows = [
-        Notice(
-            key=f"mention:{message.pk}:{seat.pk}",
-            kind=Notice.Kind.MENTION,
-            user=seat.user,
-            game=game,
-            seat=seat,
-            due_at=_next_mention_email(game, seat.user, now),
-            data={"message": message.pk},
-        )
-        for seat in game.seats.select_related("user")
-        if seat.user is not None
-        and seat.pk != message.seat_id
-        and seat.state != Seat.State.REPLACED
-        and seat.user_id not in blocking
-        and _mentions(text, seat.user.display_name)
-    ]
-    Notice.objects.bulk_create(rows, ignore_conflicts=True)
-    return rows
-
-
-def _next_mention_email(game: Game, user, now: datetime) -> datetime:
-    mentions = Notice.objects.filter(game=game, user=user, kind=Notice.Kind.MENTION)
-    waiting = mentions.filter(status=Notice.Status.PENDING).order_by("due_at").first()
-    if waiting is not None:
-        return max(waiting.due_at, now)  # goes with the one waiting, in its email
-    last = (
-        mentions.filter(status=Notice.Status.SENT, sent_at__gt=now - MENTIONS_EVERY)
-        .order_by("-sent_at")
-        .values_list("sent_at", flat=True)
-        .first()
-    )
-    return now if last is None else last + MENTIONS_EVERY
-
-
-def _mentions(text: str, name: str) -> bool:
-    """Whether ``text`` (casefolded) names "@name" as a whole: "@Al" is not in "@Alice"."""
-    pattern = rf"@{re.escape(name.casefold())}(?![\w-])"
-    return re.search(pattern, text) is not None
 
 
 def notice_absent(*, game: Game, absent: Seat, now: datetime, banned: bool = False) -> list[Notice]:

@@ -12,14 +12,14 @@ from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
 from games.models import ChatMessage, ChatMute
-from games.outbox import schedule, sending
+from games.outbox import mentions, sending
 
 from .errors import ServiceError
 from .locking import lock_game, player_seat, touch
 
 # What one player may write, over all their games: so many messages in so long (a player
 # wrote 40 messages in 8 seconds mentioning another, who got 41 emails: issue 36). Mention
-# emails are merged besides (``schedule.notices_for_mentions``).
+# emails are merged besides (``mentions.notices_for_mentions``).
 CHAT_LIMITS = ((timedelta(minutes=1), 10), (timedelta(hours=1), 120))
 
 
@@ -94,6 +94,6 @@ def chat_post(*, game_id: int, user, text: str) -> ChatMessage:
         touch(game)
         message = ChatMessage.objects.create(game=game, seat=seat, text=text[:500])
         sending.enqueue_after_commit(
-            schedule.notices_for_mentions(game=game, message=message, now=now)
+            mentions.notices_for_mentions(game=game, message=message, now=now)
         )
         return message
