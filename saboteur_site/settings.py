@@ -19,6 +19,7 @@ why it has its value: split into several files, a setting's reason and the varia
 would be looked for in more than one place, and the refusals could not be gathered at the end.
 """
 
+import importlib.util
 import os
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -149,9 +150,24 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "django_htmx",
     "health_check",
-    # The public API (games/web/api/): its vendored Swagger UI files and templates for /api/docs.
-    "ninja",
+    # Not "ninja": its files are found below (NINJA_FILES).
 ]
+
+
+def _package_folder(name: str) -> Path:
+    """The folder of an installed package, found without importing it."""
+    spec = importlib.util.find_spec(name)
+    if spec is None or spec.origin is None:
+        raise ImportError(f"{name} is not installed")
+    return Path(spec.origin).parent
+
+
+# The public API's documentation (/api/docs) is django-ninja's Swagger UI, from the files the
+# package vendors (static/ninja/ and templates/ninja/: no CDN), found through these folders.
+# "ninja" is not an installed app: loading an app imports its package, and ninja's imports
+# pydantic and the API framework, a sixth of the modules every Django process started (workers,
+# beat, each manage.py command), when only the processes that load the addresses use them.
+NINJA_FILES = _package_folder("ninja")
 
 MIDDLEWARE = [
     # First: one log line per request, whatever answers it (saboteur_site/logs.py).
@@ -187,7 +203,7 @@ ASGI_APPLICATION = "saboteur_site.asgi.application"
 TEMPLATES = [
     {
         "BACKEND": "django.template.backends.django.DjangoTemplates",
-        "DIRS": [BASE_DIR / "templates"],
+        "DIRS": [BASE_DIR / "templates", NINJA_FILES / "templates"],
         "APP_DIRS": True,
         "OPTIONS": {
             "context_processors": [
@@ -565,7 +581,7 @@ STATIC_URL = "static/"
 # collectstatic is a production step; elsewhere files are served from their source folders.
 _static_root = env_str("DJANGO_STATIC_ROOT", str(BASE_DIR / "staticfiles"))
 STATIC_ROOT = Path(_static_root) if PRODUCTION else None
-STATICFILES_DIRS = [BASE_DIR / "static"]
+STATICFILES_DIRS = [BASE_DIR / "static", NINJA_FILES / "static"]
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {
