@@ -149,8 +149,7 @@ INSTALLED_APPS = [
     "django.contrib.messages",
     "django.contrib.staticfiles",
     "django_htmx",
-    "health_check",
-    # Not "ninja": its files are found below (NINJA_FILES).
+    # Not "ninja" nor "health_check": their files are found below (NINJA_FILES, HEALTH_FILES).
 ]
 
 
@@ -168,6 +167,9 @@ def _package_folder(name: str) -> Path:
 # pydantic and the API framework, a sixth of the modules every Django process started (workers,
 # beat, each manage.py command), when only the processes that load the addresses use them.
 NINJA_FILES = _package_folder("ninja")
+# /health/ (saboteur_site/urls.py) is django-health-check's view, whose page for a browser is
+# its template; as an app it imported its checks at every start, with dnspython and redis-py.
+HEALTH_FILES = _package_folder("health_check")
 
 MIDDLEWARE = [
     # First: one log line per request, whatever answers it (saboteur_site/logs.py).
@@ -203,7 +205,7 @@ ASGI_APPLICATION = "saboteur_site.asgi.application"
 TEMPLATES = [
     {
         "BACKEND": "django.template.backends.django.DjangoTemplates",
-        "DIRS": [BASE_DIR / "templates", NINJA_FILES / "templates"],
+        "DIRS": [BASE_DIR / "templates", NINJA_FILES / "templates", HEALTH_FILES / "templates"],
         "APP_DIRS": True,
         "OPTIONS": {
             "context_processors": [

@@ -37,6 +37,16 @@ def test_health_fails_while_no_celery_worker_answers(client):
     assert status == 503
 
 
+def test_health_in_a_browser_is_the_packages_status_page(client):
+    """django-health-check is no installed app (saboteur_site/settings.py, HEALTH_FILES): its
+    page for a browser still finds its template, and names each check."""
+    response = client.get("/health/", HTTP_ACCEPT="text/html")
+    assert response.status_code == 503  # no worker answers here
+    assert response["Content-Type"].startswith("text/html")
+    page = response.content.decode()
+    assert "System status" in page and "Database" in page and "Ping" in page
+
+
 def test_health_is_ok_with_database_cache_and_a_worker(client, tmp_path, settings):
     # The ping reaches every worker of the broker's database; this one consumes a queue of its
     # own, so that it takes no task of anyone else using the database (tests/redis_space.py).
