@@ -13,6 +13,7 @@ from django.db.models import F, Q
 
 from games import bots, dispatch, engine
 from games.models import Game, Seat
+from games.read import clock as clocks
 from games.read import history as read_history
 from games.read import ledger_words
 
@@ -23,9 +24,7 @@ def bot_turn_after_commit(game: Game, to_move: Seat | None = None) -> None:
     """When a bot decides next, ask a worker to play its move a few seconds from now (never in
     the web request; beat's sweep plays it too should the task be lost). ``to_move``: the live
     seat at ``game.to_move`` when the caller has read it already."""
-    seat = (
-        to_move if to_move is not None else game.seats.live().filter(position=game.to_move).first()
-    )
+    seat = to_move if to_move is not None else clocks.deciding_seat(game)
     if seat is None or not seat.bot_plays:
         return
     args = (game.pk, game.version)
