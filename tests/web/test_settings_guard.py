@@ -24,14 +24,19 @@ ROOT = Path(__file__).resolve().parents[2]
 SETTINGS = ROOT / "saboteur_site" / "settings.py"
 
 
-def run_manage(args, **env_overrides):
+def fresh_environment(**env_overrides) -> dict[str, str]:
+    """This process's environment without its ``DJANGO_`` variables, with ``env_overrides``
+    (None removes a variable): what a fresh process of these tests starts with."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("DJANGO_")}
     env.update(env_overrides)
-    env = {k: v for k, v in env.items() if v is not None}
+    return {k: v for k, v in env.items() if v is not None}
+
+
+def run_manage(args, **env_overrides):
     return subprocess.run(
         [sys.executable, "manage.py", *args],
         cwd=ROOT,
-        env=env,
+        env=fresh_environment(**env_overrides),
         capture_output=True,
         text=True,
         timeout=120,
@@ -39,14 +44,10 @@ def run_manage(args, **env_overrides):
 
 
 def settings_for(**env_overrides) -> dict:
-    """The settings a fresh process started with ``env_overrides`` would have (this process's
-    environment without its ``DJANGO_`` variables, as ``run_manage`` gives; None removes a
-    variable): ``saboteur_site/settings.py`` run anew in a namespace of its own. Raises
-    ``Refused`` as the module does at a process's start."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith("DJANGO_")}
-    env.update(env_overrides)
-    env = {k: v for k, v in env.items() if v is not None}
-    with mock.patch.dict(os.environ, env, clear=True):
+    """The settings a fresh process started with ``env_overrides`` would have
+    (``fresh_environment``, as ``run_manage`` gives): ``saboteur_site/settings.py`` run anew in
+    a namespace of its own. Raises ``Refused`` as the module does at a process's start."""
+    with mock.patch.dict(os.environ, fresh_environment(**env_overrides), clear=True):
         return runpy.run_path(str(SETTINGS), run_name="settings_for")
 
 
