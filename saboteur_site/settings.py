@@ -456,8 +456,17 @@ CELERY_TIMEZONE = "UTC"
 # One sweep a minute: deadlines, digests and every outbox row that is due (games/tasks.py). The
 # tests run it faster.
 SWEEP_SECONDS = env_float("SWEEP_SECONDS", 60.0)
+# Beat sends the sweep without asking for its result (``ignore_result``): nothing reads it. Asked
+# for, each sweep subscribed beat to the result's channel and the worker stored the result; the
+# result's finalizer then unsubscribed, talking to Redis, and a SIGTERM arriving during that talk
+# was swallowed by the finalizer: beat released its lock, took it again and logged a traceback at
+# every tick, holding the lock while it could send nothing (tests/tasks/test_beat_redis_restart.py).
 CELERY_BEAT_SCHEDULE: dict = {
-    "sweep": {"task": "games.tasks.sweep", "schedule": SWEEP_SECONDS},
+    "sweep": {
+        "task": "games.tasks.sweep",
+        "schedule": SWEEP_SECONDS,
+        "options": {"ignore_result": True},
+    },
 }
 if CELERY_BROKER_URL.startswith(("redis://", "rediss://")):
     # Beat may run on several machines: RedBeat keeps the schedule in Redis under a lock that one

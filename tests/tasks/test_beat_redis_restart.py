@@ -20,6 +20,7 @@ from collections import Counter
 from datetime import datetime
 
 import pytest
+import redis
 from django.utils import timezone
 
 from games.models import Notice
@@ -66,6 +67,27 @@ def sent_at(log_path) -> list[datetime]:
     ]
 
 
+SENT_ID = re.compile(r"games\.tasks\.sweep sent\. id->([0-9a-f-]+)")
+
+
+def beat_reads_no_results(url: str, beat_logs, worker_logs) -> None:
+    """The sweeps beat sent ran in the worker, which stored no result of theirs, and beat
+    listens for none: a result asked for made beat subscribe to its channel, and the result's
+    finalizer unsubscribe, talking to Redis, where a SIGTERM was once swallowed (beat then took
+    its lock again and failed to send at every tick: settings.CELERY_BEAT_SCHEDULE)."""
+    sent = {i for log in beat_logs for i in SENT_ID.findall(log.read_text())}
+    worked = "".join(log.read_text() for log in worker_logs)
+    ran = {i for i in sent if f"games.tasks.sweep[{i}] succeeded" in worked}
+    assert ran, (sent, worked[-2000:])
+    client = redis.Redis.from_url(url)
+    try:
+        assert not [i for i in ran if client.exists(f"celery-task-meta-{i}")]
+        channels = [f"celery-task-meta-{i}" for i in sent]
+        assert [n for _, n in client.pubsub_numsub(*channels) if n] == []
+    finally:
+        client.close()
+
+
 @pytest.mark.parametrize("count", [1, 2], ids=["one beat", "two beats"])
 def test_beat_ticks_on_through_a_redis_restart_and_the_sweep_runs_again(count, tmp_path):
     game = game_start(game_id=lobby().pk, user=lobby_creator())
@@ -75,7 +97,7 @@ def test_beat_ticks_on_through_a_redis_restart_and_the_sweep_runs_again(count, t
     with redis_server, smtp_server() as (inbox, port):
         url = redis_server.url()
         env = beat_env(url, port, queue, prefix=f"beat-restart-{uuid.uuid4().hex[:6]}")
-        with celery_app_on(url, queue), running_workers(tmp_path, queue, env) as _worker_logs:
+        with celery_app_on(url, queue), running_workers(tmp_path, queue, env) as worker_logs:
             logs = [tmp_path / f"beat-{i}.log" for i in range(count)]
             beats = [start_beat(log, env) for log in logs]
             try:
@@ -110,6 +132,7 @@ def test_beat_ticks_on_through_a_redis_restart_and_the_sweep_runs_again(count, t
                 )
                 running = [beat.poll() is None for beat, _ in beats]
                 elapsed = time.monotonic() - began
+                beat_reads_no_results(redis_server.url(), logs, worker_logs)
                 # The sends until now: once one beat is stopped (releasing its lock), another
                 # rightly takes over.
                 sent = [sent_at(log) for log in logs]
