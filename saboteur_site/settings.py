@@ -181,6 +181,9 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    # Before anything reads request.user: an unchanged poll is answered with one query, the
+    # session's user verified within it (games/web/polls.py).
+    "games.web.polls.UnchangedPollMiddleware",
     # After authentication: a logged-in player's profile language wins over the browser's.
     "accounts.middleware.UserLanguageMiddleware",
     # Times on a player's pages in their profile's zone, as in their emails.

@@ -9,6 +9,7 @@ from django.db import connection
 from django.db.models import Prefetch
 from django.utils.dateparse import parse_datetime
 
+from accounts.models import User
 from games.models import Game, Seat
 
 
@@ -58,15 +59,34 @@ def poll_view(game_id: int, user) -> PollView | None:
     200 asks within the second), so it is written once as SQL (``POLL_SQL``): the ORM would
     compile the same join again for each of them, more than the database takes to answer it."""
     rows = _viewer_rows(game_id, user)
-    if rows is None:
-        return None
+    return None if rows is None else _poll_view_of(rows, user.pk)
+
+
+def _poll_view_of(rows: list[tuple], user_id: int) -> PollView:
     revision, _, creator_id = rows[0][:3]
     live = _in_play(rows)
     return PollView(
         revision,
-        watcher=not live and creator_id != user.pk,
+        watcher=not live and creator_id != user_id,
         seen_at=_moment(live[0][4]) if live else None,
     )
+
+
+def poll_with_user(game_id: int, user_id: int) -> tuple[User, PollView] | None:
+    """The user ``user_id``, whole, and ``poll_view`` for them, in one query
+    (``POLL_WITH_USER_SQL``): for a poll that arrives with a session not yet verified
+    (games/web/polls.py), which verifies it with this user. None when there is no such game or
+    user, or when the user may not see the game."""
+    if not 0 < game_id <= MAX_ID:
+        return None
+    # One instance per row (a row per seat of theirs, or one), the poll's columns on each.
+    found = list(User.objects.raw(POLL_WITH_USER_SQL, [user_id, game_id]))
+    if not found:
+        return None
+    rows = [tuple(vars(user).pop(f"poll_{name}") for name in POLL_COLUMNS) for user in found]
+    if not _may_see_rows(rows, user_id):
+        return None
+    return found[0], _poll_view_of(rows, user_id)
 
 
 @dataclass(frozen=True)
@@ -99,12 +119,12 @@ def _viewer_rows(game_id: int, user) -> list[tuple] | None:
         cursor.execute(POLL_SQL, [user.pk, game_id])
         # A row per seat of theirs (a replaced seat and a new one), or one with no seat.
         rows = cursor.fetchall()
-    if not rows:
-        return None
+    return rows if rows and _may_see_rows(rows, user.pk) else None
+
+
+def _may_see_rows(rows: list[tuple], user_id: int) -> bool:
     states = {row[3] for row in rows} - {None}
-    if not may_see(rows[0][1], {user.pk} if states else (), user.pk):
-        return None
-    return rows
+    return may_see(rows[0][1], {user_id} if states else (), user_id)
 
 
 def _in_play(rows: list[tuple]) -> list[tuple]:
@@ -130,6 +150,17 @@ MAX_ID = 2**63 - 1  # the ids' column (BigAutoField); a larger number in a URL i
 POLL_SQL = """
     SELECT g.revision, g.visibility, g.creator_id, s.state, s.last_seen_at, g.name, s.position
     FROM games_game g LEFT JOIN games_seat s ON s.game_id = g.id AND s.user_id = %s
+    WHERE g.id = %s
+"""
+# The same, each row with the whole user (its columns, as the User model names them: a raw
+# query of User), the poll's columns named ``poll_<name>``; no row when the user does not exist.
+POLL_COLUMNS = ("revision", "visibility", "creator_id", "state", "last_seen_at", "name", "position")
+POLL_WITH_USER_SQL = """
+    SELECT u.*, g.revision AS poll_revision, g.visibility AS poll_visibility,
+        g.creator_id AS poll_creator_id, s.state AS poll_state, s.last_seen_at AS poll_last_seen_at,
+        g.name AS poll_name, s.position AS poll_position
+    FROM games_game g JOIN accounts_user u ON u.id = %s
+    LEFT JOIN games_seat s ON s.game_id = g.id AND s.user_id = u.id
     WHERE g.id = %s
 """
 

@@ -6,6 +6,7 @@ stay at the app's top: ``games.admin``, ``games.templatetags`` and ``games.manag
 
 - ``urls``: the app's addresses;
 - ``views``: the lobby, the game page and its poll, moves, chat, marks, seats, vacations;
+- ``polls``: the poll's user read with its game in one query, an unchanged poll answered at once;
 - ``signed_links``: the pages a signed link opens: invitations, unsubscribing, one-tap moves;
 - ``players``: the public player page, one's data as JSON, deleting one's account, making it a
   bot account;

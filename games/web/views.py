@@ -228,7 +228,8 @@ def game_poll(request, pk):
     """Open pages ask here (after a live event, or every 10 seconds): 204 while nothing changed,
     else their new part. Both cost one query for a watcher while the part is in the cache: a
     move watched by many open pages is fetched by all of them at once."""
-    view = access.poll_view(pk, request.user)
+    # Read with the user by UnchangedPollMiddleware (games/web/polls.py), or here.
+    view = getattr(request, "poll_view", None) or access.poll_view(pk, request.user)
     if view is None:
         raise Http404
     if request.GET.get("here") == "1" and not view.watcher and visits.stale(view.seen_at):

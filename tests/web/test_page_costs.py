@@ -41,7 +41,7 @@ PAGE_QUERIES = {
     "game page, waiting seat": 3,
     "game page, watcher": 3,
     "play part (htmx), waiting seat": 3,
-    "poll, unchanged (204)": 2,
+    "poll, unchanged (204)": 1,  # the user with the game (games/web/polls.py)
     "lobby": 1,
     "replay step": 2,  # the game's row and the viewer's seat (access.game_head)
     "round recap": 2,  # the game's row and the viewer's seat (access.game_head)
@@ -58,10 +58,11 @@ LIVE_QUERIES = {
     # newcomers' briefings, then the rest), the next ones; and two savepoints.
     "the move (move_submit), a person deciding next": 12,
     "the hub, per changed game": 2,  # who may still follow it (games/read/live.py)
-    "poll after a move, the next player (first to ask)": 9,
-    "poll after a move, a waiting seat": 5,
-    "poll after a move, the first watcher": 4,  # renders the watchers' part
-    "poll after a move, every other watcher": 2,  # the part from the cache
+    # Each poll reads its user with the game and its seats (games/web/polls.py).
+    "poll after a move, the next player (first to ask)": 8,
+    "poll after a move, a waiting seat": 4,
+    "poll after a move, the first watcher": 3,  # renders the watchers' part
+    "poll after a move, every other watcher": 1,  # the part from the cache
     "opening the stream (its first event)": 3,  # games/web/live.py
 }
 
