@@ -16,9 +16,9 @@ seats in one query (``access.poll_with_user``), and verifies the session with th
 Verified, the user is the request's user and the poll's reading is the view's
 (``request.poll_view``, read by ``views.game_poll``): an unchanged poll with no visit to note
 and no push device to mark as in use (its cookie) is answered 204 at once; any other goes on
-with one query less than before (the user's). Anything
-not verified here goes on untouched, and Django's ``get_user`` decides as it always has: a
-session of an older secret renewed, a session whose password changed ended, a 404.
+with one query less than before (the user's). Anything not verified here goes on untouched, and
+Django's ``get_user`` decides as it always has: a session of an older secret renewed, a session
+whose password changed ended, a 404.
 """
 
 from __future__ import annotations

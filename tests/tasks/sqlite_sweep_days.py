@@ -4,7 +4,8 @@ Run in a process of its own with ``DATABASE_URL=sqlite:///...`` (migrated first)
 takes the daily digest, and the clock travels through the day's digest hour and the half-time
 reminder, while a second game's one-hour turns time out. Prints one JSON object: each sweep's
 report, the outbox rows and the emails written; and what the open pages' poll query
-(``access.poll_view``, written as SQL) tells a player and a watcher.
+(``access.poll_view``, written as SQL) tells a player and a watcher, and what a watcher's poll is
+answered through the site (its user read with the game: games/web/polls.py).
 """
 
 from __future__ import annotations
@@ -26,6 +27,8 @@ import time_machine  # noqa: E402
 from allauth.account.models import EmailAddress  # noqa: E402
 from django.contrib.auth import get_user_model  # noqa: E402
 from django.core import mail  # noqa: E402
+from django.test import Client  # noqa: E402
+from django.test.utils import CaptureQueriesContext  # noqa: E402
 
 from games.models import Game, Notice  # noqa: E402
 from games.play.lobby import game_create, game_start, seat_join  # noqa: E402
@@ -74,6 +77,13 @@ def main() -> None:
             reports.append(sweep())
     watcher, deep = player("dee"), Game.objects.get(name="Deep mine")
     polls = [poll_view(deep.pk, mover), poll_view(deep.pk, watcher), poll_view(MAX_ID, watcher)]
+    # The same through the site: the poll's user read with the game (games/web/polls.py).
+    client = Client(HTTP_HOST="localhost")  # run mode's hosts
+    client.force_login(watcher)
+    url = f"/games/{deep.pk}/poll/"
+    with CaptureQueriesContext(django.db.connection) as queries:
+        unchanged = client.get(url, {"v": deep.revision}).status_code
+    asked = [unchanged, len(queries), client.get(url, {"v": deep.revision - 1}).status_code]
     notices = Notice.objects.filter(user__isnull=False, game__name="Deep mine").order_by("pk")
     notices = list(notices) + list(Notice.objects.filter(kind="digest", user__isnull=False))
     print(
@@ -88,6 +98,7 @@ def main() -> None:
                 "mails": [[m.to[0], m.subject] for m in mail.outbox],
                 "revision": deep.revision,
                 "polls": [poll and [poll.revision, poll.watcher] for poll in polls],
+                "asked": asked,
             }
         )
     )

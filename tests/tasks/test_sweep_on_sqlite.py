@@ -62,3 +62,7 @@ def test_digests_reminders_and_sending_all_work_in_the_sweep_on_sqlite(tmp_path)
     assert days["short"] > 0
     # The open pages' poll (SQL of its own): the player's and a watcher's view, no such game.
     assert days["polls"] == [[days["revision"], False], [days["revision"], True], None]
+    # Through the site: unchanged, 204 after two queries (the session, kept in the database in
+    # run mode, then the user with the game; through the view, the user and the game were two);
+    # changed, the watchers' part.
+    assert days["asked"] == [204, 2, 200]
