@@ -76,16 +76,25 @@ def unchanged_poll(request) -> HttpResponse | None:
         return None
     request.user = user  # what get_user would have given, read with the game
     request.poll_view = view
-    if view.revision != ascii_int(request.GET.get("v")):
+    if view.revision != shown_revision(request) or visit_to_note(request, view):
         return None
-    if request.GET.get("here") == "1" and not view.watcher and visits.stale(view.seen_at):
-        return None  # the view notes the visit
     if devices.COOKIE in request.COOKIES:
         return None  # DeviceSeenMiddleware notes the device in use
     logs.bind_game(int(found["pk"]))
     response = HttpResponse(status=204)
     add_never_cache_headers(response)  # as views.game_poll's answer, and every private page's
     return response
+
+
+def shown_revision(request) -> int | None:
+    """The revision the asking page shows (``v``)."""
+    return ascii_int(request.GET.get("v"))
+
+
+def visit_to_note(request, view: access.PollView) -> bool:
+    """The page is in front of its player (live.js says ``here=1``) and their seat was last
+    seen a minute ago or more: the view notes the visit (``visits.seat_seen``)."""
+    return request.GET.get("here") == "1" and not view.watcher and visits.stale(view.seen_at)
 
 
 def _session_user(session) -> tuple[int, ModelBackend] | None:

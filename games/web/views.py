@@ -29,7 +29,7 @@ from games.read.vacations import vacation_state
 from saboteur_site.ratelimits import rate_limited, with_refusal
 from saboteur_site.text import ascii_int
 
-from . import live_parts, watched
+from . import live_parts, polls, watched
 from .after_move import after_move
 from .forms import (
     GameCreateForm,
@@ -232,13 +232,13 @@ def game_poll(request, pk):
     view = getattr(request, "poll_view", None) or access.poll_view(pk, request.user)
     if view is None:
         raise Http404
-    if request.GET.get("here") == "1" and not view.watcher and visits.stale(view.seen_at):
-        # The page is in front of its player (live.js says so): they are at the table, and
-        # their "your turn" email is not needed (``schedule.notices_for_decision``).
+    if polls.visit_to_note(request, view):
+        # The player is at the table: their "your turn" email is not needed
+        # (``schedule.notices_for_decision``).
         visits.seat_seen(game=visible_game(request, pk), user=request.user)
-    if view.revision == ascii_int(request.GET.get("v")):
+    shown = polls.shown_revision(request)
+    if view.revision == shown:
         return HttpResponse(status=204)
-    shown = ascii_int(request.GET.get("v"))
     if view.watcher:
         return _watcher_part(request, pk, view.revision, shown)
     return _render_game(request, visible_game(request, pk), partial="play", shown=shown)
